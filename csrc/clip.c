@@ -1,0 +1,185 @@
+/* The format-neutral clip: allocation, copying and comparison. */
+#include "gameanim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+char *ga_strdup(const char *s)
+{
+    if (!s) return NULL;
+    size_t n = strlen(s);
+    char *d = malloc(n + 1);
+    if (d) memcpy(d, s, n + 1);
+    return d;
+}
+
+void ga_clip_init(ga_clip *c, const char *format)
+{
+    memset(c, 0, sizeof *c);
+    if (format) {
+        strncpy(c->format, format, sizeof c->format - 1);
+    }
+    c->loop = -1;
+    c->rotation_frac = -1;
+    c->calc_type = 0;
+    c->layout = 32;
+}
+
+void ga_track_free(ga_track *t)
+{
+    free(t->target_name);
+    free(t->time);
+    free(t->value);
+    free(t->in_slope);
+    free(t->out_slope);
+    free(t->interp);
+    t->target_name = NULL;
+    t->time = t->value = t->in_slope = t->out_slope = NULL;
+    t->interp = NULL;
+    t->nkeys = 0;
+}
+
+void ga_clip_free(ga_clip *c)
+{
+    for (uint32_t i = 0; i < c->ntracks; i++) ga_track_free(&c->tracks[i]);
+    free(c->tracks);
+    for (uint32_t i = 0; i < c->nentries; i++) free(c->entries[i].name);
+    free(c->entries);
+    c->tracks = NULL;
+    c->entries = NULL;
+    c->ntracks = c->nentries = 0;
+}
+
+int ga_clip_alloc_tracks(ga_clip *c, uint32_t ntracks, ga_error *err)
+{
+    if (ntracks > GA_MAX_TRACKS)
+        return ga_fail(err, GA_ERR_LIMIT, c->format, "track count", -1,
+                       "%u tracks exceed the limit of %u", ntracks, GA_MAX_TRACKS);
+    c->tracks = calloc(ntracks ? ntracks : 1, sizeof *c->tracks);
+    if (!c->tracks) return ga_nomem(err, c->format);
+    c->ntracks = ntracks;
+    return GA_OK;
+}
+
+int ga_clip_alloc_entries(ga_clip *c, uint32_t nentries, ga_error *err)
+{
+    if (nentries > GA_MAX_TRACKS)
+        return ga_fail(err, GA_ERR_LIMIT, c->format, "entry count", -1,
+                       "%u entries exceed the limit of %u", nentries, GA_MAX_TRACKS);
+    c->entries = calloc(nentries ? nentries : 1, sizeof *c->entries);
+    if (!c->entries) return ga_nomem(err, c->format);
+    c->nentries = nentries;
+    return GA_OK;
+}
+
+int ga_track_alloc(ga_track *t, uint32_t nkeys, ga_error *err)
+{
+    if (nkeys > GA_MAX_KEYS_TOTAL)
+        return ga_fail(err, GA_ERR_LIMIT, "", "key count", -1,
+                       "%u keys exceed the limit of %u", nkeys, GA_MAX_KEYS_TOTAL);
+    size_t n = nkeys ? nkeys : 1;
+    t->time = malloc(n * sizeof(float));
+    t->value = malloc(n * sizeof(float));
+    t->in_slope = calloc(n, sizeof(float));
+    t->out_slope = calloc(n, sizeof(float));
+    t->interp = calloc(n, 1);
+    if (!t->time || !t->value || !t->in_slope || !t->out_slope || !t->interp) {
+        free(t->time);
+        free(t->value);
+        free(t->in_slope);
+        free(t->out_slope);
+        free(t->interp);
+        t->time = t->value = t->in_slope = t->out_slope = NULL;
+        t->interp = NULL;
+        return ga_nomem(err, "");
+    }
+    t->nkeys = nkeys;
+    return GA_OK;
+}
+
+int ga_track_copy(ga_track *dst, const ga_track *src, ga_error *err)
+{
+    memset(dst, 0, sizeof *dst);
+    dst->target = src->target;
+    dst->channel = src->channel;
+    dst->axis = src->axis;
+    if (src->target_name) {
+        dst->target_name = ga_strdup(src->target_name);
+        if (!dst->target_name) return ga_nomem(err, "");
+    }
+    int rc = ga_track_alloc(dst, src->nkeys, err);
+    if (rc) {
+        free(dst->target_name);
+        dst->target_name = NULL;
+        return rc;
+    }
+    size_t n = src->nkeys;
+    if (n) {
+        memcpy(dst->time, src->time, n * sizeof(float));
+        memcpy(dst->value, src->value, n * sizeof(float));
+        memcpy(dst->in_slope, src->in_slope, n * sizeof(float));
+        memcpy(dst->out_slope, src->out_slope, n * sizeof(float));
+        memcpy(dst->interp, src->interp, n);
+    }
+    return GA_OK;
+}
+
+int ga_clip_copy(ga_clip *dst, const ga_clip *src, ga_error *err)
+{
+    *dst = *src;
+    dst->tracks = NULL;
+    dst->entries = NULL;
+    dst->ntracks = dst->nentries = 0;
+    int rc = ga_clip_alloc_tracks(dst, src->ntracks, err);
+    if (rc) return rc;
+    for (uint32_t i = 0; i < src->ntracks; i++) {
+        rc = ga_track_copy(&dst->tracks[i], &src->tracks[i], err);
+        if (rc) {
+            ga_clip_free(dst);
+            return rc;
+        }
+    }
+    rc = ga_clip_alloc_entries(dst, src->nentries, err);
+    if (rc) {
+        ga_clip_free(dst);
+        return rc;
+    }
+    for (uint32_t i = 0; i < src->nentries; i++) {
+        dst->entries[i] = src->entries[i];
+        dst->entries[i].name = NULL;
+        if (src->entries[i].name) {
+            dst->entries[i].name = ga_strdup(src->entries[i].name);
+            if (!dst->entries[i].name) {
+                ga_clip_free(dst);
+                return ga_nomem(err, src->format);
+            }
+        }
+    }
+    return GA_OK;
+}
+
+static int same_name(const char *a, const char *b)
+{
+    if (!a || !b) return a == b;
+    return strcmp(a, b) == 0;
+}
+
+int ga_track_equal(const ga_track *a, const ga_track *b)
+{
+    if (a->target != b->target || a->channel != b->channel || a->axis != b->axis) return 0;
+    if (!same_name(a->target_name, b->target_name)) return 0;
+    if (a->nkeys != b->nkeys) return 0;
+    size_t n = a->nkeys;
+    if (!n) return 1;
+    /* Bit comparison: -0.0 and 0.0 are different edits, NaN equals itself. */
+    return memcmp(a->time, b->time, n * 4) == 0 && memcmp(a->value, b->value, n * 4) == 0 &&
+           memcmp(a->in_slope, b->in_slope, n * 4) == 0 &&
+           memcmp(a->out_slope, b->out_slope, n * 4) == 0 && memcmp(a->interp, b->interp, n) == 0;
+}
+
+float ga_channel_default(int channel, int axis)
+{
+    if (channel == GA_CH_SCALE) return 1.0f;
+    if (channel == GA_CH_ROTATION_QUATERNION && axis == 0) return 1.0f;
+    return 0.0f;
+}

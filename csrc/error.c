@@ -1,0 +1,148 @@
+/* Error records, encode reports and the Animation.info key/value list. */
+#include "gameanim.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void copy_str(char *dst, size_t cap, const char *src)
+{
+    if (!src) src = "";
+    size_t n = strlen(src);
+    if (n >= cap) n = cap - 1;
+    memcpy(dst, src, n);
+    dst[n] = '\0';
+}
+
+int ga_fail(ga_error *err, int code, const char *format, const char *field,
+            long long offset, const char *fmt, ...)
+{
+    if (!err) return code;
+    char detail[256];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(detail, sizeof detail, fmt, ap);
+    va_end(ap);
+    err->code = code;
+    copy_str(err->format, sizeof err->format, format);
+    copy_str(err->field, sizeof err->field, field);
+    err->offset = offset;
+    /* One uniform shape: "<format>: <field> at offset 0x..: <detail>" */
+    char where[160] = "";
+    if (field && *field && offset >= 0)
+        snprintf(where, sizeof where, "field '%s' at offset 0x%llx (%lld)", field, offset, offset);
+    else if (field && *field)
+        snprintf(where, sizeof where, "field '%s'", field);
+    else if (offset >= 0)
+        snprintf(where, sizeof where, "offset 0x%llx (%lld)", offset, offset);
+    if (where[0])
+        snprintf(err->message, sizeof err->message, "%s: %s: %s",
+                 (format && *format) ? format : "gameanim", where, detail);
+    else
+        snprintf(err->message, sizeof err->message, "%s: %s",
+                 (format && *format) ? format : "gameanim", detail);
+    return code;
+}
+
+int ga_nomem(ga_error *err, const char *format)
+{
+    return ga_fail(err, GA_ERR_NOMEM, format, "", -1, "out of memory");
+}
+
+void ga_report_init(ga_report *r)
+{
+    memset(r, 0, sizeof *r);
+}
+
+void ga_report_note(ga_report *r, const char *fmt, ...)
+{
+    if (!r) return;
+    r->nnotes_total++;
+    if (r->nnotes >= GA_REPORT_MAX_NOTES) return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->notes[r->nnotes], sizeof r->notes[0], fmt, ap);
+    va_end(ap);
+    r->nnotes++;
+}
+
+void ga_report_error(ga_report *r, double e, const char *fmt, ...)
+{
+    if (!r) return;
+    if (e < 0) e = -e;
+    if (e > r->max_error || (r->max_error_where[0] == '\0' && e >= r->max_error)) {
+        r->max_error = e;
+        va_list ap;
+        va_start(ap, fmt);
+        vsnprintf(r->max_error_where, sizeof r->max_error_where, fmt, ap);
+        va_end(ap);
+    }
+}
+
+/* ---- info list ---- */
+
+void ga_info_free(ga_info *info)
+{
+    for (size_t i = 0; i < info->n; i++) free(info->items[i].bytes);
+    free(info->items);
+    info->items = NULL;
+    info->n = info->cap = 0;
+}
+
+static ga_info_item *info_add(ga_info *info, const char *key, int type)
+{
+    if (info->n == info->cap) {
+        size_t cap = info->cap ? info->cap * 2 : 16;
+        ga_info_item *items = realloc(info->items, cap * sizeof *items);
+        if (!items) return NULL;
+        info->items = items;
+        info->cap = cap;
+    }
+    ga_info_item *it = &info->items[info->n++];
+    memset(it, 0, sizeof *it);
+    copy_str(it->key, sizeof it->key, key);
+    it->type = type;
+    return it;
+}
+
+int ga_info_int(ga_info *info, const char *key, long long v)
+{
+    ga_info_item *it = info_add(info, key, GA_INFO_INT);
+    if (!it) return GA_ERR_NOMEM;
+    it->i = v;
+    return GA_OK;
+}
+
+int ga_info_float(ga_info *info, const char *key, double v)
+{
+    ga_info_item *it = info_add(info, key, GA_INFO_FLOAT);
+    if (!it) return GA_ERR_NOMEM;
+    it->f = v;
+    return GA_OK;
+}
+
+static int info_blob(ga_info *info, const char *key, int type, const uint8_t *p, size_t n)
+{
+    ga_info_item *it = info_add(info, key, type);
+    if (!it) return GA_ERR_NOMEM;
+    it->bytes = malloc(n + 1);
+    if (!it->bytes) {
+        info->n--;
+        return GA_ERR_NOMEM;
+    }
+    if (n) memcpy(it->bytes, p, n);
+    it->bytes[n] = 0;
+    it->len = n;
+    return GA_OK;
+}
+
+int ga_info_str(ga_info *info, const char *key, const char *s)
+{
+    return info_blob(info, key, GA_INFO_STR, (const uint8_t *)s, strlen(s));
+}
+
+int ga_info_bytes(ga_info *info, const char *key, const uint8_t *p, size_t n)
+{
+    return info_blob(info, key, GA_INFO_BYTES, p, n);
+}

@@ -1,0 +1,159 @@
+/* The registry of formats and compression wrappers, and content-based
+ * detection.  Adding a format: write csrc/<name>.c defining
+ * `const ga_format ga_format_<name>` and list it here. */
+#include "gameanim.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+extern const ga_format ga_format_bck;
+extern const ga_format ga_format_btk;
+extern const ga_format ga_format_bca;
+extern const ga_format ga_format_bk;
+extern const ga_format ga_format_jba;
+
+const ga_format *const ga_formats[] = {
+    &ga_format_bck,
+    &ga_format_btk,
+    &ga_format_bca,
+    &ga_format_bk,
+    &ga_format_jba,
+    NULL,
+};
+
+extern const ga_wrapper ga_wrapper_lz77;
+extern const ga_wrapper ga_wrapper_yaz0;
+extern const ga_wrapper ga_wrapper_yay0;
+extern const ga_wrapper ga_wrapper_rarezip;
+
+/* Tried in this order; each recognises its own signature. */
+const ga_wrapper *const ga_wrappers[] = {
+    &ga_wrapper_lz77,
+    &ga_wrapper_yaz0,
+    &ga_wrapper_yay0,
+    &ga_wrapper_rarezip,
+    NULL,
+};
+
+ga_inflate_fn ga_zlib_inflate = NULL;
+ga_deflate_fn ga_zlib_deflate = NULL;
+
+void ga_set_zlib(ga_inflate_fn inflate_fn, ga_deflate_fn deflate_fn)
+{
+    ga_zlib_inflate = inflate_fn;
+    ga_zlib_deflate = deflate_fn;
+}
+
+const ga_format *ga_format_by_name(const char *name)
+{
+    for (size_t i = 0; ga_formats[i]; i++)
+        if (strcmp(ga_formats[i]->name, name) == 0) return ga_formats[i];
+    return NULL;
+}
+
+const ga_wrapper *ga_wrapper_by_name(const char *name)
+{
+    for (size_t i = 0; ga_wrappers[i]; i++)
+        if (strcmp(ga_wrappers[i]->name, name) == 0) return ga_wrappers[i];
+    return NULL;
+}
+
+const ga_format *ga_detect_format(const uint8_t *data, size_t size)
+{
+    const ga_format *best = NULL;
+    int best_score = 0;
+    for (size_t i = 0; ga_formats[i]; i++) {
+        int s = ga_formats[i]->probe(data, size);
+        if (s > best_score) {
+            best_score = s;
+            best = ga_formats[i];
+        }
+    }
+    return best;
+}
+
+void ga_loaded_free(ga_loaded *l)
+{
+    if (l->format && l->raw) l->format->free_raw(l->raw);
+    ga_clip_free(&l->clip);
+    free(l->payload);
+    memset(l, 0, sizeof *l);
+}
+
+static void describe_magic(const uint8_t *data, size_t size, char *buf, size_t cap)
+{
+    size_t n = size < 8 ? size : 8;
+    size_t pos = 0;
+    for (size_t i = 0; i < n && pos + 3 < cap; i++) pos += (size_t)snprintf(buf + pos, cap - pos, "%02x ", data[i]);
+    if (pos) buf[pos - 1] = 0;
+    else buf[0] = 0;
+}
+
+int ga_load(const uint8_t *data, size_t size, const ga_decode_opts *opts, ga_loaded *out,
+            ga_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (size > GA_MAX_INPUT_SIZE)
+        return ga_fail(err, GA_ERR_LIMIT, "", "file size", 0,
+                       "%zu bytes exceed the input limit of %zu bytes", size, GA_MAX_INPUT_SIZE);
+    ga_decode_opts defaults = {0};
+    if (!opts) opts = &defaults;
+
+    /* A wrapper that recognises its signature and decompresses cleanly
+     * wins; if it fails, the bytes may still be a bare file that happens to
+     * start with the same bytes, so its error is only reported when nothing
+     * else fits. */
+    ga_error wrap_err;
+    int wrap_failed = 0;
+    for (size_t i = 0; ga_wrappers[i]; i++) {
+        const ga_wrapper *w = ga_wrappers[i];
+        if (!w->detect(data, size)) continue;
+        uint8_t *payload = NULL;
+        size_t psize = 0;
+        int rc = w->unwrap(data, size, &payload, &psize, &wrap_err);
+        if (rc) {
+            if (rc == GA_ERR_NOMEM) {
+                *err = wrap_err;
+                return rc;
+            }
+            wrap_failed = 1;
+            continue;
+        }
+        const ga_format *f = ga_detect_format(payload, psize);
+        if (!f) {
+            char magic[32];
+            describe_magic(payload, psize, magic, sizeof magic);
+            free(payload);
+            return ga_fail(err, GA_ERR_FORMAT, w->name, "payload", 0,
+                           "decompressed %zu bytes, but they are not a known animation format (first bytes %s)",
+                           psize, magic);
+        }
+        rc = f->decode(payload, psize, opts, &out->raw, &out->clip, err);
+        if (rc) {
+            free(payload);
+            return rc;
+        }
+        out->wrapper = w;
+        out->payload = payload;
+        out->payload_size = psize;
+        out->format = f;
+        return GA_OK;
+    }
+    const ga_format *f = ga_detect_format(data, size);
+    if (!f) {
+        if (wrap_failed) {
+            *err = wrap_err;
+            return err->code;
+        }
+        char magic[32];
+        describe_magic(data, size, magic, sizeof magic);
+        return ga_fail(err, GA_ERR_FORMAT, "unknown", "magic", 0,
+                       "not a recognised animation file (%zu bytes, first bytes %s); supported: BCK, BTK, "
+                       "BCA, Banjo-Kazooie animation, JBA, optionally wrapped in LZ77, Yaz0, Yay0 or rarezip",
+                       size, magic[0] ? magic : "none");
+    }
+    int rc = f->decode(data, size, opts, &out->raw, &out->clip, err);
+    if (rc) return rc;
+    out->format = f;
+    return GA_OK;
+}

@@ -1,0 +1,382 @@
+/*
+ * gameanim core: the types shared by every format, wrapper and the binding.
+ *
+ * Plain C11, no Python.h.  Every format file (bck.c, btk.c, ...) decodes a
+ * buffer into an opaque, lossless "raw record" plus a format-neutral clip,
+ * and encodes a clip (optionally guided by the raw record it came from) back
+ * into bytes.  The binding (module.c) is the only file that knows Python.
+ */
+#ifndef GAMEANIM_H
+#define GAMEANIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+/* ------------------------------------------------------------------ */
+/* Errors                                                              */
+
+typedef enum ga_status {
+    GA_OK = 0,
+    GA_ERR_FORMAT = -1, /* input bytes are not a valid file (FormatError) */
+    GA_ERR_NOMEM = -2,  /* allocation failed (MemoryError) */
+    GA_ERR_ENCODE = -3, /* the clip cannot be written in this format (EncodeError) */
+    GA_ERR_ARG = -4,    /* bad argument from the caller (ValueError) */
+    GA_ERR_LIMIT = -5   /* input exceeds a documented limit (FormatError) */
+} ga_status;
+
+typedef struct ga_error {
+    int code;            /* a ga_status */
+    char format[16];     /* "bck", "lz10", ... or "" */
+    char field[64];      /* which field of the file, or "" */
+    long long offset;    /* byte offset in the (decompressed) input, -1 if none */
+    char message[384];   /* full human readable message */
+} ga_error;
+
+/* Records an error and returns its code.  The message gets the format,
+ * field and offset appended in a uniform way. */
+int ga_fail(ga_error *err, int code, const char *format, const char *field,
+            long long offset, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 6, 7)))
+#endif
+    ;
+int ga_nomem(ga_error *err, const char *format);
+
+/* ------------------------------------------------------------------ */
+/* Resource limits (checked before allocating; see docs/limits.md)     */
+
+#define GA_MAX_INPUT_SIZE ((size_t)256 * 1024 * 1024)   /* bytes of any input file */
+#define GA_MAX_DECOMPRESSED ((size_t)256 * 1024 * 1024) /* output of a decompressor */
+#define GA_MAX_TRACKS 1000000u                          /* tracks in one clip */
+#define GA_MAX_KEYS_TOTAL 50000000u                     /* keys summed over a clip */
+#define GA_MAX_FRAMES 10000000u                         /* frames of per-frame formats */
+#define GA_MAX_STRING 4096u                             /* one name / string */
+
+/* ------------------------------------------------------------------ */
+/* Growable byte buffer (writer)                                       */
+
+typedef struct ga_buf {
+    uint8_t *data;
+    size_t len;
+    size_t cap;
+    int failed; /* sticky allocation failure */
+} ga_buf;
+
+void ga_buf_init(ga_buf *b);
+void ga_buf_free(ga_buf *b);
+int ga_buf_reserve(ga_buf *b, size_t extra);
+int ga_buf_put(ga_buf *b, const void *src, size_t n);
+int ga_buf_fill(ga_buf *b, uint8_t byte, size_t n);
+int ga_buf_u8(ga_buf *b, uint8_t v);
+int ga_buf_u16be(ga_buf *b, uint16_t v);
+int ga_buf_u32be(ga_buf *b, uint32_t v);
+int ga_buf_f32be(ga_buf *b, float v);
+int ga_buf_u16le(ga_buf *b, uint16_t v);
+int ga_buf_u32le(ga_buf *b, uint32_t v);
+int ga_buf_u64le(ga_buf *b, uint64_t v);
+int ga_buf_f32le(ga_buf *b, float v);
+/* Overwrite bytes already written (for offsets and sizes known later). */
+void ga_buf_set_u16be(ga_buf *b, size_t at, uint16_t v);
+void ga_buf_set_u32be(ga_buf *b, size_t at, uint32_t v);
+void ga_buf_set_u32le(ga_buf *b, size_t at, uint32_t v);
+void ga_buf_set_u64le(ga_buf *b, size_t at, uint64_t v);
+
+/* ------------------------------------------------------------------ */
+/* Bounds-checked reader.  Every read names the field it reads so that a
+ * failure becomes "bck: field 'joint table' at offset 0x40: ...".      */
+
+typedef struct ga_reader {
+    const uint8_t *data;
+    size_t size;
+    const char *format;
+    ga_error *err;
+} ga_reader;
+
+void ga_reader_init(ga_reader *r, const uint8_t *data, size_t size,
+                    const char *format, ga_error *err);
+/* Fails unless [off, off+n) lies inside the buffer. */
+int ga_need(const ga_reader *r, size_t off, size_t n, const char *field);
+int ga_rd_u8(const ga_reader *r, size_t off, const char *field, uint8_t *out);
+int ga_rd_u16be(const ga_reader *r, size_t off, const char *field, uint16_t *out);
+int ga_rd_s16be(const ga_reader *r, size_t off, const char *field, int16_t *out);
+int ga_rd_u32be(const ga_reader *r, size_t off, const char *field, uint32_t *out);
+int ga_rd_f32be(const ga_reader *r, size_t off, const char *field, float *out);
+int ga_rd_u16le(const ga_reader *r, size_t off, const char *field, uint16_t *out);
+int ga_rd_s16le(const ga_reader *r, size_t off, const char *field, int16_t *out);
+int ga_rd_u32le(const ga_reader *r, size_t off, const char *field, uint32_t *out);
+int ga_rd_s32le(const ga_reader *r, size_t off, const char *field, int32_t *out);
+int ga_rd_u64le(const ga_reader *r, size_t off, const char *field, uint64_t *out);
+int ga_rd_f32le(const ga_reader *r, size_t off, const char *field, float *out);
+
+/* Unchecked helpers for buffers already validated with ga_need. */
+uint16_t ga_get_u16be(const uint8_t *p);
+uint32_t ga_get_u32be(const uint8_t *p);
+float ga_get_f32be(const uint8_t *p);
+uint16_t ga_get_u16le(const uint8_t *p);
+uint32_t ga_get_u32le(const uint8_t *p);
+uint64_t ga_get_u64le(const uint8_t *p);
+float ga_get_f32le(const uint8_t *p);
+uint32_t ga_f32_bits(float f);
+float ga_bits_f32(uint32_t u);
+
+/* Checked size arithmetic: returns 0 and sets *out, or -1 on overflow. */
+int ga_mul_size(size_t a, size_t b, size_t *out);
+int ga_add_size(size_t a, size_t b, size_t *out);
+
+/* ------------------------------------------------------------------ */
+/* The format-neutral clip                                             */
+
+typedef enum ga_channel {
+    GA_CH_SCALE = 0,
+    GA_CH_ROTATION = 1,            /* Euler XYZ, radians */
+    GA_CH_TRANSLATION = 2,
+    GA_CH_ROTATION_QUATERNION = 3  /* axis 0..3 = w, x, y, z */
+} ga_channel;
+
+/* Interpolation of the segment that starts at a key.  The numbers are
+ * Blender's FCurve keyframe interpolation enum values, so buffers can go
+ * straight to foreach_set("interpolation", ...). */
+typedef enum ga_interp {
+    GA_INTERP_CONSTANT = 0,
+    GA_INTERP_LINEAR = 1,
+    GA_INTERP_BEZIER = 2 /* cubic Hermite with in/out slopes per frame */
+} ga_interp;
+
+typedef struct ga_track {
+    int32_t target;      /* joint / bone / entry index, or bone id; -1 when target_name is set */
+    char *target_name;   /* NULL unless the target is a name (JBA); UTF-8 */
+    uint8_t channel;     /* ga_channel */
+    uint8_t axis;        /* 0..2, or 0..3 for quaternions */
+    uint32_t nkeys;
+    float *time;         /* frame of each key */
+    float *value;
+    float *in_slope;     /* value units per frame, arriving at the key */
+    float *out_slope;    /* value units per frame, leaving the key */
+    uint8_t *interp;     /* ga_interp of the segment starting at the key */
+} ga_track;
+
+/* Per-target extra data (BTK texture-matrix entries, JBA name order). */
+typedef struct ga_entry {
+    char *name;          /* BTK: material name */
+    int32_t texmtx_id;   /* BTK: texture-matrix slot (u8 in the file) */
+    float center[3];     /* BTK: S, T, Q centre */
+    int32_t post;        /* BTK: 1 for a post-texgen matrix animation */
+} ga_entry;
+
+typedef struct ga_clip {
+    char format[8];      /* "bck", "btk", "bca", "bk", "jba" */
+    double frame_count;  /* duration in frames */
+    double fps;          /* 0 when the format stores none */
+    int loop;            /* ga_loop, or -1 for none */
+    int loop_raw_valid;  /* 1 if loop_raw holds the file's own loop field */
+    int64_t loop_raw;    /* the file's loop field (byte / word), verbatim */
+    uint32_t ntracks;
+    ga_track *tracks;
+    uint32_t nentries;
+    ga_entry *entries;
+    /* Format parameters a user may set (see ga_param below). */
+    int32_t rotation_frac;   /* J3D: -1 = choose automatically */
+    int32_t calc_type;       /* BTK: 0 basic, 1 maya; raw u32 kept in raw record */
+    double start_frame;      /* BK: header start frame */
+    int32_t layout;          /* JBA: 32 or 64 */
+    int32_t keyless_rule;    /* JBA: 0 = base alone, 1 = base + all-ones code */
+} ga_clip;
+
+typedef enum ga_loop {
+    GA_LOOP_ONCE = 0,
+    GA_LOOP_ONCE_RESET = 1,
+    GA_LOOP_REPEAT = 2,
+    GA_LOOP_MIRROR_ONCE = 3,
+    GA_LOOP_MIRROR_REPEAT = 4
+} ga_loop;
+
+void ga_clip_init(ga_clip *c, const char *format);
+void ga_clip_free(ga_clip *c);
+/* Allocates ntracks zeroed tracks. */
+int ga_clip_alloc_tracks(ga_clip *c, uint32_t ntracks, ga_error *err);
+int ga_clip_alloc_entries(ga_clip *c, uint32_t nentries, ga_error *err);
+/* Allocates the key arrays of a track (all five). */
+int ga_track_alloc(ga_track *t, uint32_t nkeys, ga_error *err);
+void ga_track_free(ga_track *t);
+int ga_track_copy(ga_track *dst, const ga_track *src, ga_error *err);
+int ga_clip_copy(ga_clip *dst, const ga_clip *src, ga_error *err);
+/* Same target, channel, axis and bit-identical keys. */
+int ga_track_equal(const ga_track *a, const ga_track *b);
+/* Default value of a channel component with no keys (1 for scale and
+ * quaternion w, else 0). */
+float ga_channel_default(int channel, int axis);
+char *ga_strdup(const char *s);
+
+/* ------------------------------------------------------------------ */
+/* Curves (curve.c)                                                    */
+
+/* The key index the J3D runtime's bisection lands on: the last key whose
+ * time is <= frame, found the way the game searches (works the same on
+ * sorted keys; defined, and identical to the game, on unsorted ones).
+ * Requires nkeys >= 2 and time[0] <= frame < time[nkeys-1]. */
+uint32_t ga_bisect(const float *time, uint32_t nkeys, double frame);
+
+/* Cubic Hermite between (t0, v0) and (t1, v1) with slopes per frame. */
+double ga_hermite(double frame, double t0, double v0, double s0,
+                  double t1, double v1, double s1);
+
+/* Evaluates a track at one frame: hold outside the keys, segment
+ * interpolation from the left key's interp code.  Returns the channel
+ * default when the track has no keys. */
+double ga_track_eval(const ga_track *t, double frame);
+
+/* Bezier form of a track for Blender: co, left and right handles as
+ * (x, y) pairs.  Handles sit at one third of the neighbouring interval,
+ * which makes the Bezier segment equal the Hermite segment exactly. */
+void ga_track_bezier(const ga_track *t, double value_scale, double value_offset,
+                     double time_scale, double time_offset,
+                     float *co, float *left, float *right);
+
+/* Game frame clock: frame after `ticks` updates of J3DFrameCtrl. */
+double ga_j3d_frame_at(double ticks, double duration, int loop, double rate);
+
+/* ------------------------------------------------------------------ */
+/* Encoding context and report                                         */
+
+#define GA_REPORT_MAX_NOTES 32
+
+typedef struct ga_report {
+    double max_error;          /* worst quantisation error of the encode */
+    char max_error_where[128]; /* which track / frame it happened at */
+    uint32_t nrounded;         /* values that had to be rounded */
+    uint32_t nnotes;           /* notes stored (at most GA_REPORT_MAX_NOTES) */
+    uint32_t nnotes_total;     /* notes produced */
+    char notes[GA_REPORT_MAX_NOTES][192];
+    uint32_t reused_tracks;    /* tracks written from their original data */
+    uint32_t encoded_tracks;   /* tracks encoded anew */
+} ga_report;
+
+void ga_report_init(ga_report *r);
+void ga_report_note(ga_report *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+void ga_report_error(ga_report *r, double err, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+typedef struct ga_encode_ctx {
+    const void *raw;           /* the record decoded from the original file, or NULL */
+    const ga_clip *orig;       /* the clip decoded from it, or NULL */
+    const ga_clip *clip;       /* what to write */
+    const int32_t *orig_track; /* per clip track: index of an identical original track, or -1 */
+    int header_changed;        /* loop / frame_count / fps / params differ from the original */
+    double tolerance;          /* key reduction tolerance for formats that fit keys (0 = exact) */
+    ga_report *report;
+} ga_encode_ctx;
+
+/* ------------------------------------------------------------------ */
+/* Formats                                                             */
+
+/* Key/value list for Animation.info. */
+typedef enum ga_info_type { GA_INFO_INT, GA_INFO_FLOAT, GA_INFO_STR, GA_INFO_BYTES } ga_info_type;
+typedef struct ga_info_item {
+    char key[48];
+    int type;
+    long long i;
+    double f;
+    uint8_t *bytes; /* owned; STR is NUL-terminated */
+    size_t len;
+} ga_info_item;
+typedef struct ga_info {
+    ga_info_item *items;
+    size_t n, cap;
+} ga_info;
+void ga_info_free(ga_info *info);
+int ga_info_int(ga_info *info, const char *key, long long v);
+int ga_info_float(ga_info *info, const char *key, double v);
+int ga_info_str(ga_info *info, const char *key, const char *s);
+int ga_info_bytes(ga_info *info, const char *key, const uint8_t *p, size_t n);
+
+/* Options that change how a file is turned into a clip. */
+typedef struct ga_decode_opts {
+    int keyless_rule; /* JBA: 0 = translation base alone, 1 = base + all-ones code x stride */
+} ga_decode_opts;
+
+typedef struct ga_format {
+    const char *name;
+    const char *description;
+    /* 0 = not this format; higher = more certain.  Must never fail. */
+    int (*probe)(const uint8_t *data, size_t size);
+    /* Decodes into a new raw record and fills clip. */
+    int (*decode)(const uint8_t *data, size_t size, const ga_decode_opts *opts, void **raw,
+                  ga_clip *clip, ga_error *err);
+    /* Encodes ctx->clip. */
+    int (*encode)(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err);
+    void (*free_raw)(void *raw);
+    /* Optional: game-exact sampling of track i at n frames. NULL = generic. */
+    int (*sample)(const ga_clip *clip, uint32_t track, const double *frames, size_t n,
+                  float *out, ga_error *err);
+    /* Optional: header fields as key/value items for Animation.info. */
+    int (*info)(const void *raw, ga_info *info, ga_error *err);
+} ga_format;
+
+/* The registry (formats.c).  NULL-terminated. */
+extern const ga_format *const ga_formats[];
+const ga_format *ga_format_by_name(const char *name);
+
+/* ------------------------------------------------------------------ */
+/* Compression wrappers (one file each; registry in formats.c)         */
+
+typedef struct ga_wrapper {
+    const char *name; /* "lz77", "yaz0", "yay0", "rarezip" */
+    /* 1 if the buffer starts with this wrapper's signature. */
+    int (*detect)(const uint8_t *data, size_t size);
+    /* Decompresses; *out is malloc'ed. */
+    int (*unwrap)(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size, ga_error *err);
+    /* Compresses into out. */
+    int (*wrap)(const uint8_t *data, size_t size, ga_buf *out, ga_error *err);
+} ga_wrapper;
+
+extern const ga_wrapper *const ga_wrappers[];
+const ga_wrapper *ga_wrapper_by_name(const char *name);
+
+/* Loading: unwraps a compression wrapper (if any), detects the format
+ * from the content and decodes.  On success *payload is the decompressed
+ * data (malloc'ed; NULL when there was no wrapper) and *wrapper the
+ * wrapper used (NULL for none). */
+typedef struct ga_loaded {
+    const ga_wrapper *wrapper;
+    uint8_t *payload;
+    size_t payload_size;
+    const ga_format *format;
+    void *raw;
+    ga_clip clip;
+} ga_loaded;
+
+int ga_load(const uint8_t *data, size_t size, const ga_decode_opts *opts, ga_loaded *out,
+            ga_error *err);
+void ga_loaded_free(ga_loaded *l);
+/* Finds the format of an unwrapped payload (highest probe score). */
+const ga_format *ga_detect_format(const uint8_t *data, size_t size);
+
+/* ------------------------------------------------------------------ */
+/* zlib (raw deflate) through hooks                                    */
+/* The C core has no zlib dependency of its own: the binding plugs in
+ * Python's zlib module (present in every CPython and Blender), and
+ * standalone builds (fuzzers) plug in the system zlib.  See
+ * docs/formats/bk.md for why. */
+
+/* Inflates a raw deflate stream.  Writes at most dst_cap bytes; fails if
+ * the stream would produce more, is corrupt or ends early.  *consumed is
+ * the number of input bytes the stream occupied.  Returns GA_OK or an
+ * error code, with a message in msg. */
+typedef int (*ga_inflate_fn)(const uint8_t *src, size_t n, uint8_t *dst, size_t dst_cap,
+                             size_t *consumed, size_t *produced, char *msg, size_t msgcap);
+/* Deflates to a raw stream at the given level, appending to out. */
+typedef int (*ga_deflate_fn)(const uint8_t *src, size_t n, int level, ga_buf *out, char *msg,
+                             size_t msgcap);
+void ga_set_zlib(ga_inflate_fn inflate_fn, ga_deflate_fn deflate_fn);
+extern ga_inflate_fn ga_zlib_inflate;
+extern ga_deflate_fn ga_zlib_deflate;
+
+#endif

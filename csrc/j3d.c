@@ -1,0 +1,1402 @@
+/* J3D key-frame animation core shared by BCK (ANK1) and BTK (TTK1):
+ * the JSYSTEM file header, key tables, value tables with run reuse, the
+ * name table, game-exact rotation sampling and the encoder.
+ *
+ * Decoding keeps the whole file, so an unedited animation is written back
+ * verbatim; an edit that only touches header fields patches those bytes;
+ * anything else rebuilds the file, re-emitting the original element runs
+ * of every unchanged track. */
+#include "j3d.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+const char j3d_padding_text[] = "This is padding data to alignment.";
+
+#define ANK1_HEADER 0x40u
+#define TTK1_HEADER 0x60u
+#define ENTRY_SIZE 0x36u
+#define NO_SOUND 0xFFFFFFFFu
+
+static const char *const channel_names[3] = {"scale", "rotation", "translation"};
+static const char axis_letters[3] = {'X', 'Y', 'Z'};
+
+double j3d_rotation_unit(int frac)
+{
+    /* raw << frac is an s16 angle with 0x8000 = pi */
+    return ldexp(3.14159265358979323846 / 32768.0, frac);
+}
+
+uint16_t j3d_name_hash(const char *s)
+{
+    /* JUTNameTab: h = h * 3 + c over the bytes, as signed chars, 16 bits. */
+    uint16_t h = 0;
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
+        h = (uint16_t)(h * 3 + (int)(signed char)*p);
+    return h;
+}
+
+int j3d_probe(const uint8_t *data, size_t size, const char *kind)
+{
+    if (size < 8) return 0;
+    if (memcmp(data, "J3D1", 4) != 0) return 0;
+    if (memcmp(data + 4, kind, 4) != 0) return 0;
+    return 100;
+}
+
+/* ------------------------------------------------------------------ */
+/* Freeing                                                             */
+
+static void section_free(j3d_section *s)
+{
+    free(s->desc);
+    free(s->scale);
+    free(s->rot);
+    free(s->trans);
+    free(s->remap);
+    free(s->texmtx);
+    free(s->center);
+    if (s->names)
+        for (uint32_t i = 0; i < s->nentries; i++) free(s->names[i]);
+    free(s->names);
+    free(s->ntab);
+    memset(s, 0, sizeof *s);
+}
+
+void j3d_free_raw(void *p)
+{
+    j3d_raw *raw = p;
+    if (!raw) return;
+    free(raw->file);
+    section_free(&raw->main);
+    section_free(&raw->post);
+    free(raw->sound);
+    free(raw->extra);
+    free(raw);
+}
+
+/* ------------------------------------------------------------------ */
+/* Decoding                                                            */
+
+typedef struct sec_offsets {
+    uint32_t table, remap, names, texmtx, center, scale, rot, trans;
+} sec_offsets;
+
+static void desc_field(char *buf, size_t cap, int btk, uint32_t entry, int post, uint32_t slot)
+{
+    /* slot is in file order: axis * 3 + channel */
+    uint32_t axis = slot / 3, ch = slot % 3;
+    if (btk) {
+        static const char st[3] = {'S', 'T', 'Q'};
+        snprintf(buf, cap, "%sentry %u %s %c key table", post ? "post " : "", entry,
+                 channel_names[ch], st[axis]);
+    } else {
+        snprintf(buf, cap, "joint %u %s %c key table", entry, channel_names[ch], axis_letters[axis]);
+    }
+}
+
+static int read_name_table(const ga_reader *r, size_t at, uint32_t need, j3d_section *s,
+                           ga_error *err)
+{
+    uint16_t count;
+    int rc = ga_rd_u16be(r, at, "name table count", &count);
+    if (rc) return rc;
+    if (count < need)
+        return ga_fail(err, GA_ERR_FORMAT, r->format, "name table count", (long long)at,
+                       "%u names for %u animations", count, need);
+    rc = ga_need(r, at, 4 + (size_t)count * 4, "name table entries");
+    if (rc) return rc;
+    s->names = calloc(need ? need : 1, sizeof *s->names);
+    if (!s->names) return ga_nomem(err, r->format);
+    size_t end = at + 4 + (size_t)count * 4;
+    for (uint32_t i = 0; i < count; i++) {
+        size_t eoff = at + 4 + (size_t)i * 4;
+        uint16_t soff = ga_get_u16be(r->data + eoff + 2);
+        size_t p = at + soff;
+        if (p >= r->size)
+            return ga_fail(err, GA_ERR_FORMAT, r->format, "name table string offset",
+                           (long long)eoff + 2, "string %u starts past the end of the data", i);
+        const uint8_t *z = memchr(r->data + p, 0, r->size - p);
+        if (!z)
+            return ga_fail(err, GA_ERR_FORMAT, r->format, "name table string", (long long)p,
+                           "string %u has no terminating NUL before the end of the data", i);
+        size_t len = (size_t)(z - (r->data + p));
+        if (len > GA_MAX_STRING)
+            return ga_fail(err, GA_ERR_LIMIT, r->format, "name table string", (long long)p,
+                           "string %u is %zu bytes, over the limit of %u", i, len, GA_MAX_STRING);
+        if (p + len + 1 > end) end = p + len + 1;
+        if (i < need) {
+            s->names[i] = malloc(len + 1);
+            if (!s->names[i]) return ga_nomem(err, r->format);
+            memcpy(s->names[i], r->data + p, len);
+            s->names[i][len] = 0;
+        }
+    }
+    s->ntab_len = end - at;
+    s->ntab = malloc(s->ntab_len);
+    if (!s->ntab) return ga_nomem(err, r->format);
+    memcpy(s->ntab, r->data + at, s->ntab_len);
+    s->has_ntab = 1;
+    return GA_OK;
+}
+
+static int read_section(const ga_reader *r, size_t base, int btk, int post, uint32_t n,
+                        uint32_t nscale, uint32_t nrot, uint32_t ntrans, const sec_offsets *o,
+                        int names_optional, j3d_section *s, ga_error *err)
+{
+    const char *fmt = r->format;
+    s->nentries = n;
+    s->nscale = nscale;
+    s->nrot = nrot;
+    s->ntrans = ntrans;
+    int rc;
+    size_t at = base + o->table;
+    rc = ga_need(r, at, (size_t)n * ENTRY_SIZE, post ? "post animation table" : (btk ? "animation table" : "joint table"));
+    if (rc) return rc;
+    s->desc = malloc(((size_t)n * 9 + 1) * sizeof *s->desc);
+    s->scale = malloc(((size_t)nscale + 1) * 4);
+    s->rot = malloc(((size_t)nrot + 1) * 2);
+    s->trans = malloc(((size_t)ntrans + 1) * 4);
+    if (!s->desc || !s->scale || !s->rot || !s->trans) return ga_nomem(err, fmt);
+    for (size_t i = 0; i < (size_t)n * 9; i++) {
+        const uint8_t *p = r->data + at + i * 6;
+        s->desc[i].count = ga_get_u16be(p);
+        s->desc[i].index = ga_get_u16be(p + 2);
+        s->desc[i].type = ga_get_u16be(p + 4);
+    }
+    if (nscale) {
+        rc = ga_need(r, base + o->scale, (size_t)nscale * 4, post ? "post scale table" : "scale table");
+        if (rc) return rc;
+        for (uint32_t i = 0; i < nscale; i++) s->scale[i] = ga_get_u32be(r->data + base + o->scale + i * 4);
+    }
+    if (nrot) {
+        rc = ga_need(r, base + o->rot, (size_t)nrot * 2, post ? "post rotation table" : "rotation table");
+        if (rc) return rc;
+        for (uint32_t i = 0; i < nrot; i++) s->rot[i] = (int16_t)ga_get_u16be(r->data + base + o->rot + i * 2);
+    }
+    if (ntrans) {
+        rc = ga_need(r, base + o->trans, (size_t)ntrans * 4, post ? "post translation table" : "translation table");
+        if (rc) return rc;
+        for (uint32_t i = 0; i < ntrans; i++) s->trans[i] = ga_get_u32be(r->data + base + o->trans + i * 4);
+    }
+    /* Every key table must stay inside its value table. */
+    for (uint32_t i = 0; i < n * 9; i++) {
+        const j3d_desc *d = &s->desc[i];
+        uint32_t ch = i % 3;
+        uint32_t avail = ch == 0 ? nscale : ch == 1 ? nrot : ntrans;
+        uint64_t need;
+        if (d->count == 0) continue;
+        if (d->count == 1) need = (uint64_t)d->index + 1;
+        else need = (uint64_t)d->index + (uint64_t)d->count * (d->type == 0 ? 3u : 4u);
+        if (need > avail) {
+            char field[96];
+            desc_field(field, sizeof field, btk, i / 9, post, i % 9);
+            return ga_fail(err, GA_ERR_FORMAT, fmt, field, (long long)(at + (size_t)i * 6),
+                           "%u keys from element %u (tangent type %u) run past the %s table of %u values",
+                           d->count, d->index, d->type, channel_names[ch], avail);
+        }
+    }
+    if (!btk) return GA_OK;
+
+    s->remap = malloc(((size_t)n + 1) * 2);
+    s->texmtx = malloc((size_t)n + 1);
+    s->center = malloc(((size_t)n * 3 + 1) * 4);
+    if (!s->remap || !s->texmtx || !s->center) return ga_nomem(err, fmt);
+    rc = ga_need(r, base + o->remap, (size_t)n * 2, post ? "post material id table" : "material id table");
+    if (rc) return rc;
+    for (uint32_t i = 0; i < n; i++) s->remap[i] = ga_get_u16be(r->data + base + o->remap + i * 2);
+    rc = ga_need(r, base + o->texmtx, n, post ? "post texture matrix id table" : "texture matrix id table");
+    if (rc) return rc;
+    memcpy(s->texmtx, r->data + base + o->texmtx, n);
+    rc = ga_need(r, base + o->center, (size_t)n * 12, post ? "post centre table" : "centre table");
+    if (rc) return rc;
+    for (uint32_t i = 0; i < n * 3; i++) s->center[i] = ga_get_u32be(r->data + base + o->center + i * 4);
+    if (o->names == 0 && names_optional) return GA_OK;
+    return read_name_table(r, base + o->names, n, s, err);
+}
+
+/* Builds the nine tracks of each entry of a section. */
+static int section_tracks(const j3d_section *s, int frac, uint32_t first_target, ga_track *tracks,
+                          ga_error *err)
+{
+    double unit = j3d_rotation_unit(frac);
+    for (uint32_t e = 0; e < s->nentries; e++) {
+        for (uint32_t c = 0; c < 3; c++) {
+            for (uint32_t a = 0; a < 3; a++) {
+                const j3d_desc *d = &s->desc[e * 9 + a * 3 + c];
+                ga_track *t = &tracks[e * 9 + c * 3 + a];
+                t->target = (int32_t)(first_target + e);
+                t->channel = (uint8_t)c;
+                t->axis = (uint8_t)a;
+                uint32_t nk = d->count;
+                int rc = ga_track_alloc(t, nk, err);
+                if (rc) return rc;
+                if (nk == 0) continue;
+                if (nk == 1) {
+                    t->time[0] = 0.0f;
+                    t->interp[0] = GA_INTERP_CONSTANT;
+                    if (c == 1) t->value[0] = (float)(s->rot[d->index] * unit);
+                    else t->value[0] = ga_bits_f32(c == 0 ? s->scale[d->index] : s->trans[d->index]);
+                    continue;
+                }
+                uint32_t stride = d->type == 0 ? 3 : 4;
+                for (uint32_t k = 0; k < nk; k++) {
+                    uint32_t at = d->index + k * stride;
+                    double v[4];
+                    for (uint32_t j = 0; j < stride; j++) {
+                        if (c == 1) v[j] = s->rot[at + j];
+                        else v[j] = ga_bits_f32(c == 0 ? s->scale[at + j] : s->trans[at + j]);
+                    }
+                    double in = v[2], out = stride == 4 ? v[3] : v[2];
+                    if (c == 1) {
+                        t->time[k] = (float)v[0];
+                        t->value[k] = (float)(v[1] * unit);
+                        t->in_slope[k] = (float)(in * unit);
+                        t->out_slope[k] = (float)(out * unit);
+                    } else {
+                        t->time[k] = (float)v[0];
+                        t->value[k] = (float)v[1];
+                        t->in_slope[k] = (float)in;
+                        t->out_slope[k] = (float)out;
+                    }
+                    t->interp[k] = GA_INTERP_BEZIER;
+                }
+            }
+        }
+    }
+    return GA_OK;
+}
+
+static int section_entries(const j3d_section *s, int post, ga_entry *entries, ga_error *err)
+{
+    for (uint32_t e = 0; e < s->nentries; e++) {
+        ga_entry *en = &entries[e];
+        en->name = ga_strdup(s->names && s->names[e] ? s->names[e] : "");
+        if (!en->name) return ga_nomem(err, "btk");
+        en->texmtx_id = s->texmtx[e];
+        for (int i = 0; i < 3; i++) en->center[i] = ga_bits_f32(s->center[e * 3 + i]);
+        en->post = post;
+    }
+    return GA_OK;
+}
+
+int j3d_decode(const uint8_t *data, size_t size, int btk, j3d_raw **out, ga_clip *clip,
+               ga_error *err)
+{
+    const char *fmt = btk ? "btk" : "bck";
+    ga_reader r;
+    ga_reader_init(&r, data, size, fmt, err);
+    int rc = ga_need(&r, 0, 0x20, "file header");
+    if (rc) return rc;
+    if (memcmp(data, "J3D1", 4) != 0 || memcmp(data + 4, btk ? "btk1" : "bck1", 4) != 0)
+        return ga_fail(err, GA_ERR_FORMAT, fmt, "magic", 0, "expected 'J3D1%s'", btk ? "btk1" : "bck1");
+    j3d_raw *raw = calloc(1, sizeof *raw);
+    if (!raw) return ga_nomem(err, fmt);
+    raw->btk = btk;
+    raw->size_field = ga_get_u32be(data + 8);
+    raw->block_count = ga_get_u32be(data + 0x0C);
+    memcpy(raw->svr, data + 0x10, 16);
+    size_t hsize = btk ? TTK1_HEADER : ANK1_HEADER;
+    if (raw->size_field > size) {
+        rc = ga_fail(err, GA_ERR_FORMAT, fmt, "file size", 8,
+                     "the header says %u bytes but only %zu are present (truncated file?)",
+                     raw->size_field, size);
+        goto fail;
+    }
+    if (raw->size_field < 0x20 + hsize) {
+        rc = ga_fail(err, GA_ERR_FORMAT, fmt, "file size", 8,
+                     "%u bytes is too small for the file and chunk headers", raw->size_field);
+        goto fail;
+    }
+    if (raw->block_count == 0) {
+        rc = ga_fail(err, GA_ERR_FORMAT, fmt, "block count", 0x0C, "the file has no blocks");
+        goto fail;
+    }
+    /* Everything the game reads lies inside the size the header states;
+     * any bytes after it (archive padding) are kept as a trailer. */
+    r.size = raw->size_field;
+    const char *cmagic = btk ? "TTK1" : "ANK1";
+    if (memcmp(data + 0x20, cmagic, 4) != 0) {
+        rc = ga_fail(err, GA_ERR_FORMAT, fmt, "chunk magic", 0x20, "expected a '%s' block first", cmagic);
+        goto fail;
+    }
+    raw->chunk_size_field = ga_get_u32be(data + 0x24);
+    const uint8_t *h = data + 0x20;
+    raw->loop_raw = h[8];
+    raw->frac = h[9];
+    raw->duration = (int16_t)ga_get_u16be(h + 0x0A);
+    raw->count_field = ga_get_u16be(h + 0x0C);
+    uint32_t nscale = ga_get_u16be(h + 0x0E), nrot = ga_get_u16be(h + 0x10), ntrans = ga_get_u16be(h + 0x12);
+    sec_offsets o = {0};
+    uint32_t n;
+    if (!btk) {
+        n = raw->count_field;
+        o.table = ga_get_u32be(h + 0x14);
+        o.scale = ga_get_u32be(h + 0x18);
+        o.rot = ga_get_u32be(h + 0x1C);
+        o.trans = ga_get_u32be(h + 0x20);
+        memcpy(raw->pad24, h + 0x24, 0x1C);
+    } else {
+        n = raw->count_field / 3u;
+        o.table = ga_get_u32be(h + 0x14);
+        o.remap = ga_get_u32be(h + 0x18);
+        o.names = ga_get_u32be(h + 0x1C);
+        o.texmtx = ga_get_u32be(h + 0x20);
+        o.center = ga_get_u32be(h + 0x24);
+        o.scale = ga_get_u32be(h + 0x28);
+        o.rot = ga_get_u32be(h + 0x2C);
+        o.trans = ga_get_u32be(h + 0x30);
+        raw->post_count_field = ga_get_u16be(h + 0x34);
+        raw->calc_type_raw = ga_get_u32be(h + 0x5C);
+    }
+    rc = read_section(&r, 0x20, btk, 0, n, nscale, nrot, ntrans, &o, 0, &raw->main, err);
+    if (rc) goto fail;
+    if (btk && raw->post_count_field / 3u > 0) {
+        sec_offsets po = {0};
+        po.table = ga_get_u32be(h + 0x3C);
+        po.remap = ga_get_u32be(h + 0x40);
+        po.names = ga_get_u32be(h + 0x44);
+        po.texmtx = ga_get_u32be(h + 0x48);
+        po.center = ga_get_u32be(h + 0x4C);
+        po.scale = ga_get_u32be(h + 0x50);
+        po.rot = ga_get_u32be(h + 0x54);
+        po.trans = ga_get_u32be(h + 0x58);
+        rc = read_section(&r, 0x20, 1, 1, raw->post_count_field / 3u, ga_get_u16be(h + 0x36),
+                          ga_get_u16be(h + 0x38), ga_get_u16be(h + 0x3A), &po, 1, &raw->post, err);
+        if (rc) goto fail;
+        raw->has_post = 1;
+    }
+
+    /* Where the chunk ends: the sound block (BCK), the next block, or the
+     * end of the file.  The chunk's own size field may be off (the TTK1
+     * quirk), so the difference is kept and re-applied on encode. */
+    size_t end = raw->size_field;
+    if (!btk) {
+        uint32_t so = ga_get_u32be(data + 0x1C);
+        if (so != NO_SOUND && so >= 0x20 + hsize && so + 8u <= raw->size_field && so <= raw->size_field) {
+            uint16_t cnt = ga_get_u16be(data + so);
+            if ((size_t)so + 8 + (size_t)cnt * 0x20 <= raw->size_field) {
+                raw->sound_len = raw->size_field - so;
+                raw->sound = malloc(raw->sound_len);
+                if (!raw->sound) { rc = ga_nomem(err, fmt); goto fail; }
+                memcpy(raw->sound, data + so, raw->sound_len);
+                end = so;
+            }
+        }
+    }
+    size_t chunk_end = end;
+    if (raw->block_count > 1 && (size_t)0x20 + raw->chunk_size_field >= 0x20 + hsize &&
+        (size_t)0x20 + raw->chunk_size_field <= end) {
+        chunk_end = 0x20 + (size_t)raw->chunk_size_field;
+        raw->extra_len = end - chunk_end;
+        raw->extra = malloc(raw->extra_len ? raw->extra_len : 1);
+        if (!raw->extra) { rc = ga_nomem(err, fmt); goto fail; }
+        memcpy(raw->extra, data + chunk_end, raw->extra_len);
+    }
+    raw->chunk_size_delta = (long long)raw->chunk_size_field - (long long)(chunk_end - 0x20);
+    /* ANK1 value-table alignment the file used: the largest of 32/16/8/4
+     * that divides every table offset (32 when there is nothing to judge). */
+    raw->align = 32;
+    if (!btk) {
+        uint32_t offs[3] = {o.scale, o.rot, o.trans};
+        uint32_t counts[3] = {nscale, nrot, ntrans};
+        uint32_t align = 32;
+        for (int i = 0; i < 3; i++) {
+            if (!counts[i]) continue;
+            while (align > 1 && offs[i] % align) align /= 2;
+        }
+        raw->align = align < 4 ? 4 : align;
+    }
+    raw->size = size;
+    raw->file = malloc(size ? size : 1);
+    if (!raw->file) { rc = ga_nomem(err, fmt); goto fail; }
+    memcpy(raw->file, data, size);
+
+    /* The clip */
+    ga_clip_init(clip, fmt);
+    clip->frame_count = raw->duration;
+    clip->fps = 0.0;
+    clip->loop = raw->loop_raw <= 4 ? raw->loop_raw : -1;
+    clip->loop_raw_valid = 1;
+    clip->loop_raw = raw->loop_raw;
+    clip->rotation_frac = raw->frac;
+    clip->calc_type = btk ? (raw->calc_type_raw == 1 ? 1 : 0) : 0;
+    uint32_t total = raw->main.nentries + (raw->has_post ? raw->post.nentries : 0);
+    rc = ga_clip_alloc_tracks(clip, total * 9, err);
+    if (rc) goto fail_clip;
+    rc = section_tracks(&raw->main, raw->frac, 0, clip->tracks, err);
+    if (rc) goto fail_clip;
+    if (raw->has_post) {
+        rc = section_tracks(&raw->post, raw->frac, raw->main.nentries,
+                            clip->tracks + (size_t)raw->main.nentries * 9, err);
+        if (rc) goto fail_clip;
+    }
+    if (btk) {
+        rc = ga_clip_alloc_entries(clip, total, err);
+        if (rc) goto fail_clip;
+        rc = section_entries(&raw->main, 0, clip->entries, err);
+        if (rc) goto fail_clip;
+        if (raw->has_post) {
+            rc = section_entries(&raw->post, 1, clip->entries + raw->main.nentries, err);
+            if (rc) goto fail_clip;
+        }
+    }
+    *out = raw;
+    return GA_OK;
+
+fail_clip:
+    ga_clip_free(clip);
+fail:
+    j3d_free_raw(raw);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Info                                                                */
+
+int j3d_info(const void *p, ga_info *info, ga_error *err)
+{
+    const j3d_raw *raw = p;
+    (void)err;
+    int rc = 0;
+    rc |= ga_info_int(info, "file_size", raw->size_field);
+    rc |= ga_info_int(info, "block_count", raw->block_count);
+    rc |= ga_info_bytes(info, "header_0x10", raw->svr, 16);
+    rc |= ga_info_int(info, "chunk_size", raw->chunk_size_field);
+    rc |= ga_info_int(info, "chunk_size_delta", raw->chunk_size_delta);
+    rc |= ga_info_int(info, "loop_mode", raw->loop_raw);
+    rc |= ga_info_int(info, "rotation_frac", raw->frac);
+    rc |= ga_info_int(info, "duration", raw->duration);
+    rc |= ga_info_int(info, raw->btk ? "track_count" : "joint_count", raw->count_field);
+    rc |= ga_info_int(info, "scale_count", raw->main.nscale);
+    rc |= ga_info_int(info, "rotation_count", raw->main.nrot);
+    rc |= ga_info_int(info, "translation_count", raw->main.ntrans);
+    if (!raw->btk) {
+        uint32_t so = ga_get_u32be(raw->svr + 12);
+        rc |= ga_info_int(info, "sound_offset", raw->sound ? (long long)so : -1);
+        rc |= ga_info_int(info, "sound_entries", raw->sound ? ga_get_u16be(raw->sound) : 0);
+        rc |= ga_info_int(info, "table_alignment", raw->align);
+    } else {
+        rc |= ga_info_int(info, "calc_type", raw->calc_type_raw);
+        rc |= ga_info_int(info, "post_track_count", raw->post_count_field);
+        const uint8_t *h = raw->file + 0x20;
+        rc |= ga_info_bytes(info, "post_header", h + 0x34, 0x28);
+        int identity = 1;
+        for (uint32_t i = 0; i < raw->main.nentries; i++)
+            if (raw->main.remap[i] != i) identity = 0;
+        rc |= ga_info_int(info, "material_ids_identity", identity);
+        int hashes_ok = 1;
+        if (raw->main.ntab)
+            for (uint32_t i = 0; i < raw->main.nentries; i++)
+                if (ga_get_u16be(raw->main.ntab + 4 + i * 4) != j3d_name_hash(raw->main.names[i]))
+                    hashes_ok = 0;
+        rc |= ga_info_int(info, "name_hashes_valid", hashes_ok);
+    }
+    rc |= ga_info_int(info, "trailing_bytes", (long long)(raw->size - raw->size_field));
+    return rc ? GA_ERR_NOMEM : GA_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Sampling                                                            */
+
+/* Raw s16 range a rotation value needs at a given unit. */
+static double raw_of(double v, double unit) { return nearbyint(v / unit); }
+
+static int track_fits_frac(const ga_track *t, int frac)
+{
+    double unit = j3d_rotation_unit(frac);
+    for (uint32_t k = 0; k < t->nkeys; k++) {
+        double vals[3] = {t->value[k], t->in_slope[k], t->out_slope[k]};
+        for (int j = 0; j < 3; j++) {
+            if (!isfinite(vals[j])) return 0;
+            double q = raw_of(vals[j], unit);
+            if (q < -32768.0 || q > 32767.0) return 0;
+        }
+    }
+    return 1;
+}
+
+/* Smallest shift (from `from`) at which every rotation track fits s16. */
+static int choose_frac(const ga_clip *clip, int from)
+{
+    for (int frac = from; frac < 16; frac++) {
+        int ok = 1;
+        for (uint32_t i = 0; i < clip->ntracks && ok; i++)
+            if (clip->tracks[i].channel == GA_CH_ROTATION && !track_fits_frac(&clip->tracks[i], frac))
+                ok = 0;
+        if (ok) return frac;
+    }
+    return -1;
+}
+
+static int clip_frac(const ga_clip *clip)
+{
+    if (clip->rotation_frac >= 0) return clip->rotation_frac;
+    int f = choose_frac(clip, 0);
+    return f < 0 ? 15 : f;
+}
+
+int j3d_sample(const ga_clip *clip, uint32_t ti, const double *frames, size_t n, float *out,
+               ga_error *err)
+{
+    const ga_track *t = &clip->tracks[ti];
+    if (t->channel != GA_CH_ROTATION || t->nkeys == 0) {
+        for (size_t i = 0; i < n; i++) out[i] = (float)ga_track_eval(t, frames[i]);
+        return GA_OK;
+    }
+    /* The game interpolates the raw s16 keys and truncates toward zero
+     * before the rotation shift: evaluate the keys as the file would store
+     * them (rounded to whole raw units) and do the same. */
+    double unit = j3d_rotation_unit(clip_frac(clip));
+    double base_unit = 3.14159265358979323846 / 32768.0;
+    ga_track q;
+    int rc = ga_track_copy(&q, t, err);
+    if (rc) return rc;
+    for (uint32_t k = 0; k < q.nkeys; k++) {
+        q.time[k] = (float)nearbyint(q.time[k]);
+        q.value[k] = (float)raw_of(q.value[k], unit);
+        q.in_slope[k] = (float)raw_of(q.in_slope[k], unit);
+        q.out_slope[k] = (float)raw_of(q.out_slope[k], unit);
+    }
+    double scale = unit / base_unit; /* 2^frac */
+    for (size_t i = 0; i < n; i++) {
+        double h = ga_track_eval(&q, frames[i]);
+        out[i] = (float)(trunc(h) * scale * base_unit);
+    }
+    ga_track_free(&q);
+    return GA_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* Value tables with run reuse                                         */
+
+/* A growing table of 32-bit elements (f32 bits, or s16 as u16) with an
+ * index so that a new run reuses the first place it already occurs. */
+typedef struct vtab {
+    uint32_t *v;
+    size_t n, cap;
+    /* pair index: (v[i], v[i+1]) -> positions i in increasing order */
+    size_t hcap;
+    uint64_t *hkey;
+    int64_t *hhead, *htail;
+    uint8_t *hused;
+    int64_t *next; /* per position */
+    size_t next_cap;
+    /* single index: value -> first position */
+    size_t scap;
+    uint32_t *skey;
+    int64_t *sfirst;
+    uint8_t *sused;
+    size_t hcount, scount;
+} vtab;
+
+static void vtab_free(vtab *t)
+{
+    free(t->v);
+    free(t->hkey);
+    free(t->hhead);
+    free(t->htail);
+    free(t->hused);
+    free(t->next);
+    free(t->skey);
+    free(t->sfirst);
+    free(t->sused);
+    memset(t, 0, sizeof *t);
+}
+
+static uint64_t mix64(uint64_t x)
+{
+    x ^= x >> 33;
+    x *= 0xff51afd7ed558ccdULL;
+    x ^= x >> 33;
+    x *= 0xc4ceb9fe1a85ec53ULL;
+    x ^= x >> 33;
+    return x;
+}
+
+static int vtab_rehash(vtab *t);
+
+static int vtab_init(vtab *t)
+{
+    memset(t, 0, sizeof *t);
+    t->hcap = 1024;
+    t->scap = 1024;
+    t->hkey = calloc(t->hcap, sizeof *t->hkey);
+    t->hhead = calloc(t->hcap, sizeof *t->hhead);
+    t->htail = calloc(t->hcap, sizeof *t->htail);
+    t->hused = calloc(t->hcap, 1);
+    t->skey = calloc(t->scap, sizeof *t->skey);
+    t->sfirst = calloc(t->scap, sizeof *t->sfirst);
+    t->sused = calloc(t->scap, 1);
+    if (!t->hkey || !t->hhead || !t->htail || !t->hused || !t->skey || !t->sfirst || !t->sused) {
+        vtab_free(t);
+        return GA_ERR_NOMEM;
+    }
+    return GA_OK;
+}
+
+static size_t pair_slot(const vtab *t, uint64_t key)
+{
+    size_t m = t->hcap - 1, i = (size_t)mix64(key) & m;
+    while (t->hused[i] && t->hkey[i] != key) i = (i + 1) & m;
+    return i;
+}
+
+static size_t single_slot(const vtab *t, uint32_t key)
+{
+    size_t m = t->scap - 1, i = (size_t)mix64(key) & m;
+    while (t->sused[i] && t->skey[i] != key) i = (i + 1) & m;
+    return i;
+}
+
+static int vtab_index_pos(vtab *t, size_t i)
+{
+    /* index the single at i and the pair (i-1, i) */
+    if ((t->scount + 1) * 2 > t->scap || (t->hcount + 1) * 2 > t->hcap) {
+        if (vtab_rehash(t)) return GA_ERR_NOMEM;
+    }
+    size_t s = single_slot(t, t->v[i]);
+    if (!t->sused[s]) {
+        t->sused[s] = 1;
+        t->skey[s] = t->v[i];
+        t->sfirst[s] = (int64_t)i;
+        t->scount++;
+    }
+    if (i >= t->next_cap) {
+        size_t cap = t->next_cap ? t->next_cap * 2 : 1024;
+        while (cap <= i) cap *= 2;
+        int64_t *nx = realloc(t->next, cap * sizeof *nx);
+        if (!nx) return GA_ERR_NOMEM;
+        t->next = nx;
+        t->next_cap = cap;
+    }
+    t->next[i] = -1;
+    if (i == 0) return GA_OK;
+    size_t p = i - 1;
+    uint64_t key = ((uint64_t)t->v[p] << 32) | t->v[i];
+    size_t h = pair_slot(t, key);
+    if (!t->hused[h]) {
+        t->hused[h] = 1;
+        t->hkey[h] = key;
+        t->hhead[h] = t->htail[h] = (int64_t)p;
+        t->hcount++;
+    } else {
+        t->next[t->htail[h]] = (int64_t)p;
+        t->htail[h] = (int64_t)p;
+    }
+    return GA_OK;
+}
+
+static int vtab_rehash(vtab *t)
+{
+    /* grow both maps and rebuild from the elements */
+    size_t n = t->n;
+    uint32_t *v = t->v;
+    size_t cap = t->cap;
+    size_t hcap = t->hcap * 4, scap = t->scap * 4;
+    t->v = NULL;
+    vtab_free(t);
+    t->hcap = hcap;
+    t->scap = scap;
+    t->hkey = calloc(hcap, sizeof *t->hkey);
+    t->hhead = calloc(hcap, sizeof *t->hhead);
+    t->htail = calloc(hcap, sizeof *t->htail);
+    t->hused = calloc(hcap, 1);
+    t->skey = calloc(scap, sizeof *t->skey);
+    t->sfirst = calloc(scap, sizeof *t->sfirst);
+    t->sused = calloc(scap, 1);
+    t->v = v;
+    t->cap = cap;
+    t->n = 0;
+    if (!t->hkey || !t->hhead || !t->htail || !t->hused || !t->skey || !t->sfirst || !t->sused)
+        return GA_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        t->n = i + 1;
+        if (vtab_index_pos(t, i)) return GA_ERR_NOMEM;
+    }
+    return GA_OK;
+}
+
+#define VTAB_MAX_CANDIDATES 4096
+
+/* Index where the run first occurs (possibly overlapping or spanning
+ * earlier runs); appends it when it does not occur.  Returns the index,
+ * or -1 on allocation failure. */
+static long long vtab_place(vtab *t, const uint32_t *seq, size_t m)
+{
+    if (m == 0) return 0;
+    if (m == 1) {
+        size_t s = single_slot(t, seq[0]);
+        if (t->sused[s]) return t->sfirst[s];
+    } else {
+        uint64_t key = ((uint64_t)seq[0] << 32) | seq[1];
+        size_t h = pair_slot(t, key);
+        if (t->hused[h]) {
+            int tries = 0;
+            for (int64_t p = t->hhead[h]; p >= 0 && tries < VTAB_MAX_CANDIDATES; p = t->next[p], tries++) {
+                if ((size_t)p + m <= t->n && memcmp(t->v + p, seq, m * 4) == 0) return p;
+            }
+        }
+        /* A run may also start in the last elements and continue past the
+         * end: reuse that overlap instead of copying it again. */
+    }
+    size_t start = t->n;
+    size_t keep = 0;
+    for (size_t ov = (m - 1 < t->n ? m - 1 : t->n); ov > 0; ov--) {
+        if (memcmp(t->v + t->n - ov, seq, ov * 4) == 0) {
+            keep = ov;
+            break;
+        }
+    }
+    start = t->n - keep;
+    size_t need = t->n + (m - keep);
+    if (need > t->cap) {
+        size_t cap = t->cap ? t->cap : 256;
+        while (cap < need) cap *= 2;
+        uint32_t *v = realloc(t->v, cap * 4);
+        if (!v) return -1;
+        t->v = v;
+        t->cap = cap;
+    }
+    for (size_t i = keep; i < m; i++) {
+        t->v[t->n] = seq[i];
+        t->n++;
+        if (vtab_index_pos(t, t->n - 1)) return -1;
+    }
+    return (long long)start;
+}
+
+/* ------------------------------------------------------------------ */
+/* Encoding                                                            */
+
+typedef struct seq_buf {
+    uint32_t *v;
+    size_t n, cap;
+} seq_buf;
+
+static int seq_push(seq_buf *s, uint32_t x)
+{
+    if (s->n == s->cap) {
+        size_t cap = s->cap ? s->cap * 2 : 64;
+        uint32_t *v = realloc(s->v, cap * 4);
+        if (!v) return GA_ERR_NOMEM;
+        s->v = v;
+        s->cap = cap;
+    }
+    s->v[s->n++] = x;
+    return GA_OK;
+}
+
+/* Original element run of a descriptor. */
+static int raw_run(const j3d_section *s, uint32_t ch, const j3d_desc *d, seq_buf *seq)
+{
+    size_t len = d->count == 0 ? 0 : d->count == 1 ? 1 : (size_t)d->count * (d->type == 0 ? 3 : 4);
+    for (size_t i = 0; i < len; i++) {
+        uint32_t x = ch == 0 ? s->scale[d->index + i]
+                   : ch == 1 ? (uint16_t)s->rot[d->index + i]
+                             : s->trans[d->index + i];
+        if (seq_push(seq, x)) return GA_ERR_NOMEM;
+    }
+    return GA_OK;
+}
+
+typedef struct jkey {
+    double t, v, in, out;
+} jkey;
+
+static void track_name(char *buf, size_t cap, int btk, const ga_track *t)
+{
+    if (btk)
+        snprintf(buf, cap, "entry %d %s %c", t->target, channel_names[t->channel], "STQ"[t->axis % 3]);
+    else
+        snprintf(buf, cap, "joint %d %s %c", t->target, channel_names[t->channel], "XYZ"[t->axis % 3]);
+}
+
+/* Converts a track into J3D keys: linear segments become Hermite segments
+ * with matching slopes, constant segments get a step key. */
+static int track_keys(const ga_track *t, jkey **out, size_t *nout)
+{
+    size_t n = t->nkeys;
+    jkey *k = malloc((2 * n + 1) * sizeof *k);
+    if (!k) return GA_ERR_NOMEM;
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        k[m].t = t->time[i];
+        k[m].v = t->value[i];
+        k[m].in = t->in_slope[i];
+        k[m].out = t->out_slope[i];
+        m++;
+        if (i + 1 < n) {
+            double dt = (double)t->time[i + 1] - t->time[i];
+            if (t->interp[i] == GA_INTERP_LINEAR) {
+                double s = dt != 0.0 ? ((double)t->value[i + 1] - t->value[i]) / dt : 0.0;
+                k[m - 1].out = s;
+            } else if (t->interp[i] == GA_INTERP_CONSTANT) {
+                k[m - 1].out = 0.0;
+                k[m].t = t->time[i + 1];
+                k[m].v = t->value[i];
+                k[m].in = 0.0;
+                k[m].out = 0.0;
+                m++;
+            }
+        }
+        if (i > 0 && t->interp[i - 1] == GA_INTERP_LINEAR) {
+            double dt = (double)t->time[i] - t->time[i - 1];
+            k[m - 1].in = dt != 0.0 ? ((double)t->value[i] - t->value[i - 1]) / dt : 0.0;
+        } else if (i > 0 && t->interp[i - 1] == GA_INTERP_CONSTANT) {
+            k[m - 1].in = 0.0;
+        }
+    }
+    *out = k;
+    *nout = m;
+    return GA_OK;
+}
+
+/* Encodes one track into an element run; sets count and tangent type. */
+static int encode_track(const ga_track *t, int btk, int frac, int orig_type, seq_buf *seq,
+                        uint16_t *count, uint16_t *type, ga_report *rep, ga_error *err)
+{
+    const char *fmt = btk ? "btk" : "bck";
+    char name[96];
+    track_name(name, sizeof name, btk, t);
+    int rot = t->channel == GA_CH_ROTATION;
+    double unit = j3d_rotation_unit(frac);
+    *type = 0;
+    if (t->nkeys == 0) {
+        *count = 0;
+        return GA_OK;
+    }
+    if (t->nkeys == 1) {
+        *count = 1;
+        if (rot) {
+            double q = raw_of(t->value[0], unit);
+            if (!(q >= -32768.0 && q <= 32767.0))
+                return ga_fail(err, GA_ERR_ENCODE, fmt, name, -1,
+                               "rotation %g rad does not fit an s16 at rotation shift %d", t->value[0], frac);
+            ga_report_error(rep, t->value[0] - q * unit, "%s frame 0", name);
+            return seq_push(seq, (uint16_t)(int16_t)q);
+        }
+        return seq_push(seq, ga_f32_bits(t->value[0]));
+    }
+    jkey *k;
+    size_t n;
+    if (track_keys(t, &k, &n)) return ga_nomem(err, fmt);
+    if (n > 65535) {
+        free(k);
+        return ga_fail(err, GA_ERR_ENCODE, fmt, name, -1, "%zu keys exceed the 65535 a key table holds", n);
+    }
+    int symmetric = 1;
+    for (size_t i = 0; i < n; i++)
+        if (ga_f32_bits((float)k[i].in) != ga_f32_bits((float)k[i].out) &&
+            !(rot && raw_of(k[i].in, unit) == raw_of(k[i].out, unit)))
+            symmetric = 0;
+    /* Tangent type: keep a file's type 1; otherwise 0 when one tangent per
+     * key says everything. */
+    int tt = (orig_type > 0 || !symmetric) ? 1 : 0;
+    *type = (uint16_t)(orig_type > 0 ? orig_type : tt);
+    *count = (uint16_t)n;
+    int rc = GA_OK;
+    for (size_t i = 0; i < n && !rc; i++) {
+        double e[4] = {k[i].t, k[i].v, k[i].in, k[i].out};
+        int ne = tt ? 4 : 3;
+        for (int j = 0; j < ne && !rc; j++) {
+            if (rot) {
+                double q = j == 0 ? nearbyint(e[j]) : raw_of(e[j], unit);
+                if (!(q >= -32768.0 && q <= 32767.0)) {
+                    rc = ga_fail(err, GA_ERR_ENCODE, fmt, name, -1,
+                                 "key %zu at frame %g: %s %g does not fit an s16 at rotation shift %d", i, k[i].t,
+                                 j == 0 ? "time" : j == 1 ? "value" : "slope", e[j], frac);
+                    break;
+                }
+                double back = j == 0 ? q : q * unit;
+                if (back != e[j]) {
+                    rep->nrounded++;
+                    if (j == 0)
+                        ga_report_note(rep, "%s: key time %g rounded to the whole frame %g (rotation keys store s16 frames)",
+                                       name, e[j], q);
+                }
+                if (j == 1) ga_report_error(rep, e[j] - back, "%s frame %g", name, k[i].t);
+                rc = seq_push(seq, (uint16_t)(int16_t)q);
+            } else {
+                rc = seq_push(seq, ga_f32_bits((float)e[j]));
+            }
+        }
+    }
+    free(k);
+    if (rc == GA_ERR_NOMEM) return ga_nomem(err, fmt);
+    return rc;
+}
+
+static void put_padding(ga_buf *b, size_t align)
+{
+    size_t pad = (align - (b->len % align)) % align;
+    /* Nintendo's tools pad with the first bytes of this sentence; pads
+     * longer than it repeat it. */
+    size_t textlen = sizeof j3d_padding_text - 1;
+    for (size_t i = 0; i < pad; i++) ga_buf_u8(b, (uint8_t)j3d_padding_text[i % textlen]);
+}
+
+typedef struct built_section {
+    uint32_t n;
+    j3d_desc *desc;
+    vtab tab[3];
+} built_section;
+
+static void built_free(built_section *b)
+{
+    free(b->desc);
+    for (int i = 0; i < 3; i++) vtab_free(&b->tab[i]);
+    memset(b, 0, sizeof *b);
+}
+
+static int build_section(const ga_encode_ctx *ctx, int btk, const j3d_section *rawsec,
+                         uint32_t first_target, uint32_t n, const int32_t *slot_track,
+                         int frac, int frac_changed, built_section *out, ga_error *err)
+{
+    const char *fmt = btk ? "btk" : "bck";
+    const ga_clip *clip = ctx->clip;
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    out->desc = calloc((size_t)n * 9 + 1, sizeof *out->desc);
+    if (!out->desc) return ga_nomem(err, fmt);
+    for (int i = 0; i < 3; i++)
+        if (vtab_init(&out->tab[i])) return ga_nomem(err, fmt);
+    seq_buf seq = {0};
+    int rc = GA_OK;
+    for (uint32_t e = 0; e < n && !rc; e++) {
+        for (uint32_t slot = 0; slot < 9 && !rc; slot++) {
+            uint32_t axis = slot / 3, ch = slot % 3;
+            int32_t ti = slot_track[(size_t)(first_target + e) * 9 + ch * 3 + axis];
+            j3d_desc d = {0, 0, 0};
+            const j3d_desc *od = NULL;
+            if (rawsec && e < rawsec->nentries) od = &rawsec->desc[e * 9 + slot];
+            seq.n = 0;
+            int reuse = 0;
+            if (ti >= 0 && ctx->raw && ctx->orig_track[ti] >= 0 && od &&
+                (ch != GA_CH_ROTATION || !frac_changed)) {
+                /* the original track of this very slot, unchanged */
+                const ga_track *ot = &ctx->orig->tracks[ctx->orig_track[ti]];
+                if ((uint32_t)ot->target == first_target + e && ot->channel == ch && ot->axis == axis)
+                    reuse = 1;
+            }
+            if (ti < 0) {
+                d.count = 0;
+                d.index = od && od->count == 0 ? od->index : 0;
+                d.type = od && od->count == 0 ? od->type : 0;
+            } else if (reuse) {
+                d = *od;
+                rc = raw_run(rawsec, ch, od, &seq);
+                if (rc) { rc = ga_nomem(err, fmt); break; }
+                ctx->report->reused_tracks++;
+            } else {
+                int orig_type = od && od->count >= 2 ? od->type : -1;
+                rc = encode_track(&clip->tracks[ti], btk, frac, orig_type, &seq, &d.count, &d.type,
+                                  ctx->report, err);
+                if (rc) break;
+                if (d.count == 1 && od && od->count == 1) d.type = od->type; /* ignored by the game; keep */
+                ctx->report->encoded_tracks++;
+            }
+            if (d.count > 0) {
+                long long at = vtab_place(&out->tab[ch], seq.v, seq.n);
+                if (at < 0) { rc = ga_nomem(err, fmt); break; }
+                if (at > 0xFFFF) {
+                    char name[96];
+                    desc_field(name, sizeof name, btk, e, rawsec == NULL ? 0 : 0, slot);
+                    rc = ga_fail(err, GA_ERR_ENCODE, fmt, name, -1,
+                                 "the %s value table outgrew the 65536 elements a u16 index reaches",
+                                 channel_names[ch]);
+                    break;
+                }
+                d.index = (uint16_t)at;
+            }
+            out->desc[e * 9 + slot] = d;
+        }
+    }
+    free(seq.v);
+    if (!rc) {
+        for (int i = 0; i < 3; i++)
+            if (out->tab[i].n > 0xFFFF) {
+                rc = ga_fail(err, GA_ERR_ENCODE, fmt, channel_names[i], -1,
+                             "the %s value table has %zu elements; its count field holds 65535",
+                             channel_names[i], out->tab[i].n);
+                break;
+            }
+    }
+    return rc;
+}
+
+static void put_desc_table(ga_buf *b, const built_section *s)
+{
+    for (size_t i = 0; i < (size_t)s->n * 9; i++) {
+        ga_buf_u16be(b, s->desc[i].count);
+        ga_buf_u16be(b, s->desc[i].index);
+        ga_buf_u16be(b, s->desc[i].type);
+    }
+}
+
+static void put_value_table(ga_buf *b, const vtab *t, int is_rot)
+{
+    for (size_t i = 0; i < t->n; i++) {
+        if (is_rot) ga_buf_u16be(b, (uint16_t)t->v[i]);
+        else ga_buf_u32be(b, t->v[i]);
+    }
+}
+
+static int names_equal(const j3d_section *s, const ga_clip *clip, uint32_t first, uint32_t n)
+{
+    if (!s || s->nentries != n || !s->names) return 0;
+    for (uint32_t i = 0; i < n; i++)
+        if (strcmp(s->names[i], clip->entries[first + i].name ? clip->entries[first + i].name : "") != 0)
+            return 0;
+    return 1;
+}
+
+static void put_name_table(ga_buf *b, const j3d_section *rawsec, const ga_clip *clip, uint32_t first,
+                           uint32_t n)
+{
+    if (names_equal(rawsec, clip, first, n) && rawsec->ntab) {
+        ga_buf_put(b, rawsec->ntab, rawsec->ntab_len);
+        return;
+    }
+    size_t start = b->len;
+    ga_buf_u16be(b, (uint16_t)n);
+    ga_buf_u16be(b, 0xFFFF);
+    size_t strings = 4 + (size_t)n * 4;
+    size_t off = strings;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *nm = clip->entries[first + i].name ? clip->entries[first + i].name : "";
+        ga_buf_u16be(b, j3d_name_hash(nm));
+        ga_buf_u16be(b, (uint16_t)off);
+        off += strlen(nm) + 1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const char *nm = clip->entries[first + i].name ? clip->entries[first + i].name : "";
+        ga_buf_put(b, nm, strlen(nm) + 1);
+    }
+    (void)start;
+}
+
+static int entries_equal(const ga_clip *a, const ga_clip *b)
+{
+    if (a->nentries != b->nentries) return 0;
+    for (uint32_t i = 0; i < a->nentries; i++) {
+        const ga_entry *x = &a->entries[i], *y = &b->entries[i];
+        if (strcmp(x->name ? x->name : "", y->name ? y->name : "") != 0) return 0;
+        if (x->texmtx_id != y->texmtx_id || x->post != y->post) return 0;
+        if (memcmp(x->center, y->center, sizeof x->center) != 0) return 0;
+    }
+    return 1;
+}
+
+static int loop_byte(const ga_encode_ctx *ctx, uint8_t *out, ga_error *err, const char *fmt)
+{
+    const ga_clip *c = ctx->clip;
+    if (ctx->orig && c->loop == ctx->orig->loop && c->loop_raw_valid) {
+        *out = (uint8_t)c->loop_raw;
+        return GA_OK;
+    }
+    if (c->loop < 0) {
+        *out = 0;
+        return GA_OK;
+    }
+    if (c->loop > 4) return ga_fail(err, GA_ERR_ENCODE, fmt, "loop mode", -1, "loop mode %d is not 0..4", c->loop);
+    *out = (uint8_t)c->loop;
+    return GA_OK;
+}
+
+static int duration_field(const ga_clip *c, int16_t *out, ga_report *rep, ga_error *err, const char *fmt)
+{
+    double d = c->frame_count;
+    if (!isfinite(d) || nearbyint(d) < -32768.0 || nearbyint(d) > 32767.0)
+        return ga_fail(err, GA_ERR_ENCODE, fmt, "duration", -1,
+                       "frame count %g does not fit the s16 duration field", d);
+    if (nearbyint(d) != d) ga_report_note(rep, "frame count %g rounded to %g (the duration is whole frames)", d, nearbyint(d));
+    *out = (int16_t)nearbyint(d);
+    return GA_OK;
+}
+
+static uint32_t calc_type_field(const ga_encode_ctx *ctx)
+{
+    const j3d_raw *raw = ctx->raw;
+    if (raw && ctx->orig && ctx->clip->calc_type == ctx->orig->calc_type) return raw->calc_type_raw;
+    return (uint32_t)(ctx->clip->calc_type ? 1 : 0);
+}
+
+/* Header-only edits: patch the original bytes. */
+static int encode_patch(const ga_encode_ctx *ctx, int btk, ga_buf *out, ga_error *err)
+{
+    const j3d_raw *raw = ctx->raw;
+    const char *fmt = btk ? "btk" : "bck";
+    uint8_t loop = 0;
+    int16_t dur = 0;
+    int rc = loop_byte(ctx, &loop, err, fmt);
+    if (rc) return rc;
+    rc = duration_field(ctx->clip, &dur, ctx->report, err, fmt);
+    if (rc) return rc;
+    if (ga_buf_put(out, raw->file, raw->size)) return ga_nomem(err, fmt);
+    out->data[0x28] = loop;
+    ga_buf_set_u16be(out, 0x2A, (uint16_t)dur);
+    if (btk) ga_buf_set_u32be(out, 0x20 + 0x5C, calc_type_field(ctx));
+    ctx->report->reused_tracks = ctx->clip->ntracks;
+    return GA_OK;
+}
+
+int j3d_encode(const ga_encode_ctx *ctx, int btk, ga_buf *out, ga_error *err)
+{
+    const char *fmt = btk ? "btk" : "bck";
+    const ga_clip *clip = ctx->clip;
+    const j3d_raw *raw = ctx->raw;
+    int rc;
+
+    /* Which slot every track fills. */
+    uint32_t n_total = 0;
+    for (uint32_t i = 0; i < clip->ntracks; i++) {
+        const ga_track *t = &clip->tracks[i];
+        char name[96];
+        track_name(name, sizeof name, btk, t);
+        if (t->target_name)
+            return ga_fail(err, GA_ERR_ENCODE, fmt, "track target", -1,
+                           "track %u targets '%s' by name; %s targets are %s indices", i, t->target_name,
+                           fmt, btk ? "entry" : "joint");
+        if (t->target < 0 || t->target > 0xFFFE)
+            return ga_fail(err, GA_ERR_ENCODE, fmt, "track target", -1, "track %u: target %d is out of range",
+                           i, t->target);
+        if (t->channel > GA_CH_TRANSLATION || t->axis > 2)
+            return ga_fail(err, GA_ERR_ENCODE, fmt, name, -1,
+                           "track %u: %s holds scale, Euler rotation and translation on axes 0..2", i, fmt);
+        if ((uint32_t)t->target + 1 > n_total) n_total = (uint32_t)t->target + 1;
+    }
+    uint32_t n_main = n_total, n_post = 0;
+    if (btk) {
+        if (n_total > clip->nentries)
+            return ga_fail(err, GA_ERR_ENCODE, fmt, "entries", -1,
+                           "a track targets entry %u but only %u entries (materials) are defined",
+                           n_total - 1, clip->nentries);
+        n_total = clip->nentries;
+        n_main = 0;
+        while (n_main < n_total && !clip->entries[n_main].post) n_main++;
+        for (uint32_t i = n_main; i < n_total; i++)
+            if (!clip->entries[i].post)
+                return ga_fail(err, GA_ERR_ENCODE, fmt, "entries", -1,
+                               "entry %u is a main entry after post-texgen entries; post entries go last", i);
+        n_post = n_total - n_main;
+        for (uint32_t i = 0; i < n_total; i++)
+            if (clip->entries[i].texmtx_id < 0 || clip->entries[i].texmtx_id > 255)
+                return ga_fail(err, GA_ERR_ENCODE, fmt, "texture matrix id", -1,
+                               "entry %u: texture matrix id %d is not 0..255", i, clip->entries[i].texmtx_id);
+        if (n_main > 0xFFFF / 3 || n_post > 0xFFFF / 3)
+            return ga_fail(err, GA_ERR_ENCODE, fmt, "entries", -1, "too many texture-matrix animations");
+    } else if (raw && raw->main.nentries > n_total) {
+        n_total = n_main = raw->main.nentries; /* keep the joint count when trailing joints lost their tracks */
+    }
+    if (!btk && n_total > 0xFFFF)
+        return ga_fail(err, GA_ERR_ENCODE, fmt, "joint count", -1, "%u joints exceed 65535", n_total);
+
+    int32_t *slot = malloc(((size_t)n_total * 9 + 1) * sizeof *slot);
+    if (!slot) return ga_nomem(err, fmt);
+    for (size_t i = 0; i < (size_t)n_total * 9; i++) slot[i] = -1;
+    for (uint32_t i = 0; i < clip->ntracks; i++) {
+        const ga_track *t = &clip->tracks[i];
+        size_t s = (size_t)t->target * 9 + (size_t)t->channel * 3 + t->axis;
+        if (slot[s] >= 0) {
+            char name[96];
+            track_name(name, sizeof name, btk, t);
+            int32_t first = slot[s];
+            free(slot);
+            return ga_fail(err, GA_ERR_ENCODE, fmt, name, -1, "two tracks (%d and %u) animate the same channel",
+                           first, i);
+        }
+        slot[s] = (int32_t)i;
+    }
+
+    /* Unchanged tracks and entries: patch the header fields in place. */
+    int frac_same = !raw || clip->rotation_frac == raw->frac;
+    if (raw && frac_same && clip->ntracks == ctx->orig->ntracks && (!btk || entries_equal(clip, ctx->orig))) {
+        int same = 1;
+        for (uint32_t i = 0; i < clip->ntracks && same; i++)
+            if (ctx->orig_track[i] != (int32_t)i) same = 0;
+        if (same) {
+            free(slot);
+            return encode_patch(ctx, btk, out, err);
+        }
+    }
+
+    /* Rotation shift */
+    int frac;
+    int frac_changed = 0;
+    if (clip->rotation_frac >= 0) {
+        frac = clip->rotation_frac;
+        if (frac > 15) {
+            free(slot);
+            return ga_fail(err, GA_ERR_ENCODE, fmt, "rotation shift", -1, "rotation shift %d is over 15", frac);
+        }
+    } else {
+        frac = choose_frac(clip, raw ? raw->frac : 0);
+        if (frac < 0) {
+            free(slot);
+            return ga_fail(err, GA_ERR_ENCODE, fmt, "rotation", -1,
+                           "a rotation value or slope is too large (or not finite) for any rotation shift");
+        }
+    }
+    if (raw && frac != raw->frac) {
+        frac_changed = 1;
+        ga_report_note(ctx->report, "rotation shift changed from %u to %d; all rotation tracks were re-quantised",
+                       raw->frac, frac);
+    }
+
+    uint8_t loop = 0;
+    int16_t dur = 0;
+    rc = loop_byte(ctx, &loop, err, fmt);
+    if (!rc) rc = duration_field(clip, &dur, ctx->report, err, fmt);
+    if (rc) {
+        free(slot);
+        return rc;
+    }
+
+    built_section bm, bp;
+    memset(&bp, 0, sizeof bp);
+    rc = build_section(ctx, btk, raw ? &raw->main : NULL, 0, n_main, slot, frac, frac_changed, &bm, err);
+    if (!rc && n_post)
+        rc = build_section(ctx, btk, raw && raw->has_post ? &raw->post : NULL, n_main, n_post, slot, frac,
+                           frac_changed, &bp, err);
+    free(slot);
+    if (rc) {
+        built_free(&bm);
+        built_free(&bp);
+        return rc;
+    }
+
+    /* ---- layout ---- */
+    ga_buf *b = out;
+    ga_buf_put(b, "J3D1", 4);
+    ga_buf_put(b, btk ? "btk1" : "bck1", 4);
+    ga_buf_u32be(b, 0); /* file size, patched */
+    ga_buf_u32be(b, raw ? raw->block_count : 1);
+    if (raw) {
+        ga_buf_put(b, raw->svr, 16);
+    } else if (btk) {
+        ga_buf_put(b, "SVR1", 4);
+        ga_buf_fill(b, 0xFF, 12);
+    } else {
+        ga_buf_fill(b, 0xFF, 16);
+    }
+    size_t c0 = b->len; /* 0x20 */
+    ga_buf_put(b, btk ? "TTK1" : "ANK1", 4);
+    ga_buf_u32be(b, 0); /* chunk size, patched */
+    ga_buf_u8(b, loop);
+    ga_buf_u8(b, (uint8_t)frac);
+    ga_buf_u16be(b, (uint16_t)dur);
+    uint16_t count_field;
+    if (btk) count_field = (raw && raw->main.nentries == n_main) ? raw->count_field : (uint16_t)(n_main * 3);
+    else count_field = (uint16_t)n_main;
+    ga_buf_u16be(b, count_field);
+    ga_buf_u16be(b, (uint16_t)bm.tab[0].n);
+    ga_buf_u16be(b, (uint16_t)bm.tab[1].n);
+    ga_buf_u16be(b, (uint16_t)bm.tab[2].n);
+    size_t hdr_offsets = b->len; /* 0x14 */
+    if (!btk) {
+        ga_buf_fill(b, 0, 16);
+        if (raw) ga_buf_put(b, raw->pad24, 0x1C);
+        else ga_buf_put(b, j3d_padding_text, 0x1C);
+        uint32_t align = raw ? raw->align : 32;
+        size_t o_table = b->len - c0;
+        put_desc_table(b, &bm);
+        put_padding(b, align);
+        size_t o_scale = b->len - c0;
+        put_value_table(b, &bm.tab[0], 0);
+        put_padding(b, align);
+        size_t o_rot = b->len - c0;
+        put_value_table(b, &bm.tab[1], 1);
+        put_padding(b, align);
+        size_t o_trans = b->len - c0;
+        put_value_table(b, &bm.tab[2], 0);
+        put_padding(b, 32);
+        ga_buf_set_u32be(b, hdr_offsets, (uint32_t)o_table);
+        ga_buf_set_u32be(b, hdr_offsets + 4, (uint32_t)o_scale);
+        ga_buf_set_u32be(b, hdr_offsets + 8, (uint32_t)o_rot);
+        ga_buf_set_u32be(b, hdr_offsets + 12, (uint32_t)o_trans);
+    } else {
+        ga_buf_fill(b, 0, 0x60 - 0x14);
+        ga_buf_set_u32be(b, c0 + 0x5C, calc_type_field(ctx));
+        const built_section *secs[2] = {&bm, &bp};
+        const j3d_section *rsecs[2] = {raw ? &raw->main : NULL, raw && raw->has_post ? &raw->post : NULL};
+        uint32_t firsts[2] = {0, n_main};
+        for (int si = 0; si < 2; si++) {
+            const built_section *s = secs[si];
+            if (si == 1 && n_post == 0) break;
+            const j3d_section *rs = rsecs[si];
+            uint32_t nn = s->n;
+            size_t o[8];
+            o[0] = b->len - c0;
+            put_desc_table(b, s);
+            put_padding(b, 4);
+            o[1] = b->len - c0;
+            int same_count = rs && rs->nentries == nn;
+            for (uint32_t i = 0; i < nn; i++) ga_buf_u16be(b, same_count ? rs->remap[i] : (uint16_t)i);
+            put_padding(b, 4);
+            o[2] = b->len - c0;
+            int with_names = !(si == 1 && rs && !rs->has_ntab && names_equal(rs, clip, firsts[si], nn));
+            if (si == 1 && rs && !rs->has_ntab) {
+                /* post set without names in the file: write one only if names were given */
+                with_names = 0;
+                for (uint32_t i = 0; i < nn; i++)
+                    if (clip->entries[firsts[si] + i].name && clip->entries[firsts[si] + i].name[0]) with_names = 1;
+            }
+            if (with_names) {
+                put_name_table(b, rs, clip, firsts[si], nn);
+                put_padding(b, 4);
+            } else {
+                o[2] = 0;
+            }
+            o[3] = b->len - c0;
+            for (uint32_t i = 0; i < nn; i++) ga_buf_u8(b, (uint8_t)clip->entries[firsts[si] + i].texmtx_id);
+            put_padding(b, 4);
+            o[4] = b->len - c0;
+            for (uint32_t i = 0; i < nn; i++)
+                for (int a = 0; a < 3; a++) ga_buf_f32be(b, clip->entries[firsts[si] + i].center[a]);
+            put_padding(b, 4);
+            o[5] = b->len - c0;
+            put_value_table(b, &s->tab[0], 0);
+            put_padding(b, 4);
+            o[6] = b->len - c0;
+            put_value_table(b, &s->tab[1], 1);
+            put_padding(b, 4);
+            o[7] = b->len - c0;
+            put_value_table(b, &s->tab[2], 0);
+            put_padding(b, 4);
+            size_t hb = si == 0 ? c0 + 0x14 : c0 + 0x3C;
+            for (int i = 0; i < 8; i++) ga_buf_set_u32be(b, hb + 4 * (size_t)i, (uint32_t)o[i]);
+            if (si == 1) {
+                ga_buf_set_u16be(b, c0 + 0x34, (uint16_t)(nn * 3));
+                ga_buf_set_u16be(b, c0 + 0x36, (uint16_t)s->tab[0].n);
+                ga_buf_set_u16be(b, c0 + 0x38, (uint16_t)s->tab[1].n);
+                ga_buf_set_u16be(b, c0 + 0x3A, (uint16_t)s->tab[2].n);
+            }
+        }
+        if (n_post == 0 && raw && !raw->has_post && !b->failed) {
+            /* no post set: keep whatever the file had in 0x34..0x5B */
+            memcpy(b->data + c0 + 0x34, raw->file + 0x20 + 0x34, 0x28);
+        }
+        put_padding(b, 32);
+    }
+    size_t chunk_len = b->len - c0;
+    long long csize = (long long)chunk_len + (raw ? raw->chunk_size_delta : 0);
+    if (csize < 0 || csize > 0xFFFFFFFFLL) csize = (long long)chunk_len;
+    ga_buf_set_u32be(b, c0 + 4, (uint32_t)csize);
+    if (raw && raw->extra_len) ga_buf_put(b, raw->extra, raw->extra_len);
+    if (!btk) {
+        if (raw && raw->sound) {
+            ga_buf_set_u32be(b, 0x1C, (uint32_t)b->len);
+            ga_buf_put(b, raw->sound, raw->sound_len);
+        } else if (!raw) {
+            ga_buf_set_u32be(b, 0x1C, NO_SOUND);
+        }
+    }
+    ga_buf_set_u32be(b, 8, (uint32_t)b->len);
+    if (raw && raw->size > raw->size_field) ga_buf_put(b, raw->file + raw->size_field, raw->size - raw->size_field);
+    built_free(&bm);
+    built_free(&bp);
+    if (b->failed) return ga_nomem(err, fmt);
+    return GA_OK;
+}

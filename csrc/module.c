@@ -1,0 +1,2277 @@
+/* The Python binding: the `gameanim` module, its Animation and Track types
+ * and the exceptions.  The only file that includes Python.h; built with
+ * Py_LIMITED_API 3.11 so one abi3 binary loads in every Blender from 3.4
+ * (Debian, Python 3.11) to 5.x. */
+#define PY_SSIZE_T_CLEAN
+#include <Python.h>
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gameanim.h"
+
+#define GAMEANIM_VERSION "0.1.0"
+
+/* Py_SETREF is not part of the limited API. */
+#define GA_SETREF(dst, src)         \
+    do {                            \
+        PyObject *_old = (PyObject *)(dst); \
+        (dst) = (src);              \
+        Py_XDECREF(_old);           \
+    } while (0)
+
+/* ------------------------------------------------------------------ */
+/* Module-level objects                                                */
+
+static PyObject *FormatError;
+static PyObject *EncodeError;
+static PyObject *PrecisionWarning;
+static PyObject *ArrayType;     /* array.array */
+static PyTypeObject *TrackType;
+static PyTypeObject *AnimationType;
+
+static const char *const channel_names[4] = {"scale", "rotation", "translation", "rotation_quaternion"};
+static const char *const loop_names[5] = {"once", "once_reset", "loop", "mirror_once", "mirror_loop"};
+
+/* Raises the Python exception for a ga_error. */
+static PyObject *raise_error(const ga_error *e)
+{
+    PyObject *type;
+    switch (e->code) {
+    case GA_ERR_NOMEM:
+        return PyErr_NoMemory();
+    case GA_ERR_ENCODE:
+        type = EncodeError;
+        break;
+    case GA_ERR_ARG:
+        type = PyExc_ValueError;
+        break;
+    default:
+        type = FormatError;
+        break;
+    }
+    PyObject *exc = PyObject_CallFunction(type, "s", e->message);
+    if (!exc) return NULL;
+    PyObject *fmt = PyUnicode_FromString(e->format);
+    PyObject *field = PyUnicode_FromString(e->field);
+    PyObject *off = e->offset >= 0 ? PyLong_FromLongLong(e->offset) : Py_NewRef(Py_None);
+    if (fmt && field && off) {
+        PyObject_SetAttrString(exc, "format", fmt);
+        PyObject_SetAttrString(exc, "field", field);
+        PyObject_SetAttrString(exc, "offset", off);
+    }
+    Py_XDECREF(fmt);
+    Py_XDECREF(field);
+    Py_XDECREF(off);
+    PyErr_SetObject(type, exc);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+/* ------------------------------------------------------------------ */
+/* array helpers                                                       */
+
+static PyObject *new_array(const char *code, const void *data, Py_ssize_t nbytes)
+{
+    return PyObject_CallFunction(ArrayType, "sy#", code, (const char *)data, nbytes);
+}
+
+static int is_array_of(PyObject *obj, const char *code)
+{
+    if (!PyObject_TypeCheck(obj, (PyTypeObject *)ArrayType)) return 0;
+    PyObject *tc = PyObject_GetAttrString(obj, "typecode");
+    if (!tc) {
+        PyErr_Clear();
+        return 0;
+    }
+    int ok = PyUnicode_CompareWithASCIIString(tc, code) == 0;
+    Py_DECREF(tc);
+    return ok;
+}
+
+/* Any iterable of numbers (or an array.array('f') as is) -> array of code. */
+static PyObject *as_array(PyObject *obj, const char *code, const char *what)
+{
+    if (is_array_of(obj, code)) return Py_NewRef(obj);
+    if (PyUnicode_Check(obj) || PyBytes_Check(obj) || PyByteArray_Check(obj)) {
+        if (strcmp(code, "B") != 0 || PyUnicode_Check(obj)) {
+            PyErr_Format(PyExc_TypeError, "%s must be a sequence of numbers, not %s", what,
+                         PyUnicode_Check(obj) ? "str" : "bytes");
+            return NULL;
+        }
+    }
+    PyObject *arr = PyObject_CallFunction(ArrayType, "sO", code, obj);
+    if (!arr) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_Format(PyExc_TypeError, "%s must be a sequence of numbers (%S)", what, value ? value : Py_None);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+    }
+    return arr;
+}
+
+/* Reads a C-contiguous buffer of the given item format. */
+static int get_buffer(PyObject *obj, Py_buffer *view, const char *code, Py_ssize_t itemsize, const char *what)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return -1;
+    const char *f = view->format ? view->format : "B";
+    if (*f == '@' || *f == '=' || *f == '<') f++;
+    if (view->itemsize != itemsize || strcmp(f, code) != 0) {
+        PyBuffer_Release(view);
+        PyErr_Format(PyExc_TypeError, "%s: expected a buffer of '%s' items", what, code);
+        return -1;
+    }
+    return 0;
+}
+
+/* ------------------------------------------------------------------ */
+/* Track                                                               */
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *target;
+    int channel;
+    int axis;
+    PyObject *arrays[4]; /* times, values, in_slopes, out_slopes: array('f') */
+    PyObject *interp;    /* array('B') */
+} TrackObject;
+
+static const char *const array_names[4] = {"times", "values", "in_slopes", "out_slopes"};
+
+static int parse_channel(PyObject *obj, int *out)
+{
+    if (!PyUnicode_Check(obj)) {
+        PyErr_SetString(PyExc_TypeError, "channel must be a str");
+        return -1;
+    }
+    for (int i = 0; i < 4; i++)
+        if (PyUnicode_CompareWithASCIIString(obj, channel_names[i]) == 0) {
+            *out = i;
+            return 0;
+        }
+    PyErr_Format(PyExc_ValueError,
+                 "channel must be 'scale', 'rotation', 'translation' or 'rotation_quaternion', not %R", obj);
+    return -1;
+}
+
+static int check_axis(int channel, long axis)
+{
+    long max = channel == GA_CH_ROTATION_QUATERNION ? 3 : 2;
+    if (axis < 0 || axis > max) {
+        PyErr_Format(PyExc_ValueError, "axis must be 0..%ld for channel '%s', not %ld", max,
+                     channel_names[channel], axis);
+        return -1;
+    }
+    return 0;
+}
+
+static int check_target(PyObject *t)
+{
+    if (PyUnicode_Check(t)) return 0;
+    if (PyLong_Check(t)) {
+        long long v = PyLong_AsLongLong(t);
+        if (v == -1 && PyErr_Occurred()) return -1;
+        if (v < 0 || v > 0x7FFFFFFF) {
+            PyErr_SetString(PyExc_ValueError, "target index must be 0..2147483647");
+            return -1;
+        }
+        return 0;
+    }
+    PyErr_SetString(PyExc_TypeError, "target must be an int (index / id) or a str (name)");
+    return -1;
+}
+
+static TrackObject *track_alloc(void)
+{
+    allocfunc alloc = (allocfunc)PyType_GetSlot(TrackType, Py_tp_alloc);
+    TrackObject *t = (TrackObject *)alloc(TrackType, 0);
+    return t;
+}
+
+static void Track_dealloc(PyObject *self)
+{
+    TrackObject *t = (TrackObject *)self;
+    Py_XDECREF(t->target);
+    for (int i = 0; i < 4; i++) Py_XDECREF(t->arrays[i]);
+    Py_XDECREF(t->interp);
+    PyTypeObject *tp = Py_TYPE(self);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+
+/* Builds a Track object from a C track (copies the keys). */
+static PyObject *track_from_c(const ga_track *c)
+{
+    TrackObject *t = track_alloc();
+    if (!t) return NULL;
+    t->channel = c->channel;
+    t->axis = c->axis;
+    if (c->target_name) {
+        t->target = PyUnicode_DecodeUTF8(c->target_name, (Py_ssize_t)strlen(c->target_name), "surrogateescape");
+    } else {
+        t->target = PyLong_FromLong(c->target);
+    }
+    Py_ssize_t n = c->nkeys;
+    const float *src[4] = {c->time, c->value, c->in_slope, c->out_slope};
+    for (int i = 0; i < 4 && t->target; i++) {
+        t->arrays[i] = new_array("f", src[i], n * 4);
+        if (!t->arrays[i]) goto fail;
+    }
+    if (!t->target) goto fail;
+    t->interp = new_array("B", c->interp, n);
+    if (!t->interp) goto fail;
+    return (PyObject *)t;
+fail:
+    Py_DECREF(t);
+    return NULL;
+}
+
+static PyObject *Track_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"target", "channel", "axis", "times", "values", "in_slopes", "out_slopes",
+                             "interpolation", NULL};
+    PyObject *target, *channel, *times = NULL, *values = NULL, *ins = NULL, *outs = NULL, *interp = NULL;
+    int axis;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOi|OOOOO:Track", kwlist, &target, &channel, &axis, &times,
+                                     &values, &ins, &outs, &interp))
+        return NULL;
+    int ch;
+    if (check_target(target) < 0 || parse_channel(channel, &ch) < 0 || check_axis(ch, axis) < 0) return NULL;
+    allocfunc alloc = (allocfunc)PyType_GetSlot(type, Py_tp_alloc);
+    TrackObject *t = (TrackObject *)alloc(type, 0);
+    if (!t) return NULL;
+    t->target = Py_NewRef(target);
+    t->channel = ch;
+    t->axis = axis;
+    PyObject *given[4] = {times, values, ins, outs};
+    Py_ssize_t n = -1;
+    for (int i = 0; i < 2; i++) {
+        PyObject *src = given[i] ? given[i] : PyTuple_New(0);
+        if (!src) goto fail;
+        t->arrays[i] = as_array(src, "f", array_names[i]);
+        if (!given[i]) Py_DECREF(src);
+        if (!t->arrays[i]) goto fail;
+    }
+    n = PyObject_Length(t->arrays[0]);
+    if (PyObject_Length(t->arrays[1]) != n) {
+        PyErr_Format(PyExc_ValueError, "times has %zd keys but values has %zd", n, PyObject_Length(t->arrays[1]));
+        goto fail;
+    }
+    for (int i = 2; i < 4; i++) {
+        if (given[i] && given[i] != Py_None) {
+            t->arrays[i] = as_array(given[i], "f", array_names[i]);
+        } else {
+            float *zeros = calloc((size_t)n + 1, sizeof(float));
+            if (!zeros) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            t->arrays[i] = new_array("f", zeros, n * 4);
+            free(zeros);
+        }
+        if (!t->arrays[i]) goto fail;
+        if (PyObject_Length(t->arrays[i]) != n) {
+            PyErr_Format(PyExc_ValueError, "%s has %zd keys but times has %zd", array_names[i],
+                         PyObject_Length(t->arrays[i]), n);
+            goto fail;
+        }
+    }
+    if (interp && interp != Py_None) {
+        if (PyLong_Check(interp)) {
+            long code = PyLong_AsLong(interp);
+            if (code < 0 || code > 2) {
+                PyErr_SetString(PyExc_ValueError, "interpolation must be CONSTANT (0), LINEAR (1) or BEZIER (2)");
+                goto fail;
+            }
+            uint8_t *codes = malloc((size_t)n + 1);
+            if (!codes) {
+                PyErr_NoMemory();
+                goto fail;
+            }
+            memset(codes, (int)code, (size_t)n);
+            t->interp = new_array("B", codes, n);
+            free(codes);
+        } else {
+            t->interp = as_array(interp, "B", "interpolation");
+        }
+    } else {
+        /* Slopes given: a smooth curve.  Otherwise straight lines. */
+        uint8_t code = (ins && ins != Py_None) || (outs && outs != Py_None) ? GA_INTERP_BEZIER : GA_INTERP_LINEAR;
+        uint8_t *codes = malloc((size_t)n + 1);
+        if (!codes) {
+            PyErr_NoMemory();
+            goto fail;
+        }
+        memset(codes, code, (size_t)n);
+        t->interp = new_array("B", codes, n);
+        free(codes);
+    }
+    if (!t->interp) goto fail;
+    if (PyObject_Length(t->interp) != n) {
+        PyErr_Format(PyExc_ValueError, "interpolation has %zd keys but times has %zd", PyObject_Length(t->interp), n);
+        goto fail;
+    }
+    return (PyObject *)t;
+fail:
+    Py_DECREF(t);
+    return NULL;
+}
+
+/* Copies a Track object's keys into a C track (validating them). */
+static int track_to_c(PyObject *obj, Py_ssize_t index, ga_track *c)
+{
+    memset(c, 0, sizeof *c);
+    if (!PyObject_TypeCheck(obj, TrackType)) {
+        PyErr_Format(PyExc_TypeError, "tracks[%zd] is not a gameanim.Track", index);
+        return -1;
+    }
+    TrackObject *t = (TrackObject *)obj;
+    c->channel = (uint8_t)t->channel;
+    c->axis = (uint8_t)t->axis;
+    if (PyUnicode_Check(t->target)) {
+        PyObject *b = PyUnicode_AsEncodedString(t->target, "utf-8", "surrogateescape");
+        if (!b) return -1;
+        char *s;
+        Py_ssize_t len;
+        PyBytes_AsStringAndSize(b, &s, &len);
+        if ((size_t)len > GA_MAX_STRING || memchr(s, 0, (size_t)len)) {
+            Py_DECREF(b);
+            PyErr_Format(PyExc_ValueError, "tracks[%zd]: target name is too long or contains NUL", index);
+            return -1;
+        }
+        c->target_name = ga_strdup(s);
+        Py_DECREF(b);
+        if (!c->target_name) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        c->target = -1;
+    } else {
+        c->target = (int32_t)PyLong_AsLong(t->target);
+    }
+    Py_buffer views[5];
+    int got = 0;
+    Py_ssize_t n = -1;
+    int rc = -1;
+    for (int i = 0; i < 4; i++) {
+        if (get_buffer(t->arrays[i], &views[i], "f", 4, array_names[i]) < 0) goto done;
+        got++;
+        Py_ssize_t len = views[i].len / 4;
+        if (n < 0) n = len;
+        else if (len != n) {
+            PyErr_Format(PyExc_ValueError, "tracks[%zd]: %s has %zd keys but times has %zd", index, array_names[i],
+                         len, n);
+            goto done;
+        }
+    }
+    if (get_buffer(t->interp, &views[4], "B", 1, "interpolation") < 0) goto done;
+    got++;
+    if (views[4].len != n) {
+        PyErr_Format(PyExc_ValueError, "tracks[%zd]: interpolation has %zd keys but times has %zd", index,
+                     views[4].len, n);
+        goto done;
+    }
+    if ((size_t)n > GA_MAX_KEYS_TOTAL) {
+        PyErr_Format(PyExc_ValueError, "tracks[%zd]: %zd keys exceed the limit", index, n);
+        goto done;
+    }
+    ga_error err;
+    if (ga_track_alloc(c, (uint32_t)n, &err)) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    float *dst[4] = {c->time, c->value, c->in_slope, c->out_slope};
+    for (int i = 0; i < 4; i++) memcpy(dst[i], views[i].buf, (size_t)n * 4);
+    memcpy(c->interp, views[4].buf, (size_t)n);
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (c->interp[k] > GA_INTERP_BEZIER) {
+            PyErr_Format(PyExc_ValueError, "tracks[%zd]: interpolation code %u at key %zd is not 0, 1 or 2", index,
+                         c->interp[k], k);
+            goto done;
+        }
+    rc = 0;
+done:
+    for (int i = 0; i < got; i++) PyBuffer_Release(&views[i]);
+    if (rc) ga_track_free(c);
+    return rc;
+}
+
+static PyObject *Track_get_target(PyObject *self, void *c)
+{
+    (void)c;
+    return Py_NewRef(((TrackObject *)self)->target);
+}
+
+static int Track_set_target(PyObject *self, PyObject *v, void *c)
+{
+    (void)c;
+    if (!v) {
+        PyErr_SetString(PyExc_AttributeError, "cannot delete target");
+        return -1;
+    }
+    if (check_target(v) < 0) return -1;
+    GA_SETREF(((TrackObject *)self)->target, Py_NewRef(v));
+    return 0;
+}
+
+static PyObject *Track_get_channel(PyObject *self, void *c)
+{
+    (void)c;
+    return PyUnicode_FromString(channel_names[((TrackObject *)self)->channel]);
+}
+
+static int Track_set_channel(PyObject *self, PyObject *v, void *c)
+{
+    (void)c;
+    TrackObject *t = (TrackObject *)self;
+    int ch;
+    if (!v) {
+        PyErr_SetString(PyExc_AttributeError, "cannot delete channel");
+        return -1;
+    }
+    if (parse_channel(v, &ch) < 0 || check_axis(ch, t->axis) < 0) return -1;
+    t->channel = ch;
+    return 0;
+}
+
+static PyObject *Track_get_axis(PyObject *self, void *c)
+{
+    (void)c;
+    return PyLong_FromLong(((TrackObject *)self)->axis);
+}
+
+static int Track_set_axis(PyObject *self, PyObject *v, void *c)
+{
+    (void)c;
+    TrackObject *t = (TrackObject *)self;
+    if (!v) {
+        PyErr_SetString(PyExc_AttributeError, "cannot delete axis");
+        return -1;
+    }
+    long a = PyLong_AsLong(v);
+    if (a == -1 && PyErr_Occurred()) return -1;
+    if (check_axis(t->channel, a) < 0) return -1;
+    t->axis = (int)a;
+    return 0;
+}
+
+static PyObject *Track_get_array(PyObject *self, void *c)
+{
+    intptr_t i = (intptr_t)c;
+    TrackObject *t = (TrackObject *)self;
+    return Py_NewRef(i == 4 ? t->interp : t->arrays[i]);
+}
+
+static int Track_set_array(PyObject *self, PyObject *v, void *c)
+{
+    intptr_t i = (intptr_t)c;
+    TrackObject *t = (TrackObject *)self;
+    if (!v) {
+        PyErr_SetString(PyExc_AttributeError, "cannot delete key arrays");
+        return -1;
+    }
+    PyObject *arr = as_array(v, i == 4 ? "B" : "f", i == 4 ? "interpolation" : array_names[i]);
+    if (!arr) return -1;
+    if (i == 4) GA_SETREF(t->interp, arr);
+    else GA_SETREF(t->arrays[i], arr);
+    return 0;
+}
+
+static Py_ssize_t Track_len(PyObject *self)
+{
+    return PyObject_Length(((TrackObject *)self)->arrays[0]);
+}
+
+static PyObject *Track_repr(PyObject *self)
+{
+    TrackObject *t = (TrackObject *)self;
+    return PyUnicode_FromFormat("<gameanim.Track target=%R %s[%d] %zd keys>", t->target, channel_names[t->channel],
+                                t->axis, PyObject_Length(t->arrays[0]));
+}
+
+static PyObject *Track_bezier(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"value_scale", "value_offset", "time_scale", "time_offset", NULL};
+    double vs = 1.0, vo = 0.0, ts = 1.0, to = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|dddd:bezier", kwlist, &vs, &vo, &ts, &to)) return NULL;
+    ga_track c;
+    if (track_to_c(self, 0, &c) < 0) return NULL;
+    size_t n = c.nkeys;
+    float *buf = malloc((6 * n + 1) * sizeof(float));
+    int32_t *ip = malloc((n + 1) * sizeof(int32_t));
+    if (!buf || !ip) {
+        free(buf);
+        free(ip);
+        ga_track_free(&c);
+        return PyErr_NoMemory();
+    }
+    ga_track_bezier(&c, vs, vo, ts, to, buf, buf + 2 * n, buf + 4 * n);
+    for (size_t k = 0; k < n; k++) ip[k] = c.interp[k];
+    PyObject *co = new_array("f", buf, (Py_ssize_t)(2 * n * 4));
+    PyObject *l = new_array("f", buf + 2 * n, (Py_ssize_t)(2 * n * 4));
+    PyObject *r = new_array("f", buf + 4 * n, (Py_ssize_t)(2 * n * 4));
+    PyObject *i = new_array("i", ip, (Py_ssize_t)(n * 4));
+    free(buf);
+    free(ip);
+    ga_track_free(&c);
+    if (!co || !l || !r || !i) {
+        Py_XDECREF(co);
+        Py_XDECREF(l);
+        Py_XDECREF(r);
+        Py_XDECREF(i);
+        return NULL;
+    }
+    return Py_BuildValue("(NNNN)", co, l, r, i);
+}
+
+/* Reads frames: a number or any iterable / buffer of numbers. */
+static int read_frames(PyObject *obj, double **out, Py_ssize_t *n)
+{
+    if (PyFloat_Check(obj) || PyLong_Check(obj)) {
+        *out = malloc(sizeof(double));
+        if (!*out) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        (*out)[0] = PyFloat_AsDouble(obj);
+        *n = 1;
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    PyObject *arr = is_array_of(obj, "d") ? Py_NewRef(obj) : as_array(obj, "d", "frames");
+    if (!arr) return -1;
+    Py_buffer view;
+    if (get_buffer(arr, &view, "d", 8, "frames") < 0) {
+        Py_DECREF(arr);
+        return -1;
+    }
+    *n = view.len / 8;
+    *out = malloc((size_t)(*n + 1) * sizeof(double));
+    if (!*out) {
+        PyBuffer_Release(&view);
+        Py_DECREF(arr);
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(*out, view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    Py_DECREF(arr);
+    return 0;
+}
+
+static PyObject *Track_evaluate(PyObject *self, PyObject *frames_obj)
+{
+    double *frames;
+    Py_ssize_t n;
+    if (read_frames(frames_obj, &frames, &n) < 0) return NULL;
+    ga_track c;
+    if (track_to_c(self, 0, &c) < 0) {
+        free(frames);
+        return NULL;
+    }
+    float *out = malloc((size_t)(n + 1) * sizeof(float));
+    if (!out) {
+        free(frames);
+        ga_track_free(&c);
+        return PyErr_NoMemory();
+    }
+    for (Py_ssize_t i = 0; i < n; i++) out[i] = (float)ga_track_eval(&c, frames[i]);
+    PyObject *res = new_array("f", out, n * 4);
+    free(out);
+    free(frames);
+    ga_track_free(&c);
+    return res;
+}
+
+static PyObject *Track_copy(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    ga_track c;
+    if (track_to_c(self, 0, &c) < 0) return NULL;
+    PyObject *res = track_from_c(&c);
+    if (res) GA_SETREF(((TrackObject *)res)->target, Py_NewRef(((TrackObject *)self)->target));
+    ga_track_free(&c);
+    return res;
+}
+
+static PyGetSetDef Track_getset[] = {
+    {"target", Track_get_target, Track_set_target,
+     "Joint, bone or texture-matrix entry index (int), bone ID (BK), or bone name (str, JBA).", NULL},
+    {"channel", Track_get_channel, Track_set_channel,
+     "'scale', 'rotation' (Euler XYZ, radians), 'translation' or 'rotation_quaternion'.", NULL},
+    {"axis", Track_get_axis, Track_set_axis, "0, 1, 2 (x, y, z); 0..3 (w, x, y, z) for quaternions.", NULL},
+    {"times", Track_get_array, Track_set_array, "Key frames, array('f').", (void *)0},
+    {"values", Track_get_array, Track_set_array, "Key values, array('f').", (void *)1},
+    {"in_slopes", Track_get_array, Track_set_array, "Slope arriving at each key, value units per frame.", (void *)2},
+    {"out_slopes", Track_get_array, Track_set_array, "Slope leaving each key, value units per frame.", (void *)3},
+    {"interpolation", Track_get_array, Track_set_array,
+     "Interpolation of the segment starting at each key: CONSTANT 0, LINEAR 1, BEZIER 2 (array('B')).",
+     (void *)4},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef Track_methods[] = {
+    {"bezier", (PyCFunction)(void (*)(void))Track_bezier, METH_VARARGS | METH_KEYWORDS,
+     "bezier(value_scale=1, value_offset=0, time_scale=1, time_offset=0) -> (co, handle_left, handle_right, "
+     "interpolation)\n\nFlat buffers for FCurve.keyframe_points.foreach_set: (x, y) pairs as array('f') and the "
+     "interpolation codes as array('i').  Handles sit one third of the way to the neighbouring key, which makes "
+     "each Bezier segment equal the Hermite segment exactly; use handle type FREE."},
+    {"evaluate", Track_evaluate, METH_O,
+     "evaluate(frames) -> array('f'): the curve at the frames (generic rules: hold outside the keys)."},
+    {"copy", Track_copy, METH_NOARGS, "A deep copy of the track."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot Track_slots[] = {
+    {Py_tp_new, Track_new},
+    {Py_tp_dealloc, Track_dealloc},
+    {Py_tp_repr, Track_repr},
+    {Py_tp_getset, Track_getset},
+    {Py_tp_methods, Track_methods},
+    {Py_sq_length, Track_len},
+    {Py_tp_doc,
+     "Track(target, channel, axis, times=(), values=(), in_slopes=None, out_slopes=None, interpolation=None)\n\n"
+     "One animated channel component: keys with times, values, incoming and outgoing slopes (per frame) and "
+     "the interpolation of each segment.  Without slopes or interpolation the keys are joined by straight "
+     "lines; with slopes, by cubic Hermite (Bezier) segments."},
+    {0, NULL},
+};
+
+static PyType_Spec Track_spec = {
+    "gameanim.Track",
+    sizeof(TrackObject),
+    0,
+    Py_TPFLAGS_DEFAULT,
+    Track_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* Animation                                                           */
+
+typedef struct {
+    PyObject_HEAD
+    const ga_format *fmt;
+    PyObject *tracks;      /* list of Track */
+    PyObject *entries;     /* list of dict (BTK) */
+    double frame_count;
+    double fps;            /* 0 = None */
+    int loop;              /* -1 = None */
+    PyObject *compression; /* str or None */
+    int rotation_frac;     /* -1 = auto */
+    int calc_type;
+    double start_frame;
+    int layout;
+    int keyless_rule;
+    PyObject *info;
+    PyObject *report;
+    /* what was loaded */
+    int has_orig;
+    void *raw;
+    ga_clip orig;
+    PyObject *orig_bytes;    /* the input as given (wrapped) */
+    PyObject *orig_payload;  /* decompressed */
+    const ga_wrapper *orig_wrapper;
+} AnimationObject;
+
+static void Animation_dealloc(PyObject *self)
+{
+    AnimationObject *a = (AnimationObject *)self;
+    Py_XDECREF(a->tracks);
+    Py_XDECREF(a->entries);
+    Py_XDECREF(a->compression);
+    Py_XDECREF(a->info);
+    Py_XDECREF(a->report);
+    Py_XDECREF(a->orig_bytes);
+    Py_XDECREF(a->orig_payload);
+    if (a->raw && a->fmt) a->fmt->free_raw(a->raw);
+    if (a->has_orig) ga_clip_free(&a->orig);
+    PyTypeObject *tp = Py_TYPE(self);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+
+static AnimationObject *animation_alloc(const ga_format *fmt)
+{
+    allocfunc alloc = (allocfunc)PyType_GetSlot(AnimationType, Py_tp_alloc);
+    AnimationObject *a = (AnimationObject *)alloc(AnimationType, 0);
+    if (!a) return NULL;
+    a->fmt = fmt;
+    a->loop = -1;
+    a->rotation_frac = -1;
+    a->layout = 32;
+    a->tracks = PyList_New(0);
+    a->entries = PyList_New(0);
+    a->compression = Py_NewRef(Py_None);
+    a->info = PyDict_New();
+    a->report = Py_NewRef(Py_None);
+    if (!a->tracks || !a->entries || !a->info) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    return a;
+}
+
+static PyObject *decode_name(const char *s)
+{
+    /* J3D names are Shift-JIS; keep undecodable bytes reversible. */
+    return PyUnicode_Decode(s, (Py_ssize_t)strlen(s), "cp932", "surrogateescape");
+}
+
+static PyObject *entry_to_dict(const ga_entry *e)
+{
+    PyObject *name = decode_name(e->name ? e->name : "");
+    if (!name) return NULL;
+    return Py_BuildValue("{s:N,s:i,s:(fff),s:O}", "material", name, "texmtx_id", e->texmtx_id, "center",
+                         (double)e->center[0], (double)e->center[1], (double)e->center[2], "post",
+                         e->post ? Py_True : Py_False);
+}
+
+static int dict_to_entry(PyObject *d, Py_ssize_t i, ga_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    if (!PyDict_Check(d)) {
+        PyErr_Format(PyExc_TypeError, "entries[%zd] must be a dict with 'material', 'texmtx_id', 'center'", i);
+        return -1;
+    }
+    PyObject *name = PyDict_GetItemString(d, "material");
+    PyObject *tex = PyDict_GetItemString(d, "texmtx_id");
+    PyObject *center = PyDict_GetItemString(d, "center");
+    PyObject *post = PyDict_GetItemString(d, "post");
+    if (!name || !PyUnicode_Check(name)) {
+        PyErr_Format(PyExc_ValueError, "entries[%zd]['material'] must be a str", i);
+        return -1;
+    }
+    PyObject *b = PyUnicode_AsEncodedString(name, "cp932", "surrogateescape");
+    if (!b) return -1;
+    char *s;
+    Py_ssize_t len;
+    PyBytes_AsStringAndSize(b, &s, &len);
+    if ((size_t)len > GA_MAX_STRING || memchr(s, 0, (size_t)len)) {
+        Py_DECREF(b);
+        PyErr_Format(PyExc_ValueError, "entries[%zd]: material name too long or contains NUL", i);
+        return -1;
+    }
+    e->name = ga_strdup(s);
+    Py_DECREF(b);
+    if (!e->name) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    e->texmtx_id = 0;
+    if (tex) {
+        long v = PyLong_AsLong(tex);
+        if (v == -1 && PyErr_Occurred()) return -1;
+        e->texmtx_id = (int32_t)v;
+    }
+    e->center[0] = e->center[1] = e->center[2] = 0.5f;
+    if (center) {
+        PyObject *seq = PySequence_Tuple(center);
+        if (!seq) return -1;
+        if (PyTuple_Size(seq) != 3) {
+            Py_DECREF(seq);
+            PyErr_Format(PyExc_ValueError, "entries[%zd]['center'] must have 3 numbers", i);
+            return -1;
+        }
+        for (int k = 0; k < 3; k++) {
+            double v = PyFloat_AsDouble(PyTuple_GetItem(seq, k));
+            if (v == -1.0 && PyErr_Occurred()) {
+                Py_DECREF(seq);
+                return -1;
+            }
+            e->center[k] = (float)v;
+        }
+        Py_DECREF(seq);
+    }
+    e->post = post ? PyObject_IsTrue(post) : 0;
+    if (e->post < 0) return -1;
+    return 0;
+}
+
+/* Python state -> C clip. */
+static int clip_from_python(AnimationObject *a, ga_clip *c)
+{
+    ga_clip_init(c, a->fmt->name);
+    c->frame_count = a->frame_count;
+    c->fps = a->fps;
+    c->loop = a->loop;
+    if (a->has_orig) {
+        c->loop_raw_valid = a->orig.loop_raw_valid;
+        c->loop_raw = a->orig.loop_raw;
+    }
+    c->rotation_frac = a->rotation_frac;
+    c->calc_type = a->calc_type;
+    c->start_frame = a->start_frame;
+    c->layout = a->layout;
+    c->keyless_rule = a->keyless_rule;
+    if (!PyList_Check(a->tracks)) {
+        PyErr_SetString(PyExc_TypeError, "Animation.tracks must be a list");
+        return -1;
+    }
+    Py_ssize_t n = PyList_Size(a->tracks);
+    ga_error err;
+    if (ga_clip_alloc_tracks(c, (uint32_t)n, &err)) {
+        raise_error(&err);
+        return -1;
+    }
+    size_t total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (track_to_c(PyList_GetItem(a->tracks, i), i, &c->tracks[i]) < 0) {
+            ga_clip_free(c);
+            return -1;
+        }
+        total += c->tracks[i].nkeys;
+        if (total > GA_MAX_KEYS_TOTAL) {
+            ga_clip_free(c);
+            PyErr_Format(PyExc_ValueError, "more than %u keys in one animation", GA_MAX_KEYS_TOTAL);
+            return -1;
+        }
+    }
+    if (!PyList_Check(a->entries)) {
+        ga_clip_free(c);
+        PyErr_SetString(PyExc_TypeError, "Animation.entries must be a list");
+        return -1;
+    }
+    Py_ssize_t ne = PyList_Size(a->entries);
+    if (ga_clip_alloc_entries(c, (uint32_t)ne, &err)) {
+        ga_clip_free(c);
+        raise_error(&err);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < ne; i++) {
+        if (dict_to_entry(PyList_GetItem(a->entries, i), i, &c->entries[i]) < 0) {
+            ga_clip_free(c);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+static PyObject *info_to_dict(const ga_info *info)
+{
+    PyObject *d = PyDict_New();
+    if (!d) return NULL;
+    for (size_t i = 0; i < info->n; i++) {
+        const ga_info_item *it = &info->items[i];
+        PyObject *v;
+        switch (it->type) {
+        case GA_INFO_INT: v = PyLong_FromLongLong(it->i); break;
+        case GA_INFO_FLOAT: v = PyFloat_FromDouble(it->f); break;
+        case GA_INFO_STR: v = PyUnicode_DecodeUTF8((const char *)it->bytes, (Py_ssize_t)it->len, "surrogateescape"); break;
+        default: v = PyBytes_FromStringAndSize((const char *)it->bytes, (Py_ssize_t)it->len); break;
+        }
+        if (!v || PyDict_SetItemString(d, it->key, v) < 0) {
+            Py_XDECREF(v);
+            Py_DECREF(d);
+            return NULL;
+        }
+        Py_DECREF(v);
+    }
+    return d;
+}
+
+/* Sets the Python-visible state from a decoded clip. */
+static int animation_fill(AnimationObject *a, const ga_clip *c)
+{
+    a->frame_count = c->frame_count;
+    a->fps = c->fps;
+    a->loop = c->loop;
+    a->rotation_frac = c->rotation_frac;
+    a->calc_type = c->calc_type;
+    a->start_frame = c->start_frame;
+    a->layout = c->layout;
+    a->keyless_rule = c->keyless_rule;
+    PyObject *tracks = PyList_New((Py_ssize_t)c->ntracks);
+    if (!tracks) return -1;
+    for (uint32_t i = 0; i < c->ntracks; i++) {
+        PyObject *t = track_from_c(&c->tracks[i]);
+        if (!t) {
+            Py_DECREF(tracks);
+            return -1;
+        }
+        PyList_SetItem(tracks, i, t);
+    }
+    GA_SETREF(a->tracks, tracks);
+    PyObject *entries = PyList_New((Py_ssize_t)c->nentries);
+    if (!entries) return -1;
+    for (uint32_t i = 0; i < c->nentries; i++) {
+        PyObject *d = entry_to_dict(&c->entries[i]);
+        if (!d) {
+            Py_DECREF(entries);
+            return -1;
+        }
+        PyList_SetItem(entries, i, d);
+    }
+    GA_SETREF(a->entries, entries);
+    return 0;
+}
+
+static PyObject *animation_from_data(PyObject *data_obj, const ga_decode_opts *opts)
+{
+    Py_buffer view;
+    if (PyObject_GetBuffer(data_obj, &view, PyBUF_SIMPLE) < 0) return NULL;
+    PyObject *bytes = PyBytes_FromStringAndSize(view.buf, view.len);
+    PyBuffer_Release(&view);
+    if (!bytes) return NULL;
+    char *data;
+    Py_ssize_t size;
+    PyBytes_AsStringAndSize(bytes, &data, &size);
+    ga_loaded l;
+    ga_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = ga_load((const uint8_t *)data, (size_t)size, opts, &l, &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        Py_DECREF(bytes);
+        return raise_error(&err);
+    }
+    AnimationObject *a = animation_alloc(l.format);
+    if (!a) {
+        ga_loaded_free(&l);
+        Py_DECREF(bytes);
+        return NULL;
+    }
+    a->raw = l.raw;
+    l.raw = NULL;
+    a->orig = l.clip;
+    memset(&l.clip, 0, sizeof l.clip);
+    a->has_orig = 1;
+    a->orig_wrapper = l.wrapper;
+    a->orig_bytes = bytes;
+    if (l.payload) {
+        a->orig_payload = PyBytes_FromStringAndSize((const char *)l.payload, (Py_ssize_t)l.payload_size);
+    } else {
+        a->orig_payload = Py_NewRef(bytes);
+    }
+    GA_SETREF(a->compression, l.wrapper ? PyUnicode_FromString(l.wrapper->name) : Py_NewRef(Py_None));
+    ga_loaded_free(&l);
+    if (!a->orig_payload || !a->compression || animation_fill(a, &a->orig) < 0) {
+        Py_DECREF(a);
+        return NULL;
+    }
+    if (a->fmt->info) {
+        ga_info info = {0};
+        if (a->fmt->info(a->raw, &info, &err)) {
+            ga_info_free(&info);
+            Py_DECREF(a);
+            return raise_error(&err);
+        }
+        PyObject *d = info_to_dict(&info);
+        ga_info_free(&info);
+        if (!d) {
+            Py_DECREF(a);
+            return NULL;
+        }
+        GA_SETREF(a->info, d);
+    }
+    return (PyObject *)a;
+}
+
+static int parse_loop(PyObject *v, int *out)
+{
+    if (v == Py_None) {
+        *out = -1;
+        return 0;
+    }
+    if (PyUnicode_Check(v)) {
+        for (int i = 0; i < 5; i++)
+            if (PyUnicode_CompareWithASCIIString(v, loop_names[i]) == 0) {
+                *out = i;
+                return 0;
+            }
+    }
+    PyErr_Format(PyExc_ValueError,
+                 "loop must be 'once', 'once_reset', 'loop', 'mirror_once', 'mirror_loop' or None, not %R", v);
+    return -1;
+}
+
+static int parse_compression(PyObject *v, PyObject **out)
+{
+    if (v == Py_None) {
+        *out = Py_NewRef(Py_None);
+        return 0;
+    }
+    if (PyUnicode_Check(v)) {
+        if (PyUnicode_CompareWithASCIIString(v, "none") == 0) {
+            *out = Py_NewRef(Py_None);
+            return 0;
+        }
+        Py_ssize_t len;
+        const char *s = PyUnicode_AsUTF8AndSize(v, &len);
+        if (!s) return -1;
+        if (ga_wrapper_by_name(s)) {
+            *out = Py_NewRef(v);
+            return 0;
+        }
+    }
+    PyObject *names = PyList_New(0);
+    for (size_t i = 0; names && ga_wrappers[i]; i++) {
+        PyObject *s = PyUnicode_FromString(ga_wrappers[i]->name);
+        if (s) PyList_Append(names, s);
+        Py_XDECREF(s);
+    }
+    PyErr_Format(PyExc_ValueError, "compression must be None or one of %R, not %R", names, v);
+    Py_XDECREF(names);
+    return -1;
+}
+
+static int parse_calc_type(PyObject *v, int *out)
+{
+    if (v == Py_None) {
+        *out = 0;
+        return 0;
+    }
+    if (PyUnicode_Check(v)) {
+        if (PyUnicode_CompareWithASCIIString(v, "basic") == 0) {
+            *out = 0;
+            return 0;
+        }
+        if (PyUnicode_CompareWithASCIIString(v, "maya") == 0) {
+            *out = 1;
+            return 0;
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "calc_type must be 'basic' or 'maya', not %R", v);
+    return -1;
+}
+
+static int parse_keyless_rule(PyObject *v, int *out)
+{
+    if (v == Py_None) {
+        *out = 0;
+        return 0;
+    }
+    if (PyUnicode_Check(v)) {
+        if (PyUnicode_CompareWithASCIIString(v, "base") == 0) {
+            *out = 0;
+            return 0;
+        }
+        if (PyUnicode_CompareWithASCIIString(v, "base_plus_span") == 0) {
+            *out = 1;
+            return 0;
+        }
+    }
+    PyErr_Format(PyExc_ValueError, "keyless_rule must be 'base' or 'base_plus_span', not %R", v);
+    return -1;
+}
+
+static PyObject *Animation_new(PyTypeObject *type, PyObject *args, PyObject *kw)
+{
+    (void)type;
+    static char *kwlist[] = {"format",       "tracks",     "frame_count", "fps",    "loop",
+                             "compression",  "entries",    "rotation_frac", "calc_type", "start_frame",
+                             "layout",       "keyless_rule", NULL};
+    const char *fmtname;
+    PyObject *tracks = NULL, *fps = Py_None, *loop = Py_None, *comp = Py_None, *entries = NULL;
+    PyObject *frac = Py_None, *calc = Py_None, *start = Py_None, *layout = Py_None, *keyless = Py_None;
+    double frame_count = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "s|O$dOOOOOOOOO:Animation", kwlist, &fmtname, &tracks,
+                                     &frame_count, &fps, &loop, &comp, &entries, &frac, &calc, &start, &layout,
+                                     &keyless))
+        return NULL;
+    const ga_format *fmt = ga_format_by_name(fmtname);
+    if (!fmt) {
+        PyErr_Format(PyExc_ValueError, "unknown format %R", PyTuple_GetItem(args, 0));
+        return NULL;
+    }
+    AnimationObject *a = animation_alloc(fmt);
+    if (!a) return NULL;
+    a->frame_count = frame_count;
+    if (fps != Py_None) {
+        a->fps = PyFloat_AsDouble(fps);
+        if (a->fps == -1.0 && PyErr_Occurred()) goto fail;
+    }
+    if (parse_loop(loop, &a->loop) < 0) goto fail;
+    PyObject *c;
+    if (parse_compression(comp, &c) < 0) goto fail;
+    GA_SETREF(a->compression, c);
+    if (tracks) {
+        PyObject *list = PySequence_List(tracks);
+        if (!list) goto fail;
+        for (Py_ssize_t i = 0; i < PyList_Size(list); i++)
+            if (!PyObject_TypeCheck(PyList_GetItem(list, i), TrackType)) {
+                Py_DECREF(list);
+                PyErr_Format(PyExc_TypeError, "tracks[%zd] is not a gameanim.Track", i);
+                goto fail;
+            }
+        GA_SETREF(a->tracks, list);
+    }
+    if (entries && entries != Py_None) {
+        PyObject *list = PySequence_List(entries);
+        if (!list) goto fail;
+        GA_SETREF(a->entries, list);
+    }
+    if (frac != Py_None) {
+        long f = PyLong_AsLong(frac);
+        if (f == -1 && PyErr_Occurred()) goto fail;
+        if (f < 0 || f > 15) {
+            PyErr_SetString(PyExc_ValueError, "rotation_frac must be 0..15 or None (automatic)");
+            goto fail;
+        }
+        a->rotation_frac = (int)f;
+    }
+    if (parse_calc_type(calc, &a->calc_type) < 0) goto fail;
+    if (start != Py_None) {
+        a->start_frame = PyFloat_AsDouble(start);
+        if (a->start_frame == -1.0 && PyErr_Occurred()) goto fail;
+    }
+    if (layout != Py_None) {
+        long l = PyLong_AsLong(layout);
+        if (l == -1 && PyErr_Occurred()) goto fail;
+        if (l != 32 && l != 64) {
+            PyErr_SetString(PyExc_ValueError, "layout must be 32 or 64");
+            goto fail;
+        }
+        a->layout = (int)l;
+    }
+    if (parse_keyless_rule(keyless, &a->keyless_rule) < 0) goto fail;
+    return (PyObject *)a;
+fail:
+    Py_DECREF(a);
+    return NULL;
+}
+
+/* ---- getters / setters ---- */
+
+static PyObject *Animation_get_format(PyObject *self, void *c)
+{
+    (void)c;
+    return PyUnicode_FromString(((AnimationObject *)self)->fmt->name);
+}
+
+static PyObject *Animation_get_frame_count(PyObject *self, void *c)
+{
+    (void)c;
+    return PyFloat_FromDouble(((AnimationObject *)self)->frame_count);
+}
+
+static int Animation_set_frame_count(PyObject *self, PyObject *v, void *c)
+{
+    (void)c;
+    if (!v) {
+        PyErr_SetString(PyExc_AttributeError, "cannot delete frame_count");
+        return -1;
+    }
+    double d = PyFloat_AsDouble(v);
+    if (d == -1.0 && PyErr_Occurred()) return -1;
+    ((AnimationObject *)self)->frame_count = d;
+    return 0;
+}
+
+static PyObject *Animation_get_fps(PyObject *self, void *c)
+{
+    (void)c;
+    double f = ((AnimationObject *)self)->fps;
+    if (f == 0.0) Py_RETURN_NONE;
+    return PyFloat_FromDouble(f);
+}
+
+static int Animation_set_fps(PyObject *self, PyObject *v, void *c)
+{
+    (void)c;
+    if (!v || v == Py_None) {
+        ((AnimationObject *)self)->fps = 0.0;
+        return 0;
+    }
+    double d = PyFloat_AsDouble(v);
+    if (d == -1.0 && PyErr_Occurred()) return -1;
+    if (!(d > 0.0) || !isfinite(d)) {
+        PyErr_SetString(PyExc_ValueError, "fps must be a positive number or None");
+        return -1;
+    }
+    ((AnimationObject *)self)->fps = d;
+    return 0;
+}
+
+static PyObject *Animation_get_loop(PyObject *self, void *c)
+{
+    (void)c;
+    int l = ((AnimationObject *)self)->loop;
+    if (l < 0 || l > 4) Py_RETURN_NONE;
+    return PyUnicode_FromString(loop_names[l]);
+}
+
+static int Animation_set_loop(PyObject *self, PyObject *v, void *c)
+{
+    (void)c;
+    return parse_loop(v ? v : Py_None, &((AnimationObject *)self)->loop);
+}
+
+static PyObject *Animation_get_obj(PyObject *self, void *c)
+{
+    AnimationObject *a = (AnimationObject *)self;
+    switch ((intptr_t)c) {
+    case 0: return Py_NewRef(a->tracks);
+    case 1: return Py_NewRef(a->entries);
+    case 2: return Py_NewRef(a->compression);
+    case 3: return PyDict_Copy(a->info);
+    case 4: return a->report == Py_None ? Py_NewRef(Py_None) : PyDict_Copy(a->report);
+    default: Py_RETURN_NONE;
+    }
+}
+
+static int Animation_set_obj(PyObject *self, PyObject *v, void *c)
+{
+    AnimationObject *a = (AnimationObject *)self;
+    if (!v) {
+        PyErr_SetString(PyExc_AttributeError, "cannot delete this attribute");
+        return -1;
+    }
+    switch ((intptr_t)c) {
+    case 0: {
+        PyObject *list = PySequence_List(v);
+        if (!list) return -1;
+        for (Py_ssize_t i = 0; i < PyList_Size(list); i++)
+            if (!PyObject_TypeCheck(PyList_GetItem(list, i), TrackType)) {
+                Py_DECREF(list);
+                PyErr_Format(PyExc_TypeError, "tracks[%zd] is not a gameanim.Track", i);
+                return -1;
+            }
+        GA_SETREF(a->tracks, list);
+        return 0;
+    }
+    case 1: {
+        PyObject *list = PySequence_List(v);
+        if (!list) return -1;
+        GA_SETREF(a->entries, list);
+        return 0;
+    }
+    case 2: {
+        PyObject *comp;
+        if (parse_compression(v, &comp) < 0) return -1;
+        GA_SETREF(a->compression, comp);
+        return 0;
+    }
+    default:
+        PyErr_SetString(PyExc_AttributeError, "read-only attribute");
+        return -1;
+    }
+}
+
+static PyObject *Animation_get_param(PyObject *self, void *c)
+{
+    AnimationObject *a = (AnimationObject *)self;
+    switch ((intptr_t)c) {
+    case 0:
+        if (a->rotation_frac < 0) Py_RETURN_NONE;
+        return PyLong_FromLong(a->rotation_frac);
+    case 1: return PyUnicode_FromString(a->calc_type ? "maya" : "basic");
+    case 2: return PyFloat_FromDouble(a->start_frame);
+    case 3: return PyLong_FromLong(a->layout);
+    case 4: return PyUnicode_FromString(a->keyless_rule ? "base_plus_span" : "base");
+    default: Py_RETURN_NONE;
+    }
+}
+
+static int Animation_set_param(PyObject *self, PyObject *v, void *c)
+{
+    AnimationObject *a = (AnimationObject *)self;
+    if (!v) v = Py_None;
+    switch ((intptr_t)c) {
+    case 0: {
+        if (v == Py_None) {
+            a->rotation_frac = -1;
+            return 0;
+        }
+        long f = PyLong_AsLong(v);
+        if (f == -1 && PyErr_Occurred()) return -1;
+        if (f < 0 || f > 15) {
+            PyErr_SetString(PyExc_ValueError, "rotation_frac must be 0..15 or None (automatic)");
+            return -1;
+        }
+        a->rotation_frac = (int)f;
+        return 0;
+    }
+    case 1: return parse_calc_type(v, &a->calc_type);
+    case 2: {
+        double d = PyFloat_AsDouble(v);
+        if (d == -1.0 && PyErr_Occurred()) return -1;
+        a->start_frame = d;
+        return 0;
+    }
+    case 3: {
+        long l = PyLong_AsLong(v);
+        if (l == -1 && PyErr_Occurred()) return -1;
+        if (l != 32 && l != 64) {
+            PyErr_SetString(PyExc_ValueError, "layout must be 32 or 64");
+            return -1;
+        }
+        a->layout = (int)l;
+        return 0;
+    }
+    case 4: return parse_keyless_rule(v, &a->keyless_rule);
+    default: return -1;
+    }
+}
+
+static PyObject *Animation_repr(PyObject *self)
+{
+    AnimationObject *a = (AnimationObject *)self;
+    PyObject *fc = PyFloat_FromDouble(a->frame_count);
+    if (!fc) return NULL;
+    PyObject *r = PyUnicode_FromFormat("<gameanim.Animation %s, %zd tracks, %S frames>", a->fmt->name,
+                                       PyList_Check(a->tracks) ? PyList_Size(a->tracks) : (Py_ssize_t)-1, fc);
+    Py_DECREF(fc);
+    return r;
+}
+
+/* ---- sample ---- */
+
+static PyObject *Animation_sample(PyObject *self, PyObject *frames_obj)
+{
+    AnimationObject *a = (AnimationObject *)self;
+    double *frames;
+    Py_ssize_t nf;
+    if (read_frames(frames_obj, &frames, &nf) < 0) return NULL;
+    ga_clip c;
+    if (clip_from_python(a, &c) < 0) {
+        free(frames);
+        return NULL;
+    }
+    size_t total;
+    if (ga_mul_size(c.ntracks, (size_t)nf, &total) || total > ((size_t)1 << 31)) {
+        free(frames);
+        ga_clip_free(&c);
+        PyErr_SetString(PyExc_ValueError, "too many values requested at once (tracks x frames)");
+        return NULL;
+    }
+    float *out = malloc((total + 1) * sizeof(float));
+    if (!out) {
+        free(frames);
+        ga_clip_free(&c);
+        return PyErr_NoMemory();
+    }
+    ga_error err;
+    int rc = GA_OK;
+    const ga_format *fmt = a->fmt;
+    Py_BEGIN_ALLOW_THREADS
+    for (uint32_t i = 0; i < c.ntracks && !rc; i++) {
+        float *dst = out + (size_t)i * (size_t)nf;
+        if (fmt->sample) {
+            rc = fmt->sample(&c, i, frames, (size_t)nf, dst, &err);
+        } else {
+            for (Py_ssize_t k = 0; k < nf; k++) dst[k] = (float)ga_track_eval(&c.tracks[i], frames[k]);
+        }
+    }
+    Py_END_ALLOW_THREADS
+    free(frames);
+    ga_clip_free(&c);
+    if (rc) {
+        free(out);
+        return raise_error(&err);
+    }
+    PyObject *res = new_array("f", out, (Py_ssize_t)(total * 4));
+    free(out);
+    return res;
+}
+
+/* ---- encode ---- */
+
+static int entries_same(const ga_clip *a, const ga_clip *b)
+{
+    if (a->nentries != b->nentries) return 0;
+    for (uint32_t i = 0; i < a->nentries; i++) {
+        const ga_entry *x = &a->entries[i], *y = &b->entries[i];
+        if (strcmp(x->name ? x->name : "", y->name ? y->name : "") != 0 || x->texmtx_id != y->texmtx_id ||
+            x->post != y->post || memcmp(x->center, y->center, sizeof x->center) != 0)
+            return 0;
+    }
+    return 1;
+}
+
+static int params_same(const ga_clip *c, const ga_clip *o)
+{
+    return memcmp(&c->frame_count, &o->frame_count, sizeof(double)) == 0 && c->fps == o->fps &&
+           c->loop == o->loop && c->rotation_frac == o->rotation_frac && c->calc_type == o->calc_type &&
+           c->start_frame == o->start_frame && c->layout == o->layout && c->keyless_rule == o->keyless_rule;
+}
+
+static PyObject *report_to_dict(const ga_report *r)
+{
+    PyObject *notes = PyList_New(0);
+    if (!notes) return NULL;
+    for (uint32_t i = 0; i < r->nnotes; i++) {
+        PyObject *s = PyUnicode_DecodeUTF8(r->notes[i], (Py_ssize_t)strlen(r->notes[i]), "replace");
+        if (!s || PyList_Append(notes, s) < 0) {
+            Py_XDECREF(s);
+            Py_DECREF(notes);
+            return NULL;
+        }
+        Py_DECREF(s);
+    }
+    if (r->nnotes_total > r->nnotes) {
+        PyObject *s = PyUnicode_FromFormat("... and %u more", (unsigned)(r->nnotes_total - r->nnotes));
+        if (s) PyList_Append(notes, s);
+        Py_XDECREF(s);
+    }
+    return Py_BuildValue("{s:d,s:s,s:I,s:N,s:I,s:I}", "max_error", r->max_error, "max_error_at",
+                         r->max_error_where, "rounded", (unsigned)r->nrounded, "notes", notes, "reused_tracks",
+                         (unsigned)r->reused_tracks, "encoded_tracks", (unsigned)r->encoded_tracks);
+}
+
+static PyObject *wrap_payload(const ga_wrapper *w, const uint8_t *data, size_t size)
+{
+    ga_buf b;
+    ga_buf_init(&b);
+    ga_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = w->wrap(data, size, &b, &err);
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        ga_buf_free(&b);
+        return raise_error(&err);
+    }
+    PyObject *res = PyBytes_FromStringAndSize((const char *)b.data, (Py_ssize_t)b.len);
+    ga_buf_free(&b);
+    return res;
+}
+
+static PyObject *Animation_to_bytes(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"compression", "tolerance", NULL};
+    AnimationObject *a = (AnimationObject *)self;
+    PyObject *comp_arg = NULL;
+    double tolerance = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$Od:to_bytes", kwlist, &comp_arg, &tolerance)) return NULL;
+    PyObject *comp;
+    if (parse_compression(comp_arg ? comp_arg : a->compression, &comp) < 0) return NULL;
+    const ga_wrapper *w = NULL;
+    if (comp != Py_None) {
+        Py_ssize_t len;
+        w = ga_wrapper_by_name(PyUnicode_AsUTF8AndSize(comp, &len));
+    }
+    Py_DECREF(comp);
+
+    ga_clip c;
+    if (clip_from_python(a, &c) < 0) return NULL;
+    int32_t *map = malloc(((size_t)c.ntracks + 1) * sizeof *map);
+    if (!map) {
+        ga_clip_free(&c);
+        return PyErr_NoMemory();
+    }
+    int unchanged = 0;
+    int header_changed = 1;
+    if (a->has_orig) {
+        unchanged = c.ntracks == a->orig.ntracks;
+        for (uint32_t i = 0; i < c.ntracks; i++) {
+            map[i] = -1;
+            if (i < a->orig.ntracks && ga_track_equal(&c.tracks[i], &a->orig.tracks[i])) {
+                map[i] = (int32_t)i;
+                continue;
+            }
+            unchanged = 0;
+            for (uint32_t j = 0; j < a->orig.ntracks; j++)
+                if (ga_track_equal(&c.tracks[i], &a->orig.tracks[j])) {
+                    map[i] = (int32_t)j;
+                    break;
+                }
+        }
+        header_changed = !params_same(&c, &a->orig) || !entries_same(&c, &a->orig);
+        if (header_changed) unchanged = 0;
+    } else {
+        for (uint32_t i = 0; i < c.ntracks; i++) map[i] = -1;
+    }
+
+    ga_report rep;
+    ga_report_init(&rep);
+    PyObject *result = NULL;
+    if (unchanged) {
+        /* Nothing changed: the original bytes, exactly. */
+        rep.reused_tracks = c.ntracks;
+        if (w == a->orig_wrapper) {
+            result = Py_NewRef(a->orig_bytes);
+        } else if (!w) {
+            result = Py_NewRef(a->orig_payload);
+        } else {
+            char *p;
+            Py_ssize_t n;
+            PyBytes_AsStringAndSize(a->orig_payload, &p, &n);
+            result = wrap_payload(w, (const uint8_t *)p, (size_t)n);
+        }
+    } else {
+        ga_encode_ctx ctx;
+        memset(&ctx, 0, sizeof ctx);
+        ctx.raw = a->has_orig ? a->raw : NULL;
+        ctx.orig = a->has_orig ? &a->orig : NULL;
+        ctx.clip = &c;
+        ctx.orig_track = map;
+        ctx.header_changed = header_changed;
+        ctx.tolerance = tolerance;
+        ctx.report = &rep;
+        ga_buf b;
+        ga_buf_init(&b);
+        ga_error err;
+        int rc;
+        const ga_format *fmt = a->fmt;
+        Py_BEGIN_ALLOW_THREADS
+        rc = fmt->encode(&ctx, &b, &err);
+        Py_END_ALLOW_THREADS
+        if (rc) {
+            ga_buf_free(&b);
+            free(map);
+            ga_clip_free(&c);
+            return raise_error(&err);
+        }
+        if (w) result = wrap_payload(w, b.data, b.len);
+        else result = PyBytes_FromStringAndSize((const char *)b.data, (Py_ssize_t)b.len);
+        ga_buf_free(&b);
+    }
+    free(map);
+    ga_clip_free(&c);
+    if (!result) return NULL;
+    PyObject *rd = report_to_dict(&rep);
+    if (!rd) {
+        Py_DECREF(result);
+        return NULL;
+    }
+    GA_SETREF(a->report, rd);
+    if (rep.nnotes_total > 0) {
+        char msg[640];
+        snprintf(msg, sizeof msg, "%s encode: %s%s (%u note(s), %u value(s) rounded, worst error %g at %s; see "
+                 "Animation.encode_report)",
+                 a->fmt->name, rep.nnotes ? rep.notes[0] : "", rep.nnotes_total > 1 ? " ..." : "",
+                 (unsigned)rep.nnotes_total, (unsigned)rep.nrounded, rep.max_error,
+                 rep.max_error_where[0] ? rep.max_error_where : "-");
+        if (PyErr_WarnEx(PrecisionWarning, msg, 1) < 0) {
+            Py_DECREF(result);
+            return NULL;
+        }
+    }
+    return result;
+}
+
+static PyObject *atomic_write(PyObject *path, PyObject *data);
+
+static PyObject *Animation_save(PyObject *self, PyObject *args, PyObject *kw)
+{
+    PyObject *path;
+    if (!PyTuple_Check(args) || PyTuple_Size(args) != 1) {
+        PyErr_SetString(PyExc_TypeError, "save(path, **options) takes exactly one positional argument");
+        return NULL;
+    }
+    path = PyTuple_GetItem(args, 0);
+    PyObject *empty = PyTuple_New(0);
+    if (!empty) return NULL;
+    PyObject *data = Animation_to_bytes(self, empty, kw);
+    Py_DECREF(empty);
+    if (!data) return NULL;
+    PyObject *r = atomic_write(path, data);
+    Py_DECREF(data);
+    return r;
+}
+
+static PyObject *Animation_copy(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    AnimationObject *a = (AnimationObject *)self;
+    AnimationObject *b;
+    if (a->has_orig) {
+        ga_decode_opts opts = {a->orig.keyless_rule};
+        b = (AnimationObject *)animation_from_data(a->orig_bytes, &opts);
+    } else {
+        b = animation_alloc(a->fmt);
+    }
+    if (!b) return NULL;
+    b->frame_count = a->frame_count;
+    b->fps = a->fps;
+    b->loop = a->loop;
+    b->rotation_frac = a->rotation_frac;
+    b->calc_type = a->calc_type;
+    b->start_frame = a->start_frame;
+    b->layout = a->layout;
+    b->keyless_rule = a->keyless_rule;
+    GA_SETREF(b->compression, Py_NewRef(a->compression));
+    PyObject *tracks = PyList_New(0);
+    if (!tracks) goto fail;
+    for (Py_ssize_t i = 0; i < PyList_Size(a->tracks); i++) {
+        PyObject *t = PyList_GetItem(a->tracks, i);
+        PyObject *tc = PyObject_TypeCheck(t, TrackType) ? Track_copy(t, NULL) : NULL;
+        if (!tc || PyList_Append(tracks, tc) < 0) {
+            if (!tc && !PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "tracks[%zd] is not a gameanim.Track", i);
+            Py_XDECREF(tc);
+            Py_DECREF(tracks);
+            goto fail;
+        }
+        Py_DECREF(tc);
+    }
+    GA_SETREF(b->tracks, tracks);
+    PyObject *entries = PyList_New(0);
+    if (!entries) goto fail;
+    for (Py_ssize_t i = 0; i < PyList_Size(a->entries); i++) {
+        PyObject *e = PyList_GetItem(a->entries, i);
+        PyObject *ec = PyDict_Check(e) ? PyDict_Copy(e) : Py_NewRef(e);
+        if (!ec || PyList_Append(entries, ec) < 0) {
+            Py_XDECREF(ec);
+            Py_DECREF(entries);
+            goto fail;
+        }
+        Py_DECREF(ec);
+    }
+    GA_SETREF(b->entries, entries);
+    return (PyObject *)b;
+fail:
+    Py_DECREF(b);
+    return NULL;
+}
+
+static PyObject *Animation_find(PyObject *self, PyObject *args)
+{
+    AnimationObject *a = (AnimationObject *)self;
+    PyObject *target, *channel;
+    int axis;
+    if (!PyArg_ParseTuple(args, "OOi:find", &target, &channel, &axis)) return NULL;
+    int ch;
+    if (parse_channel(channel, &ch) < 0) return NULL;
+    for (Py_ssize_t i = 0; i < PyList_Size(a->tracks); i++) {
+        PyObject *o = PyList_GetItem(a->tracks, i);
+        if (!PyObject_TypeCheck(o, TrackType)) continue;
+        TrackObject *t = (TrackObject *)o;
+        if (t->channel != ch || t->axis != axis) continue;
+        int eq = PyObject_RichCompareBool(t->target, target, Py_EQ);
+        if (eq < 0) return NULL;
+        if (eq) return Py_NewRef(o);
+    }
+    Py_RETURN_NONE;
+}
+
+static PyObject *Animation_original_bytes(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    AnimationObject *a = (AnimationObject *)self;
+    if (!a->has_orig) Py_RETURN_NONE;
+    return Py_NewRef(a->orig_bytes);
+}
+
+static PyObject *Animation_is_modified(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    AnimationObject *a = (AnimationObject *)self;
+    if (!a->has_orig) Py_RETURN_TRUE;
+    ga_clip c;
+    if (clip_from_python(a, &c) < 0) return NULL;
+    int same = c.ntracks == a->orig.ntracks && params_same(&c, &a->orig) && entries_same(&c, &a->orig);
+    for (uint32_t i = 0; i < c.ntracks && same; i++)
+        if (!ga_track_equal(&c.tracks[i], &a->orig.tracks[i])) same = 0;
+    ga_clip_free(&c);
+    return PyBool_FromLong(!same);
+}
+
+static PyGetSetDef Animation_getset[] = {
+    {"format", Animation_get_format, NULL, "'bck', 'btk', 'bca', 'bk' or 'jba'.", NULL},
+    {"frame_count", Animation_get_frame_count, Animation_set_frame_count, "Duration in frames (float).", NULL},
+    {"fps", Animation_get_fps, Animation_set_fps, "Frames per second, or None when the format stores none.", NULL},
+    {"loop", Animation_get_loop, Animation_set_loop,
+     "'once', 'once_reset', 'loop', 'mirror_once', 'mirror_loop' or None.", NULL},
+    {"tracks", Animation_get_obj, Animation_set_obj, "List of Track, in the format's order.", (void *)0},
+    {"entries", Animation_get_obj, Animation_set_obj,
+     "BTK: one dict per texture-matrix animation: material, texmtx_id, center (S, T, Q), post.", (void *)1},
+    {"compression", Animation_get_obj, Animation_set_obj,
+     "Compression wrapper used when saving: None or a wrapper name ('lz77', 'yaz0', ...).", (void *)2},
+    {"info", Animation_get_obj, NULL, "Header fields of the loaded file (a copy).", (void *)3},
+    {"encode_report", Animation_get_obj, NULL,
+     "What the last to_bytes() did: quantisation error, rounded values, reused and re-encoded tracks.",
+     (void *)4},
+    {"rotation_frac", Animation_get_param, Animation_set_param,
+     "J3D rotation shift (0..15), or None to choose the smallest that fits.", (void *)0},
+    {"calc_type", Animation_get_param, Animation_set_param, "BTK texture-matrix calculation: 'basic' or 'maya'.",
+     (void *)1},
+    {"start_frame", Animation_get_param, Animation_set_param, "BK: the header's first frame.", (void *)2},
+    {"layout", Animation_get_param, Animation_set_param, "JBA: 32 (legacy) or 64 (JAWB).", (void *)3},
+    {"keyless_rule", Animation_get_param, Animation_set_param,
+     "JBA: value of translations in blocks without keys: 'base' or 'base_plus_span'.", (void *)4},
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+static PyMethodDef Animation_methods[] = {
+    {"sample", Animation_sample, METH_O,
+     "sample(frames) -> array('f')\n\nEvaluates every track at the frames (the file's own frame numbers, any "
+     "float) as the game does.  Values are track-major: len(tracks) * len(frames)."},
+    {"to_bytes", (PyCFunction)(void (*)(void))Animation_to_bytes, METH_VARARGS | METH_KEYWORDS,
+     "to_bytes(*, compression=<self.compression>, tolerance=0.0) -> bytes\n\nEncodes the animation.  An "
+     "unedited animation gives back exactly the bytes it was loaded from."},
+    {"save", (PyCFunction)(void (*)(void))Animation_save, METH_VARARGS | METH_KEYWORDS,
+     "save(path, **options): to_bytes() written atomically (temporary file + rename)."},
+    {"copy", Animation_copy, METH_NOARGS, "A deep copy that still remembers the original file."},
+    {"find", Animation_find, METH_VARARGS, "find(target, channel, axis) -> Track or None"},
+    {"original_bytes", Animation_original_bytes, METH_NOARGS,
+     "The bytes the animation was loaded from (None for one built in Python)."},
+    {"is_modified", Animation_is_modified, METH_NOARGS,
+     "True when to_bytes() would encode anew instead of returning the original bytes."},
+    {NULL, NULL, 0, NULL},
+};
+
+static PyType_Slot Animation_slots[] = {
+    {Py_tp_new, Animation_new},
+    {Py_tp_dealloc, Animation_dealloc},
+    {Py_tp_repr, Animation_repr},
+    {Py_tp_getset, Animation_getset},
+    {Py_tp_methods, Animation_methods},
+    {Py_tp_doc,
+     "Animation(format, tracks=(), *, frame_count=0.0, fps=None, loop=None, compression=None, entries=None, "
+     "rotation_frac=None, calc_type=None, start_frame=None, layout=None, keyless_rule=None)\n\n"
+     "One animation clip.  Use gameanim.load() to read a file; build one in Python to write a new file."},
+    {0, NULL},
+};
+
+static PyType_Spec Animation_spec = {
+    "gameanim.Animation",
+    sizeof(AnimationObject),
+    0,
+    Py_TPFLAGS_DEFAULT,
+    Animation_slots,
+};
+
+/* ------------------------------------------------------------------ */
+/* zlib hooks: the C core inflates and deflates through Python's zlib   */
+
+static void set_msg(char *msg, size_t cap, const char *text)
+{
+    snprintf(msg, cap, "%s", text);
+}
+
+static void set_msg_from_exc(char *msg, size_t cap)
+{
+    PyObject *type, *value, *tb;
+    PyErr_Fetch(&type, &value, &tb);
+    PyObject *s = value ? PyObject_Str(value) : NULL;
+    Py_ssize_t len = 0;
+    const char *c = s ? PyUnicode_AsUTF8AndSize(s, &len) : NULL;
+    snprintf(msg, cap, "zlib: %s", c ? c : "error");
+    if (!c) PyErr_Clear();
+    Py_XDECREF(s);
+    Py_XDECREF(type);
+    Py_XDECREF(value);
+    Py_XDECREF(tb);
+}
+
+static int py_inflate(const uint8_t *src, size_t n, uint8_t *dst, size_t cap, size_t *consumed, size_t *produced,
+                      char *msg, size_t msgcap)
+{
+    PyGILState_STATE g = PyGILState_Ensure();
+    int rc = GA_ERR_FORMAT;
+    PyObject *zlib = NULL, *d = NULL, *in = NULL, *out = NULL, *unused = NULL, *tail = NULL, *eof = NULL;
+    zlib = PyImport_ImportModule("zlib");
+    if (!zlib) goto pyerr;
+    d = PyObject_CallMethod(zlib, "decompressobj", "i", -15);
+    if (!d) goto pyerr;
+    in = PyBytes_FromStringAndSize((const char *)src, (Py_ssize_t)n);
+    if (!in) goto pyerr;
+    out = PyObject_CallMethod(d, "decompress", "On", in, (Py_ssize_t)(cap + 1));
+    if (!out) goto pyerr;
+    unused = PyObject_GetAttrString(d, "unused_data");
+    tail = PyObject_GetAttrString(d, "unconsumed_tail");
+    eof = PyObject_GetAttrString(d, "eof");
+    if (!unused || !tail || !eof) goto pyerr;
+    Py_ssize_t olen = PyBytes_Size(out);
+    if ((size_t)olen > cap) {
+        set_msg(msg, msgcap, "the deflate stream produces more data than the header declares");
+        goto done;
+    }
+    if (!PyObject_IsTrue(eof)) {
+        set_msg(msg, msgcap, "the deflate stream ends before its final block (truncated?)");
+        goto done;
+    }
+    memcpy(dst, PyBytes_AsString(out), (size_t)olen);
+    *produced = (size_t)olen;
+    *consumed = n - (size_t)PyBytes_Size(unused) - (size_t)PyBytes_Size(tail);
+    rc = GA_OK;
+    goto done;
+pyerr:
+    if (PyErr_ExceptionMatches(PyExc_MemoryError)) {
+        PyErr_Clear();
+        set_msg(msg, msgcap, "out of memory");
+        rc = GA_ERR_NOMEM;
+    } else {
+        set_msg_from_exc(msg, msgcap);
+    }
+done:
+    Py_XDECREF(zlib);
+    Py_XDECREF(d);
+    Py_XDECREF(in);
+    Py_XDECREF(out);
+    Py_XDECREF(unused);
+    Py_XDECREF(tail);
+    Py_XDECREF(eof);
+    PyGILState_Release(g);
+    return rc;
+}
+
+static int py_deflate(const uint8_t *src, size_t n, int level, ga_buf *outbuf, char *msg, size_t msgcap)
+{
+    PyGILState_STATE g = PyGILState_Ensure();
+    int rc = GA_ERR_ENCODE;
+    PyObject *zlib = NULL, *c = NULL, *in = NULL, *a = NULL, *b = NULL;
+    zlib = PyImport_ImportModule("zlib");
+    if (!zlib) goto pyerr;
+    /* raw deflate (wbits -15), memLevel 8 as gzip and zlib default */
+    c = PyObject_CallMethod(zlib, "compressobj", "iiii", level, 8, -15, 8);
+    if (!c) goto pyerr;
+    in = PyBytes_FromStringAndSize((const char *)src, (Py_ssize_t)n);
+    if (!in) goto pyerr;
+    a = PyObject_CallMethod(c, "compress", "O", in);
+    b = a ? PyObject_CallMethod(c, "flush", NULL) : NULL;
+    if (!a || !b) goto pyerr;
+    if (ga_buf_put(outbuf, PyBytes_AsString(a), (size_t)PyBytes_Size(a)) ||
+        ga_buf_put(outbuf, PyBytes_AsString(b), (size_t)PyBytes_Size(b))) {
+        set_msg(msg, msgcap, "out of memory");
+        rc = GA_ERR_NOMEM;
+        goto done;
+    }
+    rc = GA_OK;
+    goto done;
+pyerr:
+    set_msg_from_exc(msg, msgcap);
+done:
+    Py_XDECREF(zlib);
+    Py_XDECREF(c);
+    Py_XDECREF(in);
+    Py_XDECREF(a);
+    Py_XDECREF(b);
+    PyGILState_Release(g);
+    return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Module functions                                                    */
+
+/* Reads a file path or returns a new reference to a bytes-like object. */
+static PyObject *source_bytes(PyObject *source)
+{
+    if (PyObject_CheckBuffer(source) && !PyUnicode_Check(source)) return Py_NewRef(source);
+    PyObject *path = PyOS_FSPath(source);
+    if (!path) {
+        PyErr_Clear();
+        PyErr_Format(PyExc_TypeError, "source must be a path (str or os.PathLike) or a bytes-like object, not %s",
+                     Py_TYPE(source) ? "that type" : "?");
+        return NULL;
+    }
+    PyObject *os = PyImport_ImportModule("os");
+    if (!os) {
+        Py_DECREF(path);
+        return NULL;
+    }
+    PyObject *size = PyObject_CallMethod(os, "stat", "O", path);
+    Py_DECREF(os);
+    if (!size) {
+        Py_DECREF(path);
+        return NULL;
+    }
+    PyObject *st_size = PyObject_GetAttrString(size, "st_size");
+    Py_DECREF(size);
+    if (!st_size) {
+        Py_DECREF(path);
+        return NULL;
+    }
+    long long n = PyLong_AsLongLong(st_size);
+    Py_DECREF(st_size);
+    if ((unsigned long long)n > GA_MAX_INPUT_SIZE) {
+        ga_error err;
+        ga_fail(&err, GA_ERR_LIMIT, "", "file size", 0, "%lld bytes exceed the input limit of %zu bytes", n,
+                GA_MAX_INPUT_SIZE);
+        Py_DECREF(path);
+        return raise_error(&err);
+    }
+    PyObject *io = PyImport_ImportModule("io");
+    if (!io) {
+        Py_DECREF(path);
+        return NULL;
+    }
+    PyObject *f = PyObject_CallMethod(io, "open", "Os", path, "rb");
+    Py_DECREF(io);
+    Py_DECREF(path);
+    if (!f) return NULL;
+    PyObject *data = PyObject_CallMethod(f, "read", NULL);
+    PyObject *r = PyObject_CallMethod(f, "close", NULL);
+    Py_DECREF(f);
+    if (!r) {
+        Py_XDECREF(data);
+        return NULL;
+    }
+    Py_DECREF(r);
+    return data;
+}
+
+static PyObject *mod_load(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    (void)mod;
+    static char *kwlist[] = {"source", "keyless_rule", NULL};
+    PyObject *source, *keyless = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:load", kwlist, &source, &keyless)) return NULL;
+    ga_decode_opts opts = {0};
+    if (parse_keyless_rule(keyless, &opts.keyless_rule) < 0) return NULL;
+    PyObject *data = source_bytes(source);
+    if (!data) return NULL;
+    PyObject *res = animation_from_data(data, &opts);
+    Py_DECREF(data);
+    return res;
+}
+
+static PyObject *mod_detect(PyObject *mod, PyObject *source)
+{
+    (void)mod;
+    PyObject *data = source_bytes(source);
+    if (!data) return NULL;
+    Py_buffer view;
+    if (PyObject_GetBuffer(data, &view, PyBUF_SIMPLE) < 0) {
+        Py_DECREF(data);
+        return NULL;
+    }
+    ga_loaded l;
+    ga_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = ga_load(view.buf, (size_t)view.len, NULL, &l, &err);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    Py_DECREF(data);
+    if (rc) return raise_error(&err);
+    PyObject *res = Py_BuildValue("(ss)", l.format->name, l.wrapper ? l.wrapper->name : "none");
+    ga_loaded_free(&l);
+    if (res && PyTuple_GetItem(res, 1) && PyUnicode_CompareWithASCIIString(PyTuple_GetItem(res, 1), "none") == 0) {
+        PyObject *r2 = Py_BuildValue("(OO)", PyTuple_GetItem(res, 0), Py_None);
+        Py_DECREF(res);
+        res = r2;
+    }
+    return res;
+}
+
+/* Writes data next to path and renames it into place: a failure leaves
+ * any existing file untouched. */
+static PyObject *atomic_write(PyObject *path, PyObject *data)
+{
+    PyObject *fspath = PyOS_FSPath(path);
+    if (!fspath) return NULL;
+    PyObject *os = PyImport_ImportModule("os");
+    PyObject *tempfile = PyImport_ImportModule("tempfile");
+    PyObject *ospath = os ? PyObject_GetAttrString(os, "path") : NULL;
+    PyObject *res = NULL, *dir = NULL, *base = NULL, *prefix = NULL, *tmp = NULL, *fd = NULL, *tmpname = NULL;
+    if (!os || !tempfile || !ospath) goto done;
+    PyObject *abs = PyObject_CallMethod(ospath, "abspath", "O", fspath);
+    if (!abs) goto done;
+    dir = PyObject_CallMethod(ospath, "dirname", "O", abs);
+    base = PyObject_CallMethod(ospath, "basename", "O", abs);
+    Py_DECREF(abs);
+    if (!dir || !base) goto done;
+    if (PyUnicode_Check(base)) prefix = PyUnicode_FromFormat(".%U.", base);
+    else prefix = PyBytes_FromString(".gameanim.");
+    if (!prefix) goto done;
+    PyObject *mk = PyObject_GetAttrString(tempfile, "mkstemp");
+    if (!mk) goto done;
+    PyObject *kwargs = Py_BuildValue("{s:O,s:O,s:s}", "dir", dir, "prefix", prefix, "suffix", ".tmp");
+    PyObject *empty = PyTuple_New(0);
+    if (kwargs && empty) tmp = PyObject_Call(mk, empty, kwargs);
+    Py_DECREF(mk);
+    Py_XDECREF(kwargs);
+    Py_XDECREF(empty);
+    if (!tmp) goto done;
+    fd = Py_NewRef(PyTuple_GetItem(tmp, 0));
+    tmpname = Py_NewRef(PyTuple_GetItem(tmp, 1));
+    int ok = 0;
+    {
+        PyObject *f = PyObject_CallMethod(os, "fdopen", "Os", fd, "wb");
+        if (f) {
+            PyObject *w = PyObject_CallMethod(f, "write", "O", data);
+            PyObject *fl = w ? PyObject_CallMethod(f, "flush", NULL) : NULL;
+            PyObject *fileno = fl ? PyObject_CallMethod(f, "fileno", NULL) : NULL;
+            PyObject *sync = fileno ? PyObject_CallMethod(os, "fsync", "O", fileno) : NULL;
+            ok = sync != NULL;
+            Py_XDECREF(w);
+            Py_XDECREF(fl);
+            Py_XDECREF(fileno);
+            Py_XDECREF(sync);
+            PyObject *exc_type = NULL, *exc_val = NULL, *exc_tb = NULL;
+            if (!ok) PyErr_Fetch(&exc_type, &exc_val, &exc_tb);
+            PyObject *cl = PyObject_CallMethod(f, "close", NULL);
+            if (!cl) {
+                if (ok) ok = 0;
+                else PyErr_Clear();
+            }
+            Py_XDECREF(cl);
+            if (exc_type) PyErr_Restore(exc_type, exc_val, exc_tb);
+            Py_DECREF(f);
+        } else {
+            PyObject *cl = PyObject_CallMethod(os, "close", "O", fd);
+            Py_XDECREF(cl);
+        }
+    }
+    if (ok) {
+        PyObject *rep = PyObject_CallMethod(os, "replace", "OO", tmpname, fspath);
+        if (rep) {
+            Py_DECREF(rep);
+            res = Py_NewRef(Py_None);
+        } else {
+            ok = 0;
+        }
+    }
+    if (!ok) {
+        PyObject *exc_type, *exc_val, *exc_tb;
+        PyErr_Fetch(&exc_type, &exc_val, &exc_tb);
+        PyObject *un = PyObject_CallMethod(os, "unlink", "O", tmpname);
+        if (!un) PyErr_Clear();
+        Py_XDECREF(un);
+        PyErr_Restore(exc_type, exc_val, exc_tb);
+    }
+done:
+    Py_XDECREF(fspath);
+    Py_XDECREF(os);
+    Py_XDECREF(tempfile);
+    Py_XDECREF(ospath);
+    Py_XDECREF(dir);
+    Py_XDECREF(base);
+    Py_XDECREF(prefix);
+    Py_XDECREF(tmp);
+    Py_XDECREF(fd);
+    Py_XDECREF(tmpname);
+    return res;
+}
+
+static PyObject *mod_save(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    (void)mod;
+    PyObject *anim, *path;
+    if (!PyTuple_Check(args) || PyTuple_Size(args) != 2) {
+        PyErr_SetString(PyExc_TypeError, "save(animation, path, **options) takes two positional arguments");
+        return NULL;
+    }
+    anim = PyTuple_GetItem(args, 0);
+    path = PyTuple_GetItem(args, 1);
+    if (!PyObject_TypeCheck(anim, AnimationType)) {
+        PyErr_SetString(PyExc_TypeError, "save() needs a gameanim.Animation");
+        return NULL;
+    }
+    PyObject *empty = PyTuple_New(0);
+    if (!empty) return NULL;
+    PyObject *data = Animation_to_bytes(anim, empty, kw);
+    Py_DECREF(empty);
+    if (!data) return NULL;
+    PyObject *r = atomic_write(path, data);
+    Py_DECREF(data);
+    return r;
+}
+
+static PyObject *mod_write_atomic(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    PyObject *path, *data;
+    if (!PyArg_ParseTuple(args, "OO:write_atomic", &path, &data)) return NULL;
+    if (!PyBytes_Check(data)) {
+        PyErr_SetString(PyExc_TypeError, "write_atomic(path, data): data must be bytes");
+        return NULL;
+    }
+    return atomic_write(path, data);
+}
+
+static PyObject *mod_frame_at(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    (void)mod;
+    static char *kwlist[] = {"ticks", "duration", "loop", "rate", NULL};
+    PyObject *ticks, *loop;
+    double duration, rate = 1.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OdO|d:frame_at", kwlist, &ticks, &duration, &loop, &rate))
+        return NULL;
+    int l;
+    if (parse_loop(loop, &l) < 0) return NULL;
+    if (l < 0) l = GA_LOOP_ONCE;
+    double *t;
+    Py_ssize_t n;
+    int scalar = PyFloat_Check(ticks) || PyLong_Check(ticks);
+    if (read_frames(ticks, &t, &n) < 0) return NULL;
+    for (Py_ssize_t i = 0; i < n; i++)
+        if (t[i] > 1e8) {
+            free(t);
+            PyErr_SetString(PyExc_ValueError, "frame_at() simulates the game's clock tick by tick; ticks must be <= 1e8");
+            return NULL;
+        }
+    float *out = malloc((size_t)(n + 1) * sizeof(float));
+    if (!out) {
+        free(t);
+        return PyErr_NoMemory();
+    }
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t i = 0; i < n; i++) out[i] = (float)ga_j3d_frame_at(t[i], duration, l, rate);
+    Py_END_ALLOW_THREADS
+    PyObject *res = scalar ? PyFloat_FromDouble(out[0]) : new_array("f", out, n * 4);
+    free(out);
+    free(t);
+    return res;
+}
+
+static PyObject *mod_formats(PyObject *mod, PyObject *unused)
+{
+    (void)mod;
+    (void)unused;
+    PyObject *d = PyDict_New();
+    for (size_t i = 0; d && ga_formats[i]; i++) {
+        PyObject *s = PyUnicode_FromString(ga_formats[i]->description);
+        if (!s || PyDict_SetItemString(d, ga_formats[i]->name, s) < 0) {
+            Py_XDECREF(s);
+            Py_DECREF(d);
+            return NULL;
+        }
+        Py_DECREF(s);
+    }
+    return d;
+}
+
+static PyObject *mod_compressions(PyObject *mod, PyObject *unused)
+{
+    (void)mod;
+    (void)unused;
+    PyObject *l = PyList_New(0);
+    for (size_t i = 0; l && ga_wrappers[i]; i++) {
+        PyObject *s = PyUnicode_FromString(ga_wrappers[i]->name);
+        if (!s || PyList_Append(l, s) < 0) {
+            Py_XDECREF(s);
+            Py_DECREF(l);
+            return NULL;
+        }
+        Py_DECREF(s);
+    }
+    return l;
+}
+
+static PyObject *mod_compress(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    const char *name;
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "sy*:compress", &name, &view)) return NULL;
+    const ga_wrapper *w = ga_wrapper_by_name(name);
+    if (!w) {
+        PyBuffer_Release(&view);
+        PyErr_Format(PyExc_ValueError, "unknown compression %s", name);
+        return NULL;
+    }
+    PyObject *r = wrap_payload(w, view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    return r;
+}
+
+static PyObject *mod_decompress(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    const char *name;
+    Py_buffer view;
+    if (!PyArg_ParseTuple(args, "sy*:decompress", &name, &view)) return NULL;
+    const ga_wrapper *w = ga_wrapper_by_name(name);
+    if (!w) {
+        PyBuffer_Release(&view);
+        PyErr_Format(PyExc_ValueError, "unknown compression %s", name);
+        return NULL;
+    }
+    uint8_t *out = NULL;
+    size_t size = 0;
+    ga_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = w->unwrap(view.buf, (size_t)view.len, &out, &size, &err);
+    Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
+    if (rc) return raise_error(&err);
+    PyObject *r = PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)size);
+    free(out);
+    return r;
+}
+
+static PyMethodDef module_methods[] = {
+    {"load", (PyCFunction)(void (*)(void))mod_load, METH_VARARGS | METH_KEYWORDS,
+     "load(source, *, keyless_rule='base') -> Animation\n\nReads an animation from a path (str or os.PathLike) "
+     "or a bytes-like object.  The format and any compression wrapper are detected from the content.  Raises "
+     "FormatError (with .format, .field and .offset) for anything that is not a valid file."},
+    {"detect", mod_detect, METH_O, "detect(source) -> (format, compression or None)"},
+    {"save", (PyCFunction)(void (*)(void))mod_save, METH_VARARGS | METH_KEYWORDS,
+     "save(animation, path, **options): animation.to_bytes(**options) written atomically."},
+    {"write_atomic", mod_write_atomic, METH_VARARGS,
+     "write_atomic(path, data): writes bytes through a temporary file in the same folder and a rename."},
+    {"frame_at", (PyCFunction)(void (*)(void))mod_frame_at, METH_VARARGS | METH_KEYWORDS,
+     "frame_at(ticks, duration, loop, rate=1.0) -> float or array('f')\n\nThe frame the J3D runtime "
+     "(J3DFrameCtrl) shows after `ticks` updates of an animation of `duration` frames played in loop mode "
+     "`loop` at `rate` frames per tick, in single precision as the game computes it."},
+    {"formats", mod_formats, METH_NOARGS, "formats() -> {name: description}"},
+    {"compressions", mod_compressions, METH_NOARGS, "compressions() -> list of wrapper names"},
+    {"compress", mod_compress, METH_VARARGS, "compress(name, data) -> bytes with that wrapper"},
+    {"decompress", mod_decompress, METH_VARARGS, "decompress(name, data) -> the unwrapped bytes"},
+    {NULL, NULL, 0, NULL},
+};
+
+static struct PyModuleDef module_def = {
+    PyModuleDef_HEAD_INIT,
+    "gameanim",
+    "Game animation codecs: Nintendo J3D BCK/BTK, Super Mario 64 DS BCA, Banjo-Kazooie animations and SWTOR JBA.\n\n"
+    "Decodes losslessly (an unedited file encodes back to the same bytes), evaluates curves as the games do, and "
+    "converts to and from one format-neutral clip of tracks.",
+    -1,
+    module_methods,
+    NULL,
+    NULL,
+    NULL,
+    NULL,
+};
+
+static PyObject *new_exception(PyObject *m, const char *name, PyObject *base, const char *doc)
+{
+    char full[64];
+    snprintf(full, sizeof full, "gameanim.%s", name);
+    PyObject *e = PyErr_NewExceptionWithDoc(full, doc, base, NULL);
+    if (!e) return NULL;
+    if (PyModule_AddObject(m, name, Py_NewRef(e)) < 0) {
+        Py_DECREF(e);
+        Py_DECREF(e);
+        return NULL;
+    }
+    return e;
+}
+
+PyMODINIT_FUNC PyInit_gameanim(void)
+{
+    PyObject *m = PyModule_Create(&module_def);
+    if (!m) return NULL;
+    ga_set_zlib(py_inflate, py_deflate);
+    PyObject *array = PyImport_ImportModule("array");
+    if (!array) goto fail;
+    ArrayType = PyObject_GetAttrString(array, "array");
+    Py_DECREF(array);
+    if (!ArrayType) goto fail;
+    FormatError = new_exception(m, "FormatError", PyExc_ValueError,
+                                "The bytes are not a valid animation file.  Attributes: format, field, offset.");
+    EncodeError = new_exception(m, "EncodeError", PyExc_ValueError,
+                                "The animation cannot be written in the chosen format (a value out of range, too "
+                                "many keys, a name too long...).  Attributes: format, field, offset.");
+    PrecisionWarning = new_exception(m, "PrecisionWarning", PyExc_UserWarning,
+                                     "Values were rounded to what the format can store.");
+    if (!FormatError || !EncodeError || !PrecisionWarning) goto fail;
+    /* Class-level defaults so that every instance has the attributes. */
+    PyObject *excs[2] = {FormatError, EncodeError};
+    for (int i = 0; i < 2; i++) {
+        PyObject_SetAttrString(excs[i], "format", Py_None);
+        PyObject_SetAttrString(excs[i], "field", Py_None);
+        PyObject_SetAttrString(excs[i], "offset", Py_None);
+    }
+    TrackType = (PyTypeObject *)PyType_FromSpec(&Track_spec);
+    if (!TrackType) goto fail;
+    AnimationType = (PyTypeObject *)PyType_FromSpec(&Animation_spec);
+    if (!AnimationType) goto fail;
+    if (PyModule_AddObject(m, "Track", Py_NewRef((PyObject *)TrackType)) < 0) goto fail;
+    if (PyModule_AddObject(m, "Animation", Py_NewRef((PyObject *)AnimationType)) < 0) goto fail;
+    PyModule_AddIntConstant(m, "CONSTANT", GA_INTERP_CONSTANT);
+    PyModule_AddIntConstant(m, "LINEAR", GA_INTERP_LINEAR);
+    PyModule_AddIntConstant(m, "BEZIER", GA_INTERP_BEZIER);
+    PyModule_AddStringConstant(m, "__version__", GAMEANIM_VERSION);
+    PyObject *loops = Py_BuildValue("(sssss)", loop_names[0], loop_names[1], loop_names[2], loop_names[3],
+                                    loop_names[4]);
+    if (!loops || PyModule_AddObject(m, "LOOP_MODES", loops) < 0) goto fail;
+    PyObject *limits = Py_BuildValue("{s:n,s:n,s:I,s:I,s:I,s:I}", "input_size", (Py_ssize_t)GA_MAX_INPUT_SIZE,
+                                     "decompressed_size", (Py_ssize_t)GA_MAX_DECOMPRESSED, "tracks",
+                                     (unsigned)GA_MAX_TRACKS, "keys", (unsigned)GA_MAX_KEYS_TOTAL, "frames",
+                                     (unsigned)GA_MAX_FRAMES, "string_length", (unsigned)GA_MAX_STRING);
+    if (!limits || PyModule_AddObject(m, "LIMITS", limits) < 0) goto fail;
+    return m;
+fail:
+    Py_DECREF(m);
+    return NULL;
+}

@@ -1,0 +1,28 @@
+/* yay0 wrapper: placeholder until the codec lands (see its issue). */
+#include "gameanim.h"
+
+static int yay0_detect(const uint8_t *data, size_t size)
+{
+    (void)data;
+    (void)size;
+    return 0;
+}
+
+static int yay0_unwrap(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size, ga_error *err)
+{
+    (void)data;
+    (void)size;
+    (void)out;
+    (void)out_size;
+    return ga_fail(err, GA_ERR_FORMAT, "yay0", "", -1, "not implemented yet");
+}
+
+static int yay0_wrap(const uint8_t *data, size_t size, ga_buf *out, ga_error *err)
+{
+    (void)data;
+    (void)size;
+    (void)out;
+    return ga_fail(err, GA_ERR_ENCODE, "yay0", "", -1, "not implemented yet");
+}
+
+const ga_wrapper ga_wrapper_yay0 = {"yay0", yay0_detect, yay0_unwrap, yay0_wrap};
