@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "gameanim.h"
+#include "pose.h"
 
 #define GAMEANIM_VERSION "0.1.0"
 
@@ -2178,6 +2179,242 @@ static PyObject *mod_decompress(PyObject *mod, PyObject *args)
     return r;
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Baking                                                              */
+
+static int read_matrix(PyObject *obj, double m[16], Py_ssize_t bone, const char *what)
+{
+    if (obj == Py_None) {
+        ga_mat_identity(m);
+        return 0;
+    }
+    PyObject *seq = PySequence_Tuple(obj);
+    if (!seq) return -1;
+    Py_ssize_t n = PyTuple_Size(seq);
+    if (n == 4) {
+        /* a Blender Matrix (or any 4 rows of 4) */
+        PyObject *flat = PyList_New(0);
+        for (Py_ssize_t i = 0; flat && i < 4; i++) {
+            PyObject *row = PySequence_Tuple(PyTuple_GetItem(seq, i));
+            if (!row || PyTuple_Size(row) != 4) {
+                Py_XDECREF(row);
+                Py_CLEAR(flat);
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_ValueError, "bones[%zd]: %s must be 4x4 or 16 numbers", bone, what);
+                break;
+            }
+            for (Py_ssize_t j = 0; j < 4; j++) PyList_Append(flat, PyTuple_GetItem(row, j));
+            Py_DECREF(row);
+        }
+        Py_DECREF(seq);
+        if (!flat) return -1;
+        seq = PySequence_Tuple(flat);
+        Py_DECREF(flat);
+        if (!seq) return -1;
+        n = PyTuple_Size(seq);
+    }
+    if (n != 16) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "bones[%zd]: %s must be 4x4 or 16 numbers (row-major)", bone, what);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < 16; i++) {
+        m[i] = PyFloat_AsDouble(PyTuple_GetItem(seq, i));
+        if (m[i] == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+/* target: an int, or the UTF-8 bytes of a name (name != NULL) */
+static int target_matches(const ga_track *t, const char *name, long id)
+{
+    if (name) return t->target_name && strcmp(t->target_name, name) == 0;
+    return !t->target_name && id == t->target;
+}
+
+typedef struct bake_bone {
+    double pre[16], post[16];
+    int32_t track[13]; /* scale xyz, euler xyz, translation xyz, quat wxyz */
+} bake_bone;
+
+static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    (void)mod;
+    static char *kwlist[] = {"animation", "bones", "frames", "translation_scale", "time_scale", "time_offset", NULL};
+    PyObject *anim_obj, *bones_obj, *frames_obj;
+    double tscale = 1.0, time_scale = 1.0, time_offset = 0.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OO|ddd:bake_pose", kwlist, AnimationType, &anim_obj, &bones_obj,
+                                     &frames_obj, &tscale, &time_scale, &time_offset))
+        return NULL;
+    AnimationObject *a = (AnimationObject *)anim_obj;
+    PyObject *bones = PySequence_List(bones_obj);
+    if (!bones) return NULL;
+    Py_ssize_t nb = PyList_Size(bones);
+    double *frames = NULL;
+    Py_ssize_t nf = 0;
+    bake_bone *bb = NULL;
+    float *samples = NULL;
+    float *outbuf = NULL;
+    PyObject *result = NULL;
+    ga_clip c;
+    int have_clip = 0;
+    if (read_frames(frames_obj, &frames, &nf) < 0) goto done;
+    if (clip_from_python(a, &c) < 0) goto done;
+    have_clip = 1;
+    bb = calloc((size_t)nb + 1, sizeof *bb);
+    if (!bb) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t b = 0; b < nb; b++) {
+        PyObject *item = PyList_GetItem(bones, b);
+        PyObject *tup = PySequence_Tuple(item);
+        if (!tup) goto done;
+        if (PyTuple_Size(tup) != 3) {
+            Py_DECREF(tup);
+            PyErr_Format(PyExc_ValueError, "bones[%zd] must be (target, pre_matrix, post_matrix)", b);
+            goto done;
+        }
+        PyObject *target = PyTuple_GetItem(tup, 0);
+        PyObject *name_bytes = NULL;
+        const char *name = NULL;
+        long id = -1;
+        if (PyUnicode_Check(target)) {
+            name_bytes = PyUnicode_AsEncodedString(target, "utf-8", "surrogateescape");
+            if (!name_bytes) {
+                Py_DECREF(tup);
+                goto done;
+            }
+            name = PyBytes_AsString(name_bytes);
+        } else {
+            id = PyLong_AsLong(target);
+            if (id == -1 && PyErr_Occurred()) {
+                Py_DECREF(tup);
+                PyErr_Format(PyExc_TypeError, "bones[%zd]: target must be an int or a str", b);
+                goto done;
+            }
+        }
+        if (read_matrix(PyTuple_GetItem(tup, 1), bb[b].pre, b, "pre_matrix") < 0 ||
+            read_matrix(PyTuple_GetItem(tup, 2), bb[b].post, b, "post_matrix") < 0) {
+            Py_XDECREF(name_bytes);
+            Py_DECREF(tup);
+            goto done;
+        }
+        for (int k = 0; k < 13; k++) bb[b].track[k] = -1;
+        for (uint32_t i = 0; i < c.ntracks; i++) {
+            const ga_track *t = &c.tracks[i];
+            if (!target_matches(t, name, id)) continue;
+            int slot = t->channel == GA_CH_ROTATION_QUATERNION ? 9 + t->axis : t->channel * 3 + t->axis;
+            if (slot < 13 && bb[b].track[slot] < 0) bb[b].track[slot] = (int32_t)i;
+        }
+        Py_XDECREF(name_bytes);
+        Py_DECREF(tup);
+    }
+    size_t per_bone = (size_t)nf * 13;
+    size_t total;
+    if (ga_mul_size(per_bone, (size_t)nb, &total) || total > ((size_t)1 << 30)) {
+        PyErr_SetString(PyExc_ValueError, "too many bones x frames to bake at once");
+        goto done;
+    }
+    samples = malloc((total + 1) * sizeof(float));
+    outbuf = malloc(((size_t)nb * 10 * 2 * (size_t)nf + 1) * sizeof(float));
+    if (!samples || !outbuf) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    ga_error err;
+    int rc = GA_OK;
+    const ga_format *fmt = a->fmt;
+    Py_BEGIN_ALLOW_THREADS
+    for (Py_ssize_t b = 0; b < nb && !rc; b++) {
+        int has_quat = bb[b].track[9] >= 0 || bb[b].track[10] >= 0 || bb[b].track[11] >= 0 || bb[b].track[12] >= 0;
+        for (int k = 0; k < 13 && !rc; k++) {
+            float *dst = samples + (size_t)b * per_bone + (size_t)k * (size_t)nf;
+            int ti = bb[b].track[k];
+            if (ti < 0) {
+                float d = (k < 3 || k == 9) ? 1.0f : 0.0f;
+                for (Py_ssize_t f = 0; f < nf; f++) dst[f] = d;
+            } else if (fmt->sample) {
+                rc = fmt->sample(&c, (uint32_t)ti, frames, (size_t)nf, dst, &err);
+            } else {
+                for (Py_ssize_t f = 0; f < nf; f++) dst[f] = (float)ga_track_eval(&c.tracks[ti], frames[f]);
+            }
+        }
+        if (rc) break;
+        const float *S = samples + (size_t)b * per_bone;
+        double prev[4] = {1, 0, 0, 0};
+        float *o = outbuf + (size_t)b * 10 * 2 * (size_t)nf;
+        for (Py_ssize_t f = 0; f < nf; f++) {
+            double sc[3], tr[3], q[4];
+            for (int i = 0; i < 3; i++) {
+                sc[i] = S[(size_t)i * nf + f];
+                tr[i] = S[(size_t)(6 + i) * nf + f] * tscale;
+            }
+            if (has_quat) {
+                for (int i = 0; i < 4; i++) q[i] = S[(size_t)(9 + i) * nf + f];
+            } else {
+                double e[3] = {S[(size_t)3 * nf + f], S[(size_t)4 * nf + f], S[(size_t)5 * nf + f]};
+                ga_quat_from_euler_xyz(e, q);
+            }
+            double local[16], m[16], basis[16];
+            ga_mat_from_trs(tr, q, sc, local);
+            ga_mat_mul(bb[b].pre, local, m);
+            ga_mat_mul(m, bb[b].post, basis);
+            double bt[3], bq[4], bs[3];
+            ga_mat_decompose(basis, bt, bq, bs);
+            /* keep the quaternion on the side of the previous frame so that
+             * Blender's per-component interpolation goes the short way */
+            double dot = bq[0] * prev[0] + bq[1] * prev[1] + bq[2] * prev[2] + bq[3] * prev[3];
+            if (dot < 0.0)
+                for (int i = 0; i < 4; i++) bq[i] = -bq[i];
+            memcpy(prev, bq, sizeof prev);
+            double vals[10] = {bt[0], bt[1], bt[2], bq[0], bq[1], bq[2], bq[3], bs[0], bs[1], bs[2]};
+            float x = (float)(frames[f] * time_scale + time_offset);
+            for (int k = 0; k < 10; k++) {
+                o[(size_t)k * 2 * nf + 2 * (size_t)f] = x;
+                o[(size_t)k * 2 * nf + 2 * (size_t)f + 1] = (float)vals[k];
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    if (rc) {
+        raise_error(&err);
+        goto done;
+    }
+    result = PyList_New(nb);
+    if (!result) goto done;
+    for (Py_ssize_t b = 0; b < nb; b++) {
+        PyObject *tup = PyTuple_New(10);
+        if (!tup) {
+            Py_CLEAR(result);
+            goto done;
+        }
+        for (int k = 0; k < 10; k++) {
+            PyObject *arr = new_array("f", outbuf + ((size_t)b * 10 + (size_t)k) * 2 * nf, (Py_ssize_t)(2 * nf * 4));
+            if (!arr) {
+                Py_DECREF(tup);
+                Py_CLEAR(result);
+                goto done;
+            }
+            PyTuple_SetItem(tup, k, arr);
+        }
+        PyList_SetItem(result, b, tup);
+    }
+done:
+    free(frames);
+    free(bb);
+    free(samples);
+    free(outbuf);
+    if (have_clip) ga_clip_free(&c);
+    Py_DECREF(bones);
+    return result;
+}
+
 static PyMethodDef module_methods[] = {
     {"load", (PyCFunction)(void (*)(void))mod_load, METH_VARARGS | METH_KEYWORDS,
      "load(source, *, keyless_rule='base') -> Animation\n\nReads an animation from a path (str or os.PathLike) "
@@ -2192,6 +2429,16 @@ static PyMethodDef module_methods[] = {
      "frame_at(ticks, duration, loop, rate=1.0) -> float or array('f')\n\nThe frame the J3D runtime "
      "(J3DFrameCtrl) shows after `ticks` updates of an animation of `duration` frames played in loop mode "
      "`loop` at `rate` frames per tick, in single precision as the game computes it."},
+    {"bake_pose", (PyCFunction)(void (*)(void))mod_bake_pose, METH_VARARGS | METH_KEYWORDS,
+     "bake_pose(animation, bones, frames, translation_scale=1.0, time_scale=1.0, time_offset=0.0) -> list\n\n"
+     "Samples every bone's channels at the frames (game-exact, as Animation.sample), builds the local matrix "
+     "L = T(translation * translation_scale) * R * S (R from Euler XYZ or the quaternion channels) and returns, "
+     "per bone, the pose basis pre * L * post decomposed into 10 FCurve 'co' buffers: location x, y, z, "
+     "rotation_quaternion w, x, y, z (sign kept continuous), scale x, y, z.  Each is an array('f') of "
+     "(frame * time_scale + time_offset, value) pairs.  bones: sequence of (target, pre_matrix, post_matrix); "
+     "matrices are 4x4 (rows) or 16 numbers row-major, or None for identity.  For absolute formats use "
+     "pre = rest_local.inverted(), post = None; for Banjo-Kazooie deltas pre = Q.inverted(), post = Q with Q the "
+     "bone's rest rotation in armature space."},
     {"formats", mod_formats, METH_NOARGS, "formats() -> {name: description}"},
     {"compressions", mod_compressions, METH_NOARGS, "compressions() -> list of wrapper names"},
     {"compress", mod_compress, METH_VARARGS, "compress(name, data) -> bytes with that wrapper"},

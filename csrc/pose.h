@@ -1,0 +1,15 @@
+/* Pose math used to bake animations onto rigs whose rest pose has
+ * rotations (see csrc/pose.c). */
+#ifndef GAMEANIM_POSE_H
+#define GAMEANIM_POSE_H
+
+void ga_mat_identity(double m[16]);
+void ga_mat_mul(const double a[16], const double b[16], double out[16]);
+/* w, x, y, z of the rotation Rz * Ry * Rx (Blender Euler 'XYZ'). */
+void ga_quat_from_euler_xyz(const double e[3], double q[4]);
+/* T(t) * R(q) * S(s); q is normalised first. */
+void ga_mat_from_trs(const double t[3], const double q[4], const double s[3], double m[16]);
+/* Inverse of ga_mat_from_trs for matrices without shear. */
+void ga_mat_decompose(const double m[16], double t[3], double q[4], double s[3]);
+
+#endif

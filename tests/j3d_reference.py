@@ -1,0 +1,164 @@
+"""An independent, plain-Python reading of BCK/BTK and of the J3D runtime's
+curve evaluation, written from the format notes (not from the C code), for
+checking the extension against."""
+import math
+import struct
+
+PI = math.pi
+
+
+def f32(x):
+    return struct.unpack(">f", struct.pack(">f", x))[0]
+
+
+class Desc:
+    def __init__(self, count, index, ttype):
+        self.count, self.index, self.type = count, index, ttype
+
+
+def parse(data):
+    """Returns a dict with every header field and, per entry, the nine raw
+    key tables in file order (sx rx tx sy ry ty sz rz tz)."""
+    magic, kind, size, blocks = struct.unpack_from(">4s4sII", data, 0)
+    assert magic == b"J3D1"
+    out = {"kind": kind.decode(), "file_size": size, "block_count": blocks, "header_0x10": data[0x10:0x20]}
+    c = 0x20
+    cmagic, csize, loop, frac, duration, count = struct.unpack_from(">4sIBBhH", data, c)
+    out.update(chunk_magic=cmagic.decode(), chunk_size=csize, loop_mode=loop, rotation_frac=frac, duration=duration)
+    ns, nr, nt = struct.unpack_from(">HHH", data, c + 0x0E)
+    out.update(scale_count=ns, rotation_count=nr, translation_count=nt)
+    btk = kind == b"btk1"
+    if not btk:
+        out["joint_count"] = count
+        n = count
+        o_tab, o_s, o_r, o_t = struct.unpack_from(">IIII", data, c + 0x14)
+        out["sound_offset"] = struct.unpack_from(">I", data, 0x1C)[0]
+    else:
+        out["track_count"] = count
+        n = count // 3
+        (o_tab, o_remap, o_names, o_tex, o_center, o_s, o_r, o_t) = struct.unpack_from(">8I", data, c + 0x14)
+        out["calc_type"] = struct.unpack_from(">I", data, c + 0x5C)[0]
+        out["post_track_count"] = struct.unpack_from(">H", data, c + 0x34)[0]
+        out["remap"] = list(struct.unpack_from(">%dH" % n, data, c + o_remap))
+        out["texmtx"] = list(data[c + o_tex : c + o_tex + n])
+        out["center"] = [struct.unpack_from(">3f", data, c + o_center + 12 * i) for i in range(n)]
+        nt_at = c + o_names
+        ncount = struct.unpack_from(">H", data, nt_at)[0]
+        names, hashes = [], []
+        for i in range(ncount):
+            h, off = struct.unpack_from(">HH", data, nt_at + 4 + 4 * i)
+            end = data.index(b"\0", nt_at + off)
+            names.append(data[nt_at + off : end].decode("cp932"))
+            hashes.append(h)
+        out["names"], out["name_hashes"] = names, hashes
+    out["entries"] = n
+    scale = list(struct.unpack_from(">%df" % ns, data, c + o_s)) if ns else []
+    rot = list(struct.unpack_from(">%dh" % nr, data, c + o_r)) if nr else []
+    trans = list(struct.unpack_from(">%df" % nt, data, c + o_t)) if nt else []
+    out["tables"] = (scale, rot, trans)
+    descs = []
+    for e in range(n):
+        row = []
+        for k in range(9):
+            row.append(Desc(*struct.unpack_from(">HHH", data, c + o_tab + e * 0x36 + k * 6)))
+        descs.append(row)
+    out["descs"] = descs
+    return out
+
+
+def keys_of(info, entry, channel, axis):
+    """Raw keys of one track: (count, [(time, value, in, out), ...])."""
+    d = info["descs"][entry][axis * 3 + channel]
+    table = info["tables"][channel]
+    if d.count == 0:
+        return 0, []
+    if d.count == 1:
+        return 1, [(0.0, table[d.index], 0.0, 0.0)]
+    stride = 3 if d.type == 0 else 4
+    keys = []
+    for k in range(d.count):
+        e = table[d.index + k * stride : d.index + (k + 1) * stride]
+        keys.append((e[0], e[1], e[2], e[3] if stride == 4 else e[2]))
+    return d.count, keys
+
+
+def hermite(frame, t0, v0, s0, t1, v1, s1):
+    """The standard cubic Hermite with per-frame slopes scaled by the key
+    spacing (JMAHermiteInterpolation)."""
+    L = t1 - t0
+    u = (frame - t0) / L
+    m0, m1 = s0 * L, s1 * L
+    return ((2 * v0 - 2 * v1 + m0 + m1) * u ** 3 + (-3 * v0 + 3 * v1 - 2 * m0 - m1) * u ** 2 + m0 * u + v0)
+
+
+def eval_keys(count, keys, frame, default):
+    """J3DGetKeyFrameInterpolation: hold before the first and from the last
+    key on, otherwise the segment after the last key with time <= frame."""
+    if count == 0:
+        return default
+    if count == 1:
+        return keys[0][1]
+    if frame < keys[0][0]:
+        return keys[0][1]
+    if keys[-1][0] <= frame:
+        return keys[-1][1]
+    i = max(k for k in range(len(keys)) if keys[k][0] <= frame)
+    a, b = keys[i], keys[i + 1]
+    return hermite(frame, a[0], a[1], a[3], b[0], b[1], b[2])
+
+
+def game_value(info, entry, channel, axis, frame):
+    """The value the game computes; rotations in radians (s16 angle, 0x8000
+    = pi, truncated toward zero before the shift, not wrapped)."""
+    count, keys = keys_of(info, entry, channel, axis)
+    if channel == 1:
+        frac = info["rotation_frac"]
+        if count == 0:
+            return 0.0
+        if count == 1:
+            raw = keys[0][1]
+        else:
+            raw = math.trunc(eval_keys(count, keys, frame, 0.0))
+        return raw * (1 << frac) * PI / 32768.0
+    return eval_keys(count, keys, frame, 1.0 if channel == 0 else 0.0)
+
+
+def name_hash(name):
+    h = 0
+    for byte in name.encode("cp932"):
+        c = byte - 256 if byte >= 128 else byte
+        h = (h * 3 + c) & 0xFFFF
+    return h
+
+
+def frame_ctrl(ticks, end, mode, rate=1.0):
+    """J3DFrameCtrl::update() applied `ticks` times from frame 0, start and
+    loop point 0, single precision."""
+    frame, r = 0.0, f32(rate)
+    end = f32(end)
+    for _ in range(ticks):
+        frame = f32(frame + r)
+        if mode == 0:
+            if frame < 0:
+                return 0.0
+            if frame >= end:
+                return f32(end - f32(0.001))
+        elif mode == 1:
+            if frame < 0:
+                return 0.0
+            if frame >= end:
+                return 0.0
+        elif mode == 2:
+            # below the start nothing wraps: the loop point equals the start
+            while frame >= end and end > 0:
+                frame = f32(frame - end)
+        elif mode in (3, 4):
+            if frame >= end:
+                frame = f32(end - f32(0.001))
+                r = -r
+            if frame < 0:
+                if mode == 3:
+                    return 0.0
+                frame = 0.0
+                r = -r
+    return frame
