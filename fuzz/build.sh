@@ -1,0 +1,23 @@
+#!/bin/sh
+# Builds one libFuzzer binary per format, per decompressor and for the
+# whole load path, with AddressSanitizer and UndefinedBehaviorSanitizer:
+#   sh fuzz/build.sh            -> fuzz/build/fuzz_<name>
+# Needs clang (with libFuzzer: Debian's clang + libclang-rt-14-dev) and zlib.
+set -e
+here="$(cd "$(dirname "$0")/.." && pwd)"
+out="$here/fuzz/build"
+mkdir -p "$out"
+CC="${CC:-clang}"
+FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -std=c11 -Wall -Wextra -I$here/csrc"
+SRC=""
+for f in "$here"/csrc/*.c; do
+    case "$f" in */module.c) ;; *) SRC="$SRC $f" ;; esac
+done
+build() {
+    name="$1"; shift
+    $CC $FLAGS "$@" -o "$out/fuzz_$name" "$here/fuzz/fuzz_target.c" "$here/fuzz/zlib_hooks.c" $SRC -lz -lm
+    echo "built fuzz/build/fuzz_$name"
+}
+for fmt in bck btk bca bk jba; do build "$fmt" "-DGA_FUZZ_FORMAT=\"$fmt\""; done
+for w in lz77 yaz0 yay0 rarezip; do build "$w" "-DGA_FUZZ_WRAPPER=\"$w\""; done
+build load

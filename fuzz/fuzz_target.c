@@ -1,0 +1,157 @@
+/* libFuzzer targets, one binary per format and per decompressor (see
+ * fuzz/build.sh):
+ *   FORMAT targets: decode; on success also encode the clip from scratch
+ *     (no original data to lean on), decode that, and require the same
+ *     tracks; and encode through the raw record (partial edit path).
+ *   WRAPPER targets: unwrap; on success wrap and unwrap again and require
+ *     the same bytes.
+ *   LOAD target: the whole detection path (gameanim.load in C).
+ * Any crash, sanitizer report, leak or failed invariant aborts. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "gameanim.h"
+
+void ga_fuzz_use_system_zlib(void);
+
+#ifdef GA_FUZZ_FORMAT
+static int same_float(float a, float b, double tol)
+{
+    if (isnan(a) || isnan(b)) return isnan(a) && isnan(b);
+    if (isinf(a) || isinf(b)) return a == b;
+    double d = fabs((double)a - (double)b);
+    return d <= tol * (1.0 + fabs((double)a));
+}
+
+static void check_same_tracks(const ga_clip *a, const ga_clip *b, const char *what)
+{
+    if (a->ntracks != b->ntracks) {
+        fprintf(stderr, "%s: %u tracks became %u\n", what, a->ntracks, b->ntracks);
+        abort();
+    }
+    for (uint32_t i = 0; i < a->ntracks; i++) {
+        const ga_track *x = &a->tracks[i], *y = &b->tracks[i];
+        int same = x->target == y->target && x->channel == y->channel && x->axis == y->axis &&
+                   x->nkeys == y->nkeys;
+        if (x->target_name || y->target_name)
+            same = same && x->target_name && y->target_name && strcmp(x->target_name, y->target_name) == 0;
+        for (uint32_t k = 0; same && k < x->nkeys; k++) {
+            /* values are compared after one round of the format's own
+             * quantisation, so they must agree closely */
+            same = same_float(x->time[k], y->time[k], 1e-6) && same_float(x->value[k], y->value[k], 1e-4) &&
+                   x->interp[k] == y->interp[k];
+        }
+        if (!same) {
+            fprintf(stderr, "%s: track %u differs after decode -> encode -> decode\n", what, i);
+            abort();
+        }
+    }
+}
+
+static void fuzz_format(const uint8_t *data, size_t size)
+{
+    const ga_format *f = ga_format_by_name(GA_FUZZ_FORMAT);
+    if (!f) abort();
+    ga_error err;
+    ga_clip clip;
+    void *raw = NULL;
+    if (f->decode(data, size, NULL, &raw, &clip, &err) != GA_OK) return;
+    /* sampling never fails on a decoded clip */
+    double frames[5] = {-1.5, 0.0, 0.5, clip.frame_count, clip.frame_count + 2.0};
+    float out[5];
+    for (uint32_t i = 0; i < clip.ntracks && i < 64; i++) {
+        if (f->sample) {
+            if (f->sample(&clip, i, frames, 5, out, &err) != GA_OK) abort();
+        } else {
+            for (int k = 0; k < 5; k++) out[k] = (float)ga_track_eval(&clip.tracks[i], frames[k]);
+        }
+    }
+    int32_t *map = malloc(((size_t)clip.ntracks + 1) * sizeof *map);
+    if (!map) abort();
+    ga_report rep;
+    /* 1. through the raw record with every track unchanged */
+    for (uint32_t i = 0; i < clip.ntracks; i++) map[i] = (int32_t)i;
+    ga_report_init(&rep);
+    ga_encode_ctx ctx = {raw, &clip, &clip, map, 0, 0.0, &rep};
+    ga_buf b;
+    ga_buf_init(&b);
+    if (f->encode(&ctx, &b, &err) == GA_OK) {
+        ga_clip c2;
+        void *raw2 = NULL;
+        if (f->decode(b.data, b.len, NULL, &raw2, &c2, &err) != GA_OK) {
+            fprintf(stderr, "re-decode of a raw-record encode failed: %s\n", err.message);
+            abort();
+        }
+        check_same_tracks(&clip, &c2, "raw-record encode");
+        f->free_raw(raw2);
+        ga_clip_free(&c2);
+    }
+    ga_buf_free(&b);
+    /* 2. from scratch: the encoder must write what it decoded */
+    for (uint32_t i = 0; i < clip.ntracks; i++) map[i] = -1;
+    ga_report_init(&rep);
+    ga_encode_ctx fresh = {NULL, NULL, &clip, map, 1, 0.0, &rep};
+    ga_buf_init(&b);
+    if (f->encode(&fresh, &b, &err) == GA_OK) {
+        ga_clip c3;
+        void *raw3 = NULL;
+        if (f->decode(b.data, b.len, NULL, &raw3, &c3, &err) != GA_OK) {
+            fprintf(stderr, "re-decode of a fresh encode failed: %s\n", err.message);
+            abort();
+        }
+        check_same_tracks(&clip, &c3, "fresh encode");
+        f->free_raw(raw3);
+        ga_clip_free(&c3);
+    }
+    ga_buf_free(&b);
+    free(map);
+    f->free_raw(raw);
+    ga_clip_free(&clip);
+}
+#endif
+
+#ifdef GA_FUZZ_WRAPPER
+static void fuzz_wrapper(const uint8_t *data, size_t size)
+{
+    const ga_wrapper *w = ga_wrapper_by_name(GA_FUZZ_WRAPPER);
+    if (!w) abort();
+    ga_error err;
+    uint8_t *out = NULL;
+    size_t n = 0;
+    if (w->unwrap(data, size, &out, &n, &err) != GA_OK) return;
+    ga_buf b;
+    ga_buf_init(&b);
+    if (w->wrap(out, n, &b, &err) == GA_OK) {
+        uint8_t *back = NULL;
+        size_t m = 0;
+        if (w->unwrap(b.data, b.len, &back, &m, &err) != GA_OK || m != n || (n && memcmp(back, out, n) != 0)) {
+            fprintf(stderr, "%s: unwrap(wrap(x)) != x\n", w->name);
+            abort();
+        }
+        free(back);
+    }
+    ga_buf_free(&b);
+    free(out);
+}
+#endif
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    static int init = 0;
+    if (!init) {
+        ga_fuzz_use_system_zlib();
+        init = 1;
+    }
+#if defined(GA_FUZZ_FORMAT)
+    fuzz_format(data, size);
+#elif defined(GA_FUZZ_WRAPPER)
+    fuzz_wrapper(data, size);
+#else
+    ga_loaded l;
+    ga_error err;
+    if (ga_load(data, size, NULL, &l, &err) == GA_OK) ga_loaded_free(&l);
+#endif
+    return 0;
+}

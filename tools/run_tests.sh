@@ -1,0 +1,16 @@
+#!/bin/sh
+# Sets up a fresh machine (tools/setup_env.sh) and runs every test:
+# the C core and Python API, every format, the samples' determinism and the
+# Blender add-on in Blender 5.0 (bpy module) and Debian's Blender 3.4.1.
+#   sh tools/run_tests.sh [extra pytest arguments]
+set -e
+here="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$here"
+PY="${PYTHON:-python3}"
+sh tools/setup_env.sh
+export PYTHONPATH="$here/build/lib${PYTHONPATH:+:$PYTHONPATH}"
+echo "== samples regenerate byte-identically"
+$PY tools/make_samples.py --check
+echo "== pytest"
+cd "$here/build"   # not the repo root, so that the built module is the one imported
+$PY -m pytest "$here/tests" -q "$@"
