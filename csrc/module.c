@@ -1434,11 +1434,27 @@ static PyObject *wrap_payload(const ga_wrapper *w, const uint8_t *data, size_t s
 
 static PyObject *Animation_to_bytes(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"compression", "tolerance", NULL};
+    static char *kwlist[] = {"compression", "tolerance", "reencode", NULL};
     AnimationObject *a = (AnimationObject *)self;
     PyObject *comp_arg = NULL;
     double tolerance = 0.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$Od:to_bytes", kwlist, &comp_arg, &tolerance)) return NULL;
+    const char *reencode = NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|$Odz:to_bytes", kwlist, &comp_arg, &tolerance, &reencode))
+        return NULL;
+    /* reencode: None = original bytes when nothing changed; "raw" = always run
+     * the encoder, reusing the original data of unchanged tracks; "full" =
+     * encode every track from its values as if the animation were new. */
+    int mode = 0;
+    if (reencode && strcmp(reencode, "raw") == 0) mode = 1;
+    else if (reencode && strcmp(reencode, "full") == 0) mode = 2;
+    else if (reencode) {
+        PyErr_SetString(PyExc_ValueError, "reencode must be None, 'raw' or 'full'");
+        return NULL;
+    }
+    if (!(tolerance >= 0.0)) {
+        PyErr_SetString(PyExc_ValueError, "tolerance must be >= 0");
+        return NULL;
+    }
     PyObject *comp;
     if (parse_compression(comp_arg ? comp_arg : a->compression, &comp) < 0) return NULL;
     const ga_wrapper *w = NULL;
@@ -1477,6 +1493,11 @@ static PyObject *Animation_to_bytes(PyObject *self, PyObject *args, PyObject *kw
     } else {
         for (uint32_t i = 0; i < c.ntracks; i++) map[i] = -1;
     }
+    if (mode) unchanged = 0;
+    if (mode == 2) {
+        for (uint32_t i = 0; i < c.ntracks; i++) map[i] = -1;
+        header_changed = 1;
+    }
 
     ga_report rep;
     ga_report_init(&rep);
@@ -1497,8 +1518,8 @@ static PyObject *Animation_to_bytes(PyObject *self, PyObject *args, PyObject *kw
     } else {
         ga_encode_ctx ctx;
         memset(&ctx, 0, sizeof ctx);
-        ctx.raw = a->has_orig ? a->raw : NULL;
-        ctx.orig = a->has_orig ? &a->orig : NULL;
+        ctx.raw = a->has_orig && mode != 2 ? a->raw : NULL;
+        ctx.orig = a->has_orig && mode != 2 ? &a->orig : NULL;
         ctx.clip = &c;
         ctx.orig_track = map;
         ctx.header_changed = header_changed;
@@ -1693,8 +1714,11 @@ static PyMethodDef Animation_methods[] = {
      "sample(frames) -> array('f')\n\nEvaluates every track at the frames (the file's own frame numbers, any "
      "float) as the game does.  Values are track-major: len(tracks) * len(frames)."},
     {"to_bytes", (PyCFunction)(void (*)(void))Animation_to_bytes, METH_VARARGS | METH_KEYWORDS,
-     "to_bytes(*, compression=<self.compression>, tolerance=0.0) -> bytes\n\nEncodes the animation.  An "
-     "unedited animation gives back exactly the bytes it was loaded from."},
+     "to_bytes(*, compression=<self.compression>, tolerance=0.0, reencode=None) -> bytes\n\nEncodes the "
+     "animation.  An unedited animation gives back exactly the bytes it was loaded from.  tolerance: key "
+     "reduction tolerance for formats that fit keys to per-frame data.  reencode='raw' always runs the encoder "
+     "(reusing the original data of unchanged tracks); reencode='full' encodes every track from its values as "
+     "if the animation were new."},
     {"save", (PyCFunction)(void (*)(void))Animation_save, METH_VARARGS | METH_KEYWORDS,
      "save(path, **options): to_bytes() written atomically (temporary file + rename)."},
     {"copy", Animation_copy, METH_NOARGS, "A deep copy that still remembers the original file."},

@@ -1,0 +1,510 @@
+"""The `gameanim` command: inspect, dump, build, sample, validate and convert
+game animation files.
+
+    gameanim info FILE|FOLDER...            summary per file (and per track with -v)
+    gameanim dump FILE [-o OUT.json]        the whole decoded file as JSON
+    gameanim build IN.json -o OUT           a file from such JSON
+    gameanim sample FILE --frames A:B[:STEP] [-o OUT.csv]
+    gameanim validate FILE|FOLDER...        decode, re-encode, report round trip and anomalies
+    gameanim convert FILE|FOLDER... -o DIR [--compression NAME|none] [--layout 32|64]
+
+Folders are searched recursively for files gameanim can read; work runs on
+all cores (-j to change); a progress bar is shown on a terminal.
+
+Exit codes: 0 success, 1 at least one file failed (bad file, encode error,
+or validate found a problem), 2 usage error (bad arguments, nothing to do).
+"""
+import argparse
+import base64
+import concurrent.futures
+import csv
+import io
+import json
+import os
+import sys
+import warnings
+
+import gameanim
+
+DUMP_VERSION = 1
+EXTENSIONS = (".bck", ".btk", ".bca", ".bin", ".anim", ".jba", ".szs", ".yaz0", ".yay0", ".lz", ".lz77")
+CHANNEL_SHORT = {"scale": "S", "rotation": "R", "translation": "T", "rotation_quaternion": "Q"}
+
+
+# --------------------------------------------------------------- helpers
+
+
+def iter_files(paths, all_files=False):
+    """Files given directly, plus files under given folders (recursively)
+    whose extension is one gameanim reads (any file with --all)."""
+    for p in paths:
+        if os.path.isdir(p):
+            for root, dirs, files in os.walk(p):
+                dirs.sort()
+                for name in sorted(files):
+                    if all_files or name.lower().endswith(EXTENSIONS):
+                        yield os.path.join(root, name)
+        else:
+            yield p
+
+
+class Progress:
+    """A one-line progress bar on stderr when it is a terminal."""
+
+    def __init__(self, total, enabled=None):
+        self.total = total
+        self.done = 0
+        self.enabled = sys.stderr.isatty() if enabled is None else enabled
+
+    def step(self, label=""):
+        self.done += 1
+        if not self.enabled:
+            return
+        width = 30
+        filled = int(width * self.done / max(self.total, 1))
+        bar = "#" * filled + "-" * (width - filled)
+        sys.stderr.write(f"\r[{bar}] {self.done}/{self.total} {label[-40:]:40}")
+        sys.stderr.flush()
+
+    def close(self):
+        if self.enabled:
+            sys.stderr.write("\r" + " " * 90 + "\r")
+            sys.stderr.flush()
+
+
+def run_parallel(func, files, jobs, progress=True):
+    """Runs func(path) -> (ok, text) on every file; yields results in order."""
+    files = list(files)
+    bar = Progress(len(files), None if progress else False)
+    label = lambda item: os.path.basename(item[0] if isinstance(item, tuple) else item)
+    results = [None] * len(files)
+    if jobs <= 1 or len(files) <= 1:
+        for i, f in enumerate(files):
+            results[i] = func(f)
+            bar.step(label(f))
+    else:
+        with concurrent.futures.ProcessPoolExecutor(max_workers=jobs) as ex:
+            futs = {ex.submit(func, f): i for i, f in enumerate(files)}
+            for fut in concurrent.futures.as_completed(futs):
+                i = futs[fut]
+                try:
+                    results[i] = fut.result()
+                except Exception as e:  # a worker crash must not lose the batch
+                    results[i] = (False, f"{files[i]}: error: {e}")
+                bar.step(label(files[i]))
+    bar.close()
+    return files, results
+
+
+def quiet_to_bytes(anim, **kw):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gameanim.PrecisionWarning)
+        return anim.to_bytes(**kw)
+
+
+def target_label(t):
+    return str(t.target)
+
+
+def track_label(t):
+    return f"{target_label(t)}/{t.channel}/{t.axis}"
+
+
+# --------------------------------------------------------------- info
+
+
+def describe(path, verbose=False):
+    try:
+        anim = gameanim.load(path)
+    except (gameanim.FormatError, OSError) as e:
+        return False, f"{path}: error: {e}"
+    keys = sum(len(t) for t in anim.tracks)
+    targets = len({(type(t.target).__name__, t.target) for t in anim.tracks})
+    lines = [
+        f"{path}: {anim.format}" + (f" in {anim.compression}" if anim.compression else ""),
+        f"  frames {anim.frame_count:g}, fps {anim.fps if anim.fps is not None else '-'}, "
+        f"loop {anim.loop or '-'}, {len(anim.tracks)} tracks on {targets} targets, {keys} keys",
+    ]
+    if anim.format == "btk":
+        lines.append(f"  calc type {anim.calc_type}, {len(anim.entries)} texture-matrix animations")
+        for i, e in enumerate(anim.entries):
+            lines.append(f"    entry {i}: material {e['material']!r} texmtx {e['texmtx_id']} "
+                         f"center {tuple(round(c, 6) for c in e['center'])}{' (post)' if e.get('post') else ''}")
+    if anim.format in ("bck", "btk"):
+        lines.append(f"  rotation shift {anim.rotation_frac}")
+    if verbose:
+        for t in anim.tracks:
+            if len(t):
+                lo, hi = min(t.values), max(t.values)
+                lines.append(f"    {track_label(t):28} {len(t):6d} keys  frames {t.times[0]:g}..{t.times[-1]:g}  "
+                             f"values {lo:.6g}..{hi:.6g}")
+            else:
+                lines.append(f"    {track_label(t):28}      0 keys  (default)")
+        for k, v in sorted(anim.info.items()):
+            if isinstance(v, bytes):
+                v = v.hex()
+            lines.append(f"    info {k} = {v}")
+    return True, "\n".join(lines)
+
+
+# --------------------------------------------------------------- dump / build
+
+
+def jsonable(v):
+    if isinstance(v, bytes):
+        return {"base64": base64.b64encode(v).decode("ascii")}
+    if isinstance(v, tuple):
+        return list(v)
+    return v
+
+
+def to_dump(anim, include_original=True):
+    """The documented JSON form (docs/cli.md).  Floats are the exact float32
+    values; interpolation uses Blender's numbers (0 constant, 1 linear,
+    2 Bezier)."""
+    d = {
+        "gameanim_dump": DUMP_VERSION,
+        "format": anim.format,
+        "compression": anim.compression,
+        "frame_count": anim.frame_count,
+        "fps": anim.fps,
+        "loop": anim.loop,
+        "params": {
+            "rotation_frac": anim.rotation_frac,
+            "calc_type": anim.calc_type,
+            "start_frame": anim.start_frame,
+            "layout": anim.layout,
+            "keyless_rule": anim.keyless_rule,
+        },
+        "entries": [{k: jsonable(v) for k, v in e.items()} for e in anim.entries],
+        "info": {k: jsonable(v) for k, v in sorted(anim.info.items())},
+        "tracks": [
+            {
+                "target": t.target,
+                "channel": t.channel,
+                "axis": t.axis,
+                "times": list(t.times),
+                "values": list(t.values),
+                "in_slopes": list(t.in_slopes),
+                "out_slopes": list(t.out_slopes),
+                "interpolation": list(t.interpolation),
+            }
+            for t in anim.tracks
+        ],
+    }
+    orig = anim.original_bytes()
+    if include_original and orig is not None:
+        d["original"] = base64.b64encode(orig).decode("ascii")
+    return d
+
+
+def from_dump(d):
+    if d.get("gameanim_dump") != DUMP_VERSION:
+        raise ValueError(f"not a gameanim dump (version {DUMP_VERSION}): missing or different 'gameanim_dump'")
+    tracks = [
+        gameanim.Track(t["target"], t["channel"], t["axis"], t["times"], t["values"], t["in_slopes"], t["out_slopes"],
+                       t["interpolation"])
+        for t in d["tracks"]
+    ]
+    entries = [{k: (tuple(v) if k == "center" else v) for k, v in e.items()} for e in d.get("entries", [])]
+    p = d.get("params", {})
+    if d.get("original"):
+        anim = gameanim.load(base64.b64decode(d["original"]), keyless_rule=p.get("keyless_rule") or "base")
+        anim.tracks = tracks
+        anim.entries = entries
+        anim.frame_count = d["frame_count"]
+        anim.fps = d.get("fps")
+        anim.loop = d.get("loop")
+        anim.compression = d.get("compression")
+        for k in ("rotation_frac", "calc_type", "start_frame", "layout", "keyless_rule"):
+            if k in p:
+                setattr(anim, k, p[k])
+        return anim
+    kw = {k: p[k] for k in ("rotation_frac", "calc_type", "start_frame", "layout", "keyless_rule") if k in p}
+    return gameanim.Animation(d["format"], tracks, frame_count=d["frame_count"], fps=d.get("fps"),
+                              loop=d.get("loop"), compression=d.get("compression"), entries=entries, **kw)
+
+
+# --------------------------------------------------------------- validate
+
+
+def anomalies(anim):
+    """What the format notes say is worth reporting in an otherwise valid file."""
+    info = anim.info
+    out = []
+    if info.get("trailing_bytes"):
+        out.append(f"{info['trailing_bytes']} bytes after the end the header states")
+    if anim.format in ("bck", "btk"):
+        if info.get("chunk_size_delta"):
+            out.append(f"chunk size field is off by {info['chunk_size_delta']} (a known writer quirk)")
+        if info.get("loop_mode", 0) > 4:
+            out.append(f"loop mode {info['loop_mode']} is not 0..4")
+        if anim.format == "btk":
+            if info.get("calc_type", 0) not in (0, 1):
+                out.append(f"calc type {info['calc_type']} is neither Basic nor Maya (the game reads it as Basic)")
+            if not info.get("material_ids_identity", 1):
+                out.append("material id table is not the identity (the game ignores it)")
+            if not info.get("name_hashes_valid", 1):
+                out.append("name table hashes do not match their strings")
+            if info.get("post_track_count"):
+                out.append("post-texgen matrix animations present (never seen in retail files)")
+    for k, v in sorted(info.items()):
+        if k.startswith("anomaly") and v:
+            out.append(f"{k}: {v}")
+    return out
+
+
+def validate(path):
+    try:
+        raw = open(path, "rb").read()
+        anim = gameanim.load(raw)
+    except (gameanim.FormatError, OSError) as e:
+        return False, f"{path}: FAIL decode: {e}"
+    problems, notes = [], []
+    try:
+        if anim.to_bytes() != raw:
+            problems.append("unedited to_bytes() differs from the input")
+        rebuilt = quiet_to_bytes(anim, reencode="raw")
+        exact = rebuilt == raw
+        again = gameanim.load(rebuilt)
+        same_tracks = all(
+            (list(a.times), list(a.values), list(a.interpolation)) == (list(b.times), list(b.values), list(b.interpolation))
+            for a, b in zip(anim.tracks, again.tracks)
+        ) and len(anim.tracks) == len(again.tracks)
+        if not same_tracks:
+            problems.append("re-encoding through the encoder changed the decoded tracks")
+        full = quiet_to_bytes(anim, reencode="full", compression=None)
+        fresh = gameanim.load(full)
+        worst = 0.0
+        frames = [i * 0.5 for i in range(int(max(anim.frame_count, 1)) * 2 + 1)][:400]
+        a, b = anim.sample(frames), fresh.sample(frames)
+        if len(a) == len(b):
+            worst = max((abs(x - y) for x, y in zip(a, b)), default=0.0)
+        else:
+            problems.append("a fresh encode has a different number of tracks")
+        notes.append(f"encoder round trip {'byte-exact' if exact else 're-encodes to different bytes (same tracks)' if same_tracks else 'LOSSY'}")
+        notes.append(f"fresh encode {len(full)} bytes, worst sample difference {worst:.3g}")
+    except (gameanim.EncodeError, gameanim.FormatError, ValueError) as e:
+        problems.append(f"re-encode failed: {e}")
+    text = [f"{path}: {'OK' if not problems else 'FAIL'} ({anim.format}{', ' + anim.compression if anim.compression else ''})"]
+    text += [f"  {n}" for n in notes]
+    text += [f"  anomaly: {x}" for x in anomalies(anim)]
+    text += [f"  problem: {x}" for x in problems]
+    return not problems, "\n".join(text)
+
+
+# --------------------------------------------------------------- convert
+
+
+def convert_one(args):
+    path, outdir, compression, layout, root = args
+    try:
+        anim = gameanim.load(path)
+        if layout:
+            anim.layout = int(layout)
+        kw = {}
+        if compression is not None:
+            kw["compression"] = None if compression == "none" else compression
+        rel = os.path.relpath(path, root) if root else os.path.basename(path)
+        out = os.path.join(outdir, rel)
+        os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", gameanim.PrecisionWarning)
+            gameanim.save(anim, out, **kw)
+        return True, f"{path} -> {out}"
+    except (gameanim.FormatError, gameanim.EncodeError, OSError, ValueError) as e:
+        return False, f"{path}: error: {e}"
+
+
+# --------------------------------------------------------------- commands
+
+
+def cmd_info(a):
+    files = list(iter_files(a.paths, a.all))
+    if not files:
+        print("gameanim: no files found", file=sys.stderr)
+        return 2
+    import functools
+
+    _, results = run_parallel(functools.partial(describe, verbose=a.verbose), files, a.jobs, not a.quiet)
+    ok = sum(1 for r in results if r[0])
+    for r in results:
+        print(r[1])
+    print(f"{ok} of {len(files)} files read" + (f", {len(files) - ok} failed" if ok < len(files) else ""))
+    return 0 if ok == len(files) else 1
+
+
+def cmd_dump(a):
+    try:
+        anim = gameanim.load(a.file)
+    except (gameanim.FormatError, OSError) as e:
+        print(f"gameanim: {a.file}: {e}", file=sys.stderr)
+        return 1
+    text = json.dumps(to_dump(anim, not a.no_original), indent=a.indent)
+    if a.output and a.output != "-":
+        gameanim.write_atomic(a.output, text.encode("utf-8") + b"\n")
+    else:
+        sys.stdout.write(text + "\n")
+    return 0
+
+
+def cmd_build(a):
+    try:
+        with open(a.json, encoding="utf-8") if a.json != "-" else sys.stdin as f:
+            d = json.load(f)
+        anim = from_dump(d)
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", gameanim.PrecisionWarning)
+            gameanim.save(anim, a.output)
+    except (ValueError, KeyError, TypeError, OSError) as e:
+        print(f"gameanim: build: {e}", file=sys.stderr)
+        return 1
+    print(f"{a.output}: {anim.format}, {len(anim.tracks)} tracks")
+    return 0
+
+
+def parse_frames(spec, anim):
+    if spec is None:
+        return [float(i) for i in range(int(round(anim.frame_count)) + 1)]
+    if ":" in spec:
+        parts = [float(x) for x in spec.split(":")]
+        start, stop = parts[0], parts[1]
+        step = parts[2] if len(parts) > 2 else 1.0
+        if step <= 0:
+            raise ValueError("step must be positive")
+        n = int((stop - start) / step + 1e-9)
+        return [start + i * step for i in range(n + 1)]
+    return [float(x) for x in spec.split(",")]
+
+
+def cmd_sample(a):
+    try:
+        anim = gameanim.load(a.file)
+        frames = parse_frames(a.frames, anim)
+    except (gameanim.FormatError, OSError, ValueError) as e:
+        print(f"gameanim: {a.file}: {e}", file=sys.stderr)
+        return 1 if isinstance(e, gameanim.FormatError) else 2
+    values = anim.sample(frames)
+    nf = len(frames)
+    buf = io.StringIO()
+    w = csv.writer(buf, lineterminator="\n")
+    w.writerow(["frame"] + [track_label(t) for t in anim.tracks])
+    for k, f in enumerate(frames):
+        w.writerow([repr(f)] + [repr(values[i * nf + k]) for i in range(len(anim.tracks))])
+    if a.output and a.output != "-":
+        gameanim.write_atomic(a.output, buf.getvalue().encode("utf-8"))
+    else:
+        sys.stdout.write(buf.getvalue())
+    return 0
+
+
+def cmd_validate(a):
+    files = list(iter_files(a.paths, a.all))
+    if not files:
+        print("gameanim: no files found", file=sys.stderr)
+        return 2
+    _, results = run_parallel(validate, files, a.jobs, not a.quiet)
+    ok = sum(1 for r in results if r[0])
+    for r in results:
+        print(r[1])
+    print(f"{ok} of {len(files)} files valid" + (f", {len(files) - ok} with problems" if ok < len(files) else ""))
+    return 0 if ok == len(files) else 1
+
+
+def cmd_convert(a):
+    files = list(iter_files(a.paths, a.all))
+    if not files:
+        print("gameanim: no files found", file=sys.stderr)
+        return 2
+    if a.compression not in (None, "none") and a.compression not in gameanim.compressions():
+        print(f"gameanim: unknown compression {a.compression!r}; one of: none, {', '.join(gameanim.compressions())}",
+              file=sys.stderr)
+        return 2
+    roots = {p: p for p in a.paths if os.path.isdir(p)}
+
+    def root_of(f):
+        for r in roots:
+            if os.path.abspath(f).startswith(os.path.abspath(r) + os.sep):
+                return r
+        return None
+
+    jobs = [(f, a.output, a.compression, a.layout, root_of(f)) for f in files]
+    _, results = run_parallel(convert_one, jobs, a.jobs, not a.quiet)
+    ok = sum(1 for r in results if r[0])
+    for r in results:
+        print(r[1])
+    print(f"{ok} of {len(files)} files converted" + (f", {len(files) - ok} failed" if ok < len(files) else ""))
+    return 0 if ok == len(files) else 1
+
+
+def build_parser():
+    p = argparse.ArgumentParser(prog="gameanim", description=__doc__.split("\n\n")[0],
+                                epilog="Run 'gameanim COMMAND --help' for the options of a command.")
+    p.add_argument("--version", action="version", version=f"gameanim {gameanim.__version__}")
+    sub = p.add_subparsers(dest="command", metavar="COMMAND")
+
+    def add_batch(sp):
+        sp.add_argument("paths", nargs="+", metavar="FILE|FOLDER")
+        sp.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="parallel workers (default: all cores)")
+        sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
+        sp.add_argument("--all", action="store_true", help="in folders, try every file, not only known extensions")
+
+    sp = sub.add_parser("info", help="format, frames, fps, loop, tracks, compression of each file")
+    add_batch(sp)
+    sp.add_argument("-v", "--verbose", action="store_true", help="one line per track and every header field")
+    sp.set_defaults(func=cmd_info)
+
+    sp = sub.add_parser("dump", help="the whole decoded file as JSON (see docs/cli.md)")
+    sp.add_argument("file")
+    sp.add_argument("-o", "--output", help="write to this file instead of stdout")
+    sp.add_argument("--no-original", action="store_true", help="leave out the original bytes (then build re-encodes)")
+    sp.add_argument("--indent", type=int, default=None)
+    sp.set_defaults(func=cmd_dump)
+
+    sp = sub.add_parser("build", help="write a file from dump JSON (byte-exact when nothing was changed)")
+    sp.add_argument("json", help="dump JSON, or - for stdin")
+    sp.add_argument("-o", "--output", required=True)
+    sp.set_defaults(func=cmd_build)
+
+    sp = sub.add_parser("sample", help="CSV of every track's value at the given frames, as the game evaluates it")
+    sp.add_argument("file")
+    sp.add_argument("--frames", help="START:STOP[:STEP] or a comma list (default: every whole frame)")
+    sp.add_argument("-o", "--output")
+    sp.set_defaults(func=cmd_sample)
+
+    sp = sub.add_parser("validate", help="decode, re-encode, and report the round trip and anomalies")
+    add_batch(sp)
+    sp.set_defaults(func=cmd_validate)
+
+    sp = sub.add_parser("convert", help="re-encode files, changing the compression wrapper or JBA layout")
+    add_batch(sp)
+    sp.add_argument("-o", "--output", required=True, help="output folder (mirrors input folders)")
+    sp.add_argument("--compression", help="none, " + ", ".join(gameanim.compressions()) + " (default: as read)")
+    sp.add_argument("--layout", choices=("32", "64"), help="JBA: legacy 32-bit or 64-bit JAWB layout")
+    sp.set_defaults(func=cmd_convert)
+    return p
+
+
+def main(argv=None):
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as e:
+        return 2 if e.code not in (0, None) else 0
+    if not getattr(args, "func", None):
+        parser.print_help(sys.stderr)
+        return 2
+    if getattr(args, "jobs", 1) < 1:
+        print("gameanim: --jobs must be at least 1", file=sys.stderr)
+        return 2
+    try:
+        return args.func(args)
+    except KeyboardInterrupt:
+        print("gameanim: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
