@@ -2439,6 +2439,73 @@ done:
     return result;
 }
 
+
+/* Robustness sweep used by the tests: every truncation and every single
+ * flipped byte of `data` must either decode or fail with a format error.
+ * Runs in C (no Python objects per case) so that large samples can be
+ * swept completely. */
+static PyObject *mod_robustness_sweep(PyObject *mod, PyObject *args)
+{
+    (void)mod;
+    Py_buffer view;
+    Py_ssize_t stride = 1, first = 0, last = -1;
+    if (!PyArg_ParseTuple(args, "y*|nnn:_robustness_sweep", &view, &stride, &first, &last)) return NULL;
+    if (stride < 1) stride = 1;
+    size_t n = (size_t)view.len;
+    size_t lo = first < 0 ? 0 : (size_t)first;
+    size_t hi = last < 0 || (size_t)last > n ? n : (size_t)last;
+    uint8_t *buf = malloc(n + 1);
+    if (!buf) {
+        PyBuffer_Release(&view);
+        return PyErr_NoMemory();
+    }
+    long long decoded = 0, rejected = 0;
+    int bad = 0;
+    size_t bad_at = 0;
+    int bad_kind = 0;
+    ga_error bad_err;
+    Py_BEGIN_ALLOW_THREADS
+    for (size_t i = lo; i < hi && !bad; i += (size_t)stride) {
+        for (int kind = 0; kind < 2 && !bad; kind++) {
+            size_t len = kind == 0 ? i : n;
+            memcpy(buf, view.buf, n);
+            if (kind == 1) buf[i] ^= 0xFF;
+            ga_loaded l;
+            ga_error err;
+            int rc = ga_load(buf, len, NULL, &l, &err);
+            if (rc == GA_OK) {
+                decoded++;
+                double frames[3] = {-0.5, 0.5, l.clip.frame_count};
+                float out[3];
+                for (uint32_t t = 0; t < l.clip.ntracks && !bad; t++) {
+                    int src = l.format->sample ? l.format->sample(&l.clip, t, frames, 3, out, &err) : GA_OK;
+                    if (src != GA_OK && src != GA_ERR_FORMAT) {
+                        bad = 1;
+                        bad_at = i;
+                        bad_kind = kind;
+                        bad_err = err;
+                    }
+                }
+                ga_loaded_free(&l);
+            } else if (rc == GA_ERR_FORMAT || rc == GA_ERR_LIMIT) {
+                rejected++;
+            } else {
+                bad = 1;
+                bad_at = i;
+                bad_kind = kind;
+                bad_err = err;
+            }
+        }
+    }
+    Py_END_ALLOW_THREADS
+    free(buf);
+    PyBuffer_Release(&view);
+    if (bad)
+        return PyErr_Format(PyExc_AssertionError, "%s at byte %zu failed with an unexpected error: %s",
+                            bad_kind ? "flipping the byte" : "truncating", bad_at, bad_err.message);
+    return Py_BuildValue("{s:L,s:L}", "decoded", decoded, "rejected", rejected);
+}
+
 static PyMethodDef module_methods[] = {
     {"load", (PyCFunction)(void (*)(void))mod_load, METH_VARARGS | METH_KEYWORDS,
      "load(source, *, keyless_rule='base') -> Animation\n\nReads an animation from a path (str or os.PathLike) "
@@ -2464,6 +2531,10 @@ static PyMethodDef module_methods[] = {
      "pre = rest_local.inverted(), post = None; for Banjo-Kazooie deltas pre = Q.inverted(), post = Q with Q the "
      "bone's rest rotation in armature space."},
     {"formats", mod_formats, METH_NOARGS, "formats() -> {name: description}"},
+    {"_robustness_sweep", mod_robustness_sweep, METH_VARARGS,
+     "_robustness_sweep(data, stride=1, first=0, last=len) -> {'decoded': n, 'rejected': m} (for the test "
+     "suite): loads every truncation and every single-byte flip of data at offsets first..last in C; raises AssertionError on any outcome other than a "
+     "decode or a format error."},
     {"compressions", mod_compressions, METH_NOARGS, "compressions() -> list of wrapper names"},
     {"compress", mod_compress, METH_VARARGS, "compress(name, data) -> bytes with that wrapper"},
     {"decompress", mod_decompress, METH_VARARGS, "decompress(name, data) -> the unwrapped bytes"},
