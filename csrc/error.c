@@ -31,16 +31,16 @@ int ga_fail(ga_error *err, int code, const char *format, const char *field,
     /* One uniform shape: "<format>: <field> at offset 0x..: <detail>" */
     char where[160] = "";
     if (field && *field && offset >= 0)
-        snprintf(where, sizeof where, "field '%s' at offset 0x%llx (%lld)", field, offset, offset);
+        snprintf(where, sizeof where, "field '%.80s' at offset 0x%llx (%lld)", field, offset, offset);
     else if (field && *field)
-        snprintf(where, sizeof where, "field '%s'", field);
+        snprintf(where, sizeof where, "field '%.80s'", field);
     else if (offset >= 0)
         snprintf(where, sizeof where, "offset 0x%llx (%lld)", offset, offset);
     if (where[0])
-        snprintf(err->message, sizeof err->message, "%s: %s: %s",
+        snprintf(err->message, sizeof err->message, "%.15s: %.159s: %.200s",
                  (format && *format) ? format : "gameanim", where, detail);
     else
-        snprintf(err->message, sizeof err->message, "%s: %s",
+        snprintf(err->message, sizeof err->message, "%.15s: %.200s",
                  (format && *format) ? format : "gameanim", detail);
     return code;
 }
