@@ -142,3 +142,96 @@ double ga_j3d_frame_at(double ticks, double duration, int loop, double rate)
     }
     return frame;
 }
+
+/* ------------------------------------------------------------------ */
+/* Blender F-curve evaluation, for export: keyframes as read with
+ * foreach_get (co, handle_left, handle_right as x, y pairs; interpolation
+ * codes), evaluated the way Blender does: Bezier segments with their handles
+ * first shortened so the curve stays a function of time, the parameter found
+ * from the frame, constant or linear extrapolation. */
+
+static double bezier_1d(double p0, double p1, double p2, double p3, double s)
+{
+    double u = 1.0 - s;
+    return u * u * u * p0 + 3.0 * u * u * s * p1 + 3.0 * u * s * s * p2 + s * s * s * p3;
+}
+
+double ga_fcurve_eval(const float *co, const float *left, const float *right, const int32_t *interp,
+                      size_t n, double frame, int linear_extrapolation)
+{
+    if (n == 0) return 0.0;
+    if (n == 1) return co[1];
+    if (frame <= co[0]) {
+        if (linear_extrapolation && frame < co[0]) {
+            double slope;
+            if (interp[0] == GA_INTERP_BEZIER) {
+                double dx = (double)co[0] - left[0];
+                slope = dx != 0.0 ? ((double)co[1] - left[1]) / dx : 0.0;
+            } else {
+                double dx = (double)co[2] - co[0];
+                slope = dx != 0.0 ? ((double)co[3] - co[1]) / dx : 0.0;
+            }
+            return co[1] + slope * (frame - co[0]);
+        }
+        return co[1];
+    }
+    size_t last = n - 1;
+    if (frame >= co[2 * last]) {
+        if (linear_extrapolation && frame > co[2 * last]) {
+            double slope;
+            if (interp[last - 1] == GA_INTERP_BEZIER) {
+                double dx = (double)right[2 * last] - co[2 * last];
+                slope = dx != 0.0 ? ((double)right[2 * last + 1] - co[2 * last + 1]) / dx : 0.0;
+            } else {
+                double dx = (double)co[2 * last] - co[2 * last - 2];
+                slope = dx != 0.0 ? ((double)co[2 * last + 1] - co[2 * last - 1]) / dx : 0.0;
+            }
+            return co[2 * last + 1] + slope * (frame - co[2 * last]);
+        }
+        return co[2 * last + 1];
+    }
+    /* last key with x <= frame */
+    size_t lo = 0, hi = last;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (co[2 * mid] <= frame) lo = mid;
+        else hi = mid;
+    }
+    double x0 = co[2 * lo], y0 = co[2 * lo + 1], x3 = co[2 * hi], y3 = co[2 * hi + 1];
+    if (frame == x0) return y0;
+    switch (interp[lo]) {
+    case GA_INTERP_CONSTANT:
+        return y0;
+    case GA_INTERP_LINEAR:
+        return x3 != x0 ? y0 + (y3 - y0) * (frame - x0) / (x3 - x0) : y0;
+    default:
+        break;
+    }
+    double x1 = right[2 * lo], y1 = right[2 * lo + 1];
+    double x2 = left[2 * hi], y2 = left[2 * hi + 1];
+    /* Blender shortens handles that overlap in time (correct_bezpart) */
+    double h1x = x0 - x1, h1y = y0 - y1, h2x = x3 - x2, h2y = y3 - y2;
+    double len = x3 - x0, len1 = fabs(h1x), len2 = fabs(h2x);
+    if (len1 + len2 > 0.0 && len1 + len2 > len) {
+        double fac = len / (len1 + len2);
+        x1 = x0 - fac * h1x;
+        y1 = y0 - fac * h1y;
+        x2 = x3 - fac * h2x;
+        y2 = y3 - fac * h2y;
+    }
+    /* x(s) is monotonic now: bisection then Newton polish */
+    double a = 0.0, b = 1.0, s = (frame - x0) / (len != 0.0 ? len : 1.0);
+    if (s < 0.0) s = 0.0;
+    if (s > 1.0) s = 1.0;
+    for (int it = 0; it < 60; it++) {
+        double x = bezier_1d(x0, x1, x2, x3, s);
+        if (fabs(x - frame) < 1e-9 * (1.0 + fabs(frame))) break;
+        if (x < frame) a = s;
+        else b = s;
+        double u = 1.0 - s;
+        double dx = 3.0 * (u * u * (x1 - x0) + 2.0 * u * s * (x2 - x1) + s * s * (x3 - x2));
+        double ns = dx > 0.0 ? s - (x - frame) / dx : -1.0;
+        s = (ns > a && ns < b) ? ns : 0.5 * (a + b);
+    }
+    return bezier_1d(y0, y1, y2, y3, s);
+}

@@ -233,6 +233,18 @@ void ga_track_bezier(const ga_track *t, double value_scale, double value_offset,
                      double time_scale, double time_offset,
                      float *co, float *left, float *right);
 
+/* A Blender F-curve (keyframe buffers as foreach_get returns them) at one
+ * frame, as Blender evaluates it; constant or linear extrapolation. */
+double ga_fcurve_eval(const float *co, const float *left, const float *right, const int32_t *interp,
+                      size_t n, double frame, int linear_extrapolation);
+
+/* Fits cubic Hermite keys to samples (time[i], value[i]), i < n, sorted by
+ * time, so that the curve stays within tolerance of every sample.  Keys are
+ * a subset of the sample times; the first and last are always kept.  The
+ * result is written into out (allocated).  See csrc/fit.c. */
+int ga_fit_hermite(const double *time, const double *value, size_t n, double tolerance, ga_track *out,
+                   ga_error *err);
+
 /* Game frame clock: frame after `ticks` updates of J3DFrameCtrl. */
 double ga_j3d_frame_at(double ticks, double duration, int loop, double rate);
 

@@ -598,6 +598,45 @@ static PyObject *Track_copy(PyObject *self, PyObject *unused)
     return res;
 }
 
+
+static PyObject *Track_fit(PyObject *self, PyObject *args, PyObject *kw)
+{
+    static char *kwlist[] = {"tolerance", NULL};
+    double tol;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "d:fit", kwlist, &tol)) return NULL;
+    ga_track c;
+    if (track_to_c(self, 0, &c) < 0) return NULL;
+    size_t n = c.nkeys;
+    double *t = malloc((n + 1) * sizeof *t), *v = malloc((n + 1) * sizeof *v);
+    if (!t || !v) {
+        free(t);
+        free(v);
+        ga_track_free(&c);
+        return PyErr_NoMemory();
+    }
+    for (size_t i = 0; i < n; i++) {
+        t[i] = c.time[i];
+        v[i] = c.value[i];
+    }
+    ga_track out;
+    memset(&out, 0, sizeof out);
+    ga_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    rc = ga_fit_hermite(t, v, n, tol, &out, &err);
+    Py_END_ALLOW_THREADS
+    free(t);
+    free(v);
+    ga_track_free(&c);
+    if (rc) return raise_error(&err);
+    out.channel = (uint8_t)((TrackObject *)self)->channel;
+    out.axis = (uint8_t)((TrackObject *)self)->axis;
+    PyObject *res = track_from_c(&out);
+    ga_track_free(&out);
+    if (res) GA_SETREF(((TrackObject *)res)->target, Py_NewRef(((TrackObject *)self)->target));
+    return res;
+}
+
 static PyGetSetDef Track_getset[] = {
     {"target", Track_get_target, Track_set_target,
      "Joint, bone or texture-matrix entry index (int), bone ID (BK), or bone name (str, JBA).", NULL},
@@ -623,6 +662,10 @@ static PyMethodDef Track_methods[] = {
     {"evaluate", Track_evaluate, METH_O,
      "evaluate(frames) -> array('f'): the curve at the frames (generic rules: hold outside the keys)."},
     {"copy", Track_copy, METH_NOARGS, "A deep copy of the track."},
+    {"fit", (PyCFunction)(void (*)(void))Track_fit, METH_VARARGS | METH_KEYWORDS,
+     "fit(tolerance) -> Track\n\nKey reduction: cubic Hermite (BEZIER) keys chosen among this track's keys "
+     "(treated as samples, times increasing) so that the curve passes within `tolerance` of every sample.  The "
+     "first and last samples are always keys; slopes come from neighbouring samples."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2506,6 +2549,217 @@ static PyObject *mod_robustness_sweep(PyObject *mod, PyObject *args)
     return Py_BuildValue("{s:L,s:L}", "decoded", decoded, "rejected", rejected);
 }
 
+
+/* ------------------------------------------------------------------ */
+/* Export helpers                                                      */
+
+static int float_buffer(PyObject *obj, const char *code, Py_ssize_t itemsize, const char *what, Py_buffer *view,
+                        PyObject **holder)
+{
+    *holder = is_array_of(obj, code) ? Py_NewRef(obj) : NULL;
+    if (!*holder) {
+        if (PyObject_CheckBuffer(obj)) {
+            if (get_buffer(obj, view, code, itemsize, what) == 0) {
+                *holder = Py_NewRef(obj);
+                return 0;
+            }
+            PyErr_Clear();
+        }
+        *holder = as_array(obj, code, what);
+        if (!*holder) return -1;
+    }
+    if (get_buffer(*holder, view, code, itemsize, what) < 0) {
+        Py_CLEAR(*holder);
+        return -1;
+    }
+    return 0;
+}
+
+static PyObject *mod_evaluate_fcurve(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    (void)mod;
+    static char *kwlist[] = {"co", "handle_left", "handle_right", "interpolation", "frames", "extrapolation", NULL};
+    PyObject *co_o, *l_o, *r_o, *i_o, *f_o;
+    const char *extrap = "CONSTANT";
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|s:evaluate_fcurve", kwlist, &co_o, &l_o, &r_o, &i_o, &f_o,
+                                     &extrap))
+        return NULL;
+    int linear = 0;
+    if (strcmp(extrap, "LINEAR") == 0) linear = 1;
+    else if (strcmp(extrap, "CONSTANT") != 0) {
+        PyErr_SetString(PyExc_ValueError, "extrapolation must be 'CONSTANT' or 'LINEAR'");
+        return NULL;
+    }
+    Py_buffer v[4];
+    PyObject *h[4] = {NULL, NULL, NULL, NULL};
+    PyObject *objs[4] = {co_o, l_o, r_o, i_o};
+    const char *names[4] = {"co", "handle_left", "handle_right", "interpolation"};
+    int got = 0;
+    PyObject *res = NULL;
+    double *frames = NULL;
+    Py_ssize_t nf = 0;
+    for (int k = 0; k < 4; k++) {
+        if (float_buffer(objs[k], k < 3 ? "f" : "i", 4, names[k], &v[k], &h[k]) < 0) goto done;
+        got++;
+    }
+    Py_ssize_t n = v[3].len / 4;
+    for (int k = 0; k < 3; k++)
+        if (v[k].len / 4 != 2 * n) {
+            PyErr_Format(PyExc_ValueError, "%s must hold 2 floats per key (%zd keys)", names[k], n);
+            goto done;
+        }
+    if (read_frames(f_o, &frames, &nf) < 0) goto done;
+    float *out = malloc((size_t)(nf + 1) * sizeof(float));
+    if (!out) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    for (Py_ssize_t i = 0; i < nf; i++)
+        out[i] = (float)ga_fcurve_eval(v[0].buf, v[1].buf, v[2].buf, v[3].buf, (size_t)n, frames[i], linear);
+    res = new_array("f", out, nf * 4);
+    free(out);
+done:
+    free(frames);
+    for (int k = 0; k < got; k++) PyBuffer_Release(&v[k]);
+    for (int k = 0; k < 4; k++) Py_XDECREF(h[k]);
+    return res;
+}
+
+static PyObject *mod_local_from_basis(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    (void)mod;
+    static char *kwlist[] = {"pre", "post", "location", "rotation", "scale", "rotation_mode", "translation_scale",
+                             NULL};
+    PyObject *pre_o, *post_o, *loc_o, *rot_o, *scale_o;
+    const char *mode = "QUATERNION";
+    double tscale = 1.0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|sd:local_from_basis", kwlist, &pre_o, &post_o, &loc_o, &rot_o,
+                                     &scale_o, &mode, &tscale))
+        return NULL;
+    double pre[16], post[16], ipre[16], ipost[16];
+    if (read_matrix(pre_o, pre, 0, "pre") < 0 || read_matrix(post_o, post, 0, "post") < 0) return NULL;
+    if (!ga_mat_invert(pre, ipre) || !ga_mat_invert(post, ipost)) {
+        PyErr_SetString(PyExc_ValueError, "pre or post matrix is singular");
+        return NULL;
+    }
+    if (tscale == 0.0) {
+        PyErr_SetString(PyExc_ValueError, "translation_scale must not be 0");
+        return NULL;
+    }
+    int nrot = strcmp(mode, "QUATERNION") == 0 || strcmp(mode, "AXIS_ANGLE") == 0 ? 4 : 3;
+    if (nrot == 3) {
+        double q[4], e[3] = {0, 0, 0};
+        if (strlen(mode) != 3 || !ga_quat_from_euler(e, mode, q) || !strchr(mode, 'X') || !strchr(mode, 'Y') ||
+            !strchr(mode, 'Z')) {
+            PyErr_Format(PyExc_ValueError, "unknown rotation_mode %s", mode);
+            return NULL;
+        }
+    }
+    PyObject *groups[3] = {loc_o, rot_o, scale_o};
+    int counts[3] = {3, nrot, 3};
+    PyObject *holders[10] = {NULL};
+    Py_buffer views[10];
+    int nv = 0;
+    PyObject *res = NULL;
+    float *out = NULL;
+    Py_ssize_t nf = -1;
+    for (int g = 0; g < 3; g++) {
+        PyObject *seq = PySequence_Tuple(groups[g]);
+        if (!seq) goto done;
+        if (PyTuple_Size(seq) != counts[g]) {
+            PyErr_Format(PyExc_ValueError, "%s needs %d sequences of per-frame values",
+                         g == 0 ? "location" : g == 1 ? "rotation" : "scale", counts[g]);
+            Py_DECREF(seq);
+            goto done;
+        }
+        for (int k = 0; k < counts[g]; k++) {
+            if (float_buffer(PyTuple_GetItem(seq, k), "f", 4, "per-frame values", &views[nv], &holders[nv]) < 0) {
+                Py_DECREF(seq);
+                goto done;
+            }
+            Py_ssize_t len = views[nv].len / 4;
+            nv++;
+            if (nf < 0) nf = len;
+            else if (len != nf) {
+                PyErr_SetString(PyExc_ValueError, "all per-frame sequences must have the same length");
+                Py_DECREF(seq);
+                goto done;
+            }
+        }
+        Py_DECREF(seq);
+    }
+    out = malloc(((size_t)nf * 13 + 1) * sizeof(float));
+    if (!out) {
+        PyErr_NoMemory();
+        goto done;
+    }
+    {
+        const float *L[3], *R[4], *S[3];
+        int vi = 0;
+        for (int k = 0; k < 3; k++) L[k] = views[vi++].buf;
+        for (int k = 0; k < nrot; k++) R[k] = views[vi++].buf;
+        for (int k = 0; k < 3; k++) S[k] = views[vi++].buf;
+        double prev_e[3] = {0, 0, 0}, prev_q[4] = {1, 0, 0, 0};
+        for (Py_ssize_t f = 0; f < nf; f++) {
+            double t[3] = {L[0][f], L[1][f], L[2][f]}, s[3] = {S[0][f], S[1][f], S[2][f]}, q[4];
+            if (strcmp(mode, "QUATERNION") == 0) {
+                for (int k = 0; k < 4; k++) q[k] = R[k][f];
+            } else if (strcmp(mode, "AXIS_ANGLE") == 0) {
+                double ang = R[0][f], ax = R[1][f], ay = R[2][f], az = R[3][f];
+                double len = sqrt(ax * ax + ay * ay + az * az);
+                if (len > 0.0) {
+                    double sn = sin(ang * 0.5) / len;
+                    q[0] = cos(ang * 0.5);
+                    q[1] = ax * sn;
+                    q[2] = ay * sn;
+                    q[3] = az * sn;
+                } else {
+                    q[0] = 1.0;
+                    q[1] = q[2] = q[3] = 0.0;
+                }
+            } else {
+                double e[3] = {R[0][f], R[1][f], R[2][f]};
+                ga_quat_from_euler(e, mode, q);
+            }
+            double basis[16], m[16], local[16];
+            ga_mat_from_trs(t, q, s, basis);
+            ga_mat_mul(ipre, basis, m);
+            ga_mat_mul(m, ipost, local);
+            double lt[3], lq[4], ls[3];
+            ga_mat_decompose(local, lt, lq, ls);
+            double dot = lq[0] * prev_q[0] + lq[1] * prev_q[1] + lq[2] * prev_q[2] + lq[3] * prev_q[3];
+            if (dot < 0.0)
+                for (int k = 0; k < 4; k++) lq[k] = -lq[k];
+            memcpy(prev_q, lq, sizeof prev_q);
+            double rot[16], zero[3] = {0, 0, 0}, one[3] = {1, 1, 1}, e[3];
+            ga_mat_from_trs(zero, lq, one, rot);
+            ga_euler_xyz_from_mat(rot, prev_e, f > 0, e);
+            memcpy(prev_e, e, sizeof prev_e);
+            double vals[13] = {lt[0] / tscale, lt[1] / tscale, lt[2] / tscale, e[0], e[1], e[2],
+                               lq[0], lq[1], lq[2], lq[3], ls[0], ls[1], ls[2]};
+            for (int k = 0; k < 13; k++) out[(size_t)k * nf + f] = (float)vals[k];
+        }
+    }
+    {
+        PyObject *arrs[13];
+        for (int k = 0; k < 13; k++) {
+            arrs[k] = new_array("f", out + (size_t)k * nf, nf * 4);
+            if (!arrs[k]) {
+                for (int j = 0; j < k; j++) Py_DECREF(arrs[j]);
+                goto done;
+            }
+        }
+        res = Py_BuildValue("{s:(NNN),s:(NNN),s:(NNNN),s:(NNN)}", "translation", arrs[0], arrs[1], arrs[2], "euler",
+                            arrs[3], arrs[4], arrs[5], "quaternion", arrs[6], arrs[7], arrs[8], arrs[9], "scale",
+                            arrs[10], arrs[11], arrs[12]);
+    }
+done:
+    free(out);
+    for (int k = 0; k < nv; k++) PyBuffer_Release(&views[k]);
+    for (int k = 0; k < 10; k++) Py_XDECREF(holders[k]);
+    return res;
+}
+
 static PyMethodDef module_methods[] = {
     {"load", (PyCFunction)(void (*)(void))mod_load, METH_VARARGS | METH_KEYWORDS,
      "load(source, *, keyless_rule='base') -> Animation\n\nReads an animation from a path (str or os.PathLike) "
@@ -2530,6 +2784,18 @@ static PyMethodDef module_methods[] = {
      "matrices are 4x4 (rows) or 16 numbers row-major, or None for identity.  For absolute formats use "
      "pre = rest_local.inverted(), post = None; for Banjo-Kazooie deltas pre = Q.inverted(), post = Q with Q the "
      "bone's rest rotation in armature space."},
+    {"evaluate_fcurve", (PyCFunction)(void (*)(void))mod_evaluate_fcurve, METH_VARARGS | METH_KEYWORDS,
+     "evaluate_fcurve(co, handle_left, handle_right, interpolation, frames, extrapolation='CONSTANT') -> array('f')"
+     "\n\nEvaluates a Blender F-curve from its keyframe buffers (as keyframe_points.foreach_get gives them: x, y "
+     "pairs as float32 and the interpolation codes as int32) at the frames, the way Blender does (Bezier handles "
+     "shortened where they overlap in time)."},
+    {"local_from_basis", (PyCFunction)(void (*)(void))mod_local_from_basis, METH_VARARGS | METH_KEYWORDS,
+     "local_from_basis(pre, post, location, rotation, scale, rotation_mode='QUATERNION', translation_scale=1.0) "
+     "-> dict\n\nThe inverse of bake_pose for one bone: per-frame pose-basis channels (location: 3 sequences, "
+     "rotation: 4 for QUATERNION (w, x, y, z) or AXIS_ANGLE (angle, x, y, z), 3 for an Euler order such as 'XYZ', "
+     "scale: 3) become the local transform pre^-1 * basis * post^-1, returned as 'translation' (divided by "
+     "translation_scale), 'euler' (XYZ, continuous from frame to frame), 'quaternion' (w, x, y, z, continuous "
+     "sign) and 'scale', each a tuple of array('f')."},
     {"formats", mod_formats, METH_NOARGS, "formats() -> {name: description}"},
     {"_robustness_sweep", mod_robustness_sweep, METH_VARARGS,
      "_robustness_sweep(data, stride=1, first=0, last=len) -> {'decoded': n, 'rejected': m} (for the test "

@@ -112,3 +112,102 @@ void ga_mat_decompose(const double m[16], double t[3], double q[4], double s[3])
     quat_from_rot(r, q);
     for (int i = 0; i < 3; i++) t[i] = m[i * 4 + 3];
 }
+
+/* General 4x4 inverse (Gauss-Jordan with partial pivoting).  Returns 0 when
+ * the matrix is singular. */
+int ga_mat_invert(const double m[16], double out[16])
+{
+    double a[4][8];
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 8; j++) a[i][j] = j < 4 ? m[i * 4 + j] : (j - 4 == i ? 1.0 : 0.0);
+    for (int c = 0; c < 4; c++) {
+        int p = c;
+        for (int r = c + 1; r < 4; r++)
+            if (fabs(a[r][c]) > fabs(a[p][c])) p = r;
+        if (fabs(a[p][c]) < 1e-300) return 0;
+        if (p != c)
+            for (int j = 0; j < 8; j++) {
+                double t = a[c][j];
+                a[c][j] = a[p][j];
+                a[p][j] = t;
+            }
+        double d = a[c][c];
+        for (int j = 0; j < 8; j++) a[c][j] /= d;
+        for (int r = 0; r < 4; r++) {
+            if (r == c) continue;
+            double f = a[r][c];
+            if (f != 0.0)
+                for (int j = 0; j < 8; j++) a[r][j] -= f * a[c][j];
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        for (int j = 0; j < 4; j++) out[i * 4 + j] = a[i][j + 4];
+    return 1;
+}
+
+static void quat_mul(const double a[4], const double b[4], double o[4])
+{
+    double r[4] = {
+        a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
+        a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],
+        a[0] * b[2] - a[1] * b[3] + a[2] * b[0] + a[3] * b[1],
+        a[0] * b[3] + a[1] * b[2] - a[2] * b[1] + a[3] * b[0],
+    };
+    memcpy(o, r, sizeof r);
+}
+
+int ga_quat_from_euler(const double e[3], const char *order, double q[4])
+{
+    /* order names the axes in the order they are applied (Blender's
+     * rotation_mode): "XYZ" is R = Rz * Ry * Rx. */
+    q[0] = 1.0;
+    q[1] = q[2] = q[3] = 0.0;
+    for (int k = 0; k < 3; k++) {
+        int axis = order[k] - 'X';
+        if (axis < 0 || axis > 2) return 0;
+        double h = e[axis] * 0.5;
+        double r[4] = {cos(h), 0.0, 0.0, 0.0};
+        r[1 + axis] = sin(h);
+        quat_mul(r, q, q); /* later axes multiply from the left */
+    }
+    return 1;
+}
+
+static double wrap_near(double a, double ref)
+{
+    const double tau = 6.283185307179586476925286766559;
+    return a + tau * nearbyint((ref - a) / tau);
+}
+
+void ga_euler_xyz_from_mat(const double m[16], const double prev[3], int have_prev, double e[3])
+{
+    /* m's 3x3 part must be a pure rotation; R = Rz Ry Rx */
+    double r20 = m[8], r21 = m[9], r22 = m[10], r10 = m[4], r00 = m[0];
+    double cy = sqrt(r00 * r00 + r10 * r10);
+    double a[3], b[3];
+    if (cy > 1e-9) {
+        a[0] = atan2(r21, r22);
+        a[1] = atan2(-r20, cy);
+        a[2] = atan2(r10, r00);
+    } else { /* gimbal lock: put everything in X, keep Z at 0 */
+        a[0] = atan2(-m[6], m[5]);
+        a[1] = atan2(-r20, cy);
+        a[2] = 0.0;
+    }
+    const double pi = 3.14159265358979323846;
+    b[0] = a[0] + pi;
+    b[1] = pi - a[1];
+    b[2] = a[2] + pi;
+    if (!have_prev) {
+        memcpy(e, a, sizeof a);
+        return;
+    }
+    double da = 0.0, db = 0.0;
+    for (int i = 0; i < 3; i++) {
+        a[i] = wrap_near(a[i], prev[i]);
+        b[i] = wrap_near(b[i], prev[i]);
+        da += fabs(a[i] - prev[i]);
+        db += fabs(b[i] - prev[i]);
+    }
+    memcpy(e, db < da ? b : a, sizeof a);
+}
