@@ -854,8 +854,45 @@ static int track_keys(const ga_track *t, jkey **out, size_t *nout)
 }
 
 /* Encodes one track into an element run; sets count and tangent type. */
-static int encode_track(const ga_track *t, int btk, int frac, int orig_type, seq_buf *seq,
+static int encode_track_keys(const ga_track *t, int btk, int frac, int orig_type, seq_buf *seq,
+                             uint16_t *count, uint16_t *type, ga_report *rep, ga_error *err);
+
+/* Key reduction for baked data: a track whose keys are all joined by
+ * straight lines (one key per frame, as a bake produces) is replaced by
+ * Hermite keys fitted within the tolerance. */
+static int encode_track(const ga_track *t, int btk, int frac, int orig_type, double tolerance, seq_buf *seq,
                         uint16_t *count, uint16_t *type, ga_report *rep, ga_error *err)
+{
+    int dense = tolerance > 0.0 && t->nkeys >= 3;
+    for (uint32_t k = 0; dense && k + 1 < t->nkeys; k++)
+        if (t->interp[k] != GA_INTERP_LINEAR || !(t->time[k + 1] > t->time[k])) dense = 0;
+    if (!dense) return encode_track_keys(t, btk, frac, orig_type, seq, count, type, rep, err);
+    double *tt = malloc(t->nkeys * sizeof *tt), *vv = malloc(t->nkeys * sizeof *vv);
+    if (!tt || !vv) {
+        free(tt);
+        free(vv);
+        return ga_nomem(err, btk ? "btk" : "bck");
+    }
+    for (uint32_t k = 0; k < t->nkeys; k++) {
+        tt[k] = t->time[k];
+        vv[k] = t->value[k];
+    }
+    ga_track fitted;
+    memset(&fitted, 0, sizeof fitted);
+    int rc = ga_fit_hermite(tt, vv, t->nkeys, tolerance, &fitted, err);
+    free(tt);
+    free(vv);
+    if (rc) return rc;
+    fitted.target = t->target;
+    fitted.channel = t->channel;
+    fitted.axis = t->axis;
+    rc = encode_track_keys(&fitted, btk, frac, orig_type, seq, count, type, rep, err);
+    ga_track_free(&fitted);
+    return rc;
+}
+
+static int encode_track_keys(const ga_track *t, int btk, int frac, int orig_type, seq_buf *seq,
+                             uint16_t *count, uint16_t *type, ga_report *rep, ga_error *err)
 {
     const char *fmt = btk ? "btk" : "bck";
     char name[96];
@@ -991,8 +1028,8 @@ static int build_section(const ga_encode_ctx *ctx, int btk, const j3d_section *r
                 ctx->report->reused_tracks++;
             } else {
                 int orig_type = od && od->count >= 2 ? od->type : -1;
-                rc = encode_track(&clip->tracks[ti], btk, frac, orig_type, &seq, &d.count, &d.type,
-                                  ctx->report, err);
+                rc = encode_track(&clip->tracks[ti], btk, frac, orig_type, ctx->tolerance, &seq, &d.count,
+                                  &d.type, ctx->report, err);
                 if (rc) break;
                 if (d.count == 1 && od && od->count == 1) d.type = od->type; /* ignored by the game; keep */
                 ctx->report->encoded_tracks++;

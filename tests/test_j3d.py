@@ -515,3 +515,18 @@ def test_save_is_atomic(tmp_path, monkeypatch):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["out.bck"]  # no temporary file left behind
     anim.save(target)
     assert target.read_bytes() == (SAMPLES / "j3d" / "walk_type0.bck").read_bytes()
+
+
+def test_tolerance_fits_hermite_keys_to_baked_tracks():
+    frames = [float(i) for i in range(120)]
+    values = [math.sin(f / 12.0) * 2.0 + f / 60.0 for f in frames]
+    baked = gameanim.Track(0, "translation", 0, frames, values)  # one linear key per frame
+    anim = gameanim.Animation("bck", [baked], frame_count=119)
+    exact = gameanim.load(quiet_bytes(anim))
+    reduced = gameanim.load(quiet_bytes(anim, tolerance=1e-3))
+    assert len(exact.tracks[6]) == 120  # without a tolerance every frame is a key
+    assert len(reduced.tracks[6]) < 30  # with one, Hermite keys
+    info = ref.parse(quiet_bytes(anim, tolerance=1e-3))
+    count, keys = ref.keys_of(info, 0, 2, 0)
+    for f, want in zip(frames, values):
+        assert abs(ref.game_value(info, 0, 2, 0, f) - want) <= 1e-3 * 1.01
