@@ -1,0 +1,454 @@
+"""Skeletal animations (BCK, BCA, Banjo-Kazooie, JBA) onto armatures.
+
+Blender poses a bone as  pose = parent_pose * rest_local * basis  with
+rest_local = parent.matrix_local^-1 * bone.matrix_local.  The formats give
+either the absolute parent-relative local transform L (BCK, BCA, JBA), so
+basis = rest_local^-1 * L, or a delta from a rest pose without rotation
+(Banjo-Kazooie), so basis = Q^-1 * L * Q with Q the bone's armature-space
+rest rotation.  When the rest rotation involved is the identity, basis is
+L with the rest translation taken off (absolute) or L itself (deltas): the
+channels map one to one and keys and Bezier handles are carried exactly.
+Any other bone is baked: the C module computes the basis for every frame
+and the add-on writes quaternion keys."""
+import json
+import math
+import re
+
+import bpy
+from mathutils import Matrix, Vector
+
+from . import compat, curves, native
+
+ROOT_MOTION = "__root_motion__"
+ABSOLUTE_FORMATS = ("bck", "bca", "jba")
+Y_UP_FORMATS = ("bck", "bca", "bk")
+ROT_TOL = 1e-5
+
+UP_MATRICES = {
+    "NONE": Matrix.Identity(4),
+    "Y_TO_Z": Matrix.Rotation(math.pi / 2, 4, "X"),
+    "Z_TO_Y": Matrix.Rotation(-math.pi / 2, 4, "X"),
+}
+
+CHANNEL_PATH = {"scale": "scale", "rotation": "rotation_euler", "translation": "location",
+                "rotation_quaternion": "rotation_quaternion"}
+CHANNEL_DEFAULT = {"scale": 1.0, "rotation": 0.0, "translation": 0.0}
+
+
+# ---------------------------------------------------------------------------
+# Bone matching
+
+
+def normalise_name(name):
+    """Case-, space- and .001-insensitive form of a bone or material name."""
+    name = re.sub(r"\.\d{3,}$", "", str(name))
+    return re.sub(r"[\s_]+", "", name).casefold()
+
+
+def target_label(target):
+    return repr(target) if isinstance(target, str) else str(target)
+
+
+def index_bone_names(fmt, target):
+    if fmt == "bk":
+        return [f"bk_id_{target:03d}"]
+    return [f"joint_{target:03d}", f"bone_{target:03d}", f"{target}"]
+
+
+def anim_targets(anim):
+    """Targets in the order they first appear (root motion excluded)."""
+    seen, out = set(), []
+    for t in anim.tracks:
+        if t.target == ROOT_MOTION or t.target in seen:
+            continue
+        seen.add(t.target)
+        out.append(t.target)
+    return out
+
+
+def _root_bone(arm):
+    roots = [b for b in arm.bones if b.parent is None]
+    if not roots:
+        return None
+    with_children = [b for b in roots if b.children]
+    return (with_children or roots)[0]
+
+
+def match_bones(anim, arm_obj, mode, id_property="gameanim_bone_id"):
+    """{target: bone name} for the targets that found a bone, the list of
+    targets that did not, and notes (duplicates)."""
+    arm = arm_obj.data
+    bones = list(arm.bones)
+    targets = anim_targets(anim)
+    mapping, unmatched, notes = {}, [], []
+    if mode == "INDEX":
+        for t in targets:
+            if isinstance(t, int) and 0 <= t < len(bones):
+                mapping[t] = bones[t].name
+            else:
+                unmatched.append(t)
+    elif mode == "ID":
+        by_id = {}
+        for b in bones:
+            value = b.get(id_property)
+            if value is None:
+                pb = arm_obj.pose.bones.get(b.name)
+                value = pb.get(id_property) if pb is not None else None
+            try:
+                key = int(value)
+            except (TypeError, ValueError):
+                continue
+            if key in by_id:
+                notes.append(f"bones {by_id[key]!r} and {b.name!r} share {id_property} = {key}; using the first")
+                continue
+            by_id[key] = b.name
+        for t in targets:
+            name = by_id.get(t) if isinstance(t, int) else None
+            if name is None:
+                unmatched.append(t)
+            else:
+                mapping[t] = name
+    else:  # NAME
+        exact = {b.name: b.name for b in bones}
+        tolerant = {}
+        for b in bones:
+            tolerant.setdefault(normalise_name(b.name), b.name)
+        gods = []
+        for t in targets:
+            candidates = [t] if isinstance(t, str) else index_bone_names(anim.format, t)
+            name = next((exact[c] for c in candidates if c in exact), None)
+            if name is None:
+                name = next((tolerant[normalise_name(c)] for c in candidates if normalise_name(c) in tolerant), None)
+            if name is None and isinstance(t, str) and normalise_name(t) == "god":
+                gods.append(t)
+            elif name is None:
+                unmatched.append(t)
+            else:
+                mapping[t] = name
+        # JBA's root channel: Bip01 in the GR2 rigs, else the rig's root,
+        # unless another channel already drives that bone
+        taken = set(mapping.values())
+        root = _root_bone(arm)
+        for t in gods:
+            name = tolerant.get("bip01")
+            if name is None or name in taken:
+                name = root.name if root is not None and root.name not in taken else None
+            if name is None:
+                unmatched.append(t)
+            else:
+                mapping[t] = name
+                taken.add(name)
+    # two targets on one bone: keep the first
+    used = {}
+    for t in list(mapping):
+        b = mapping[t]
+        if b in used:
+            notes.append(f"targets {target_label(used[b])} and {target_label(t)} both match bone {b!r}; "
+                         f"using {target_label(used[b])}")
+            del mapping[t]
+            unmatched.append(t)
+        else:
+            used[b] = t
+    return mapping, unmatched, notes
+
+
+# ---------------------------------------------------------------------------
+# Rest poses
+
+
+def rest_local(bone, up):
+    """Bone rest transform relative to its parent (the root's parent frame
+    is the up-axis conversion)."""
+    if bone.parent is None:
+        return up.inverted() @ bone.matrix_local
+    return bone.parent.matrix_local.inverted() @ bone.matrix_local
+
+
+def rotation_angle(m):
+    """Angle (radians) of the rotation part of a matrix without scale."""
+    q = m.to_3x3().normalized().to_quaternion()
+    return 2.0 * math.acos(min(1.0, abs(q.w)))
+
+
+def is_identity_rotation(m, tol=ROT_TOL):
+    r = m.to_3x3()
+    ident = Matrix.Identity(3)
+    return all(abs(r[i][j] - ident[i][j]) <= tol for i in range(3) for j in range(3))
+
+
+def _flat(m):
+    return [m[i][j] for i in range(4) for j in range(4)]
+
+
+# ---------------------------------------------------------------------------
+# New armatures
+
+
+def build_armature(anims, fmt, name, context, translation_scale=1.0):
+    """A new armature for animations without a rig: one bone per target
+    (the formats store no hierarchy, so bones are unparented), every rest
+    rotation the identity so that every channel stays exact.  Bones carry
+    their index or ID as a custom property.  Y-up formats get the Y-up ->
+    Z-up turn on the object, not in the bones."""
+    targets = []
+    seen = set()
+    for anim in anims:
+        for t in anim_targets(anim):
+            if t not in seen:
+                seen.add(t)
+                targets.append(t)
+    if all(isinstance(t, int) for t in targets):
+        targets.sort()
+    heads = _first_frame_heads(anims[0], targets, fmt, translation_scale) if anims else {}
+    extent = max((v.length for v in heads.values()), default=0.0)
+    length = max(extent * 0.1, 0.1) if extent > 0 else 1.0
+
+    arm = bpy.data.armatures.new(name)
+    obj = bpy.data.objects.new(name, arm)
+    collection = context.collection if getattr(context, "collection", None) else context.scene.collection
+    collection.objects.link(obj)
+    if fmt in Y_UP_FORMATS:
+        obj.rotation_euler = (math.pi / 2, 0.0, 0.0)
+    names = {}
+    view_layer = context.view_layer
+    prev_active = view_layer.objects.active
+    prev_mode = prev_active.mode if prev_active is not None else "OBJECT"
+    if prev_active is not None and prev_mode != "OBJECT":
+        bpy.ops.object.mode_set(mode="OBJECT")
+    view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    try:
+        for t in targets:
+            if isinstance(t, str):
+                bone_name = t
+            elif fmt == "bk":
+                bone_name = f"bk_id_{t:03d}"
+            else:
+                bone_name = f"joint_{t:03d}"
+            eb = arm.edit_bones.new(bone_name)
+            head = heads.get(t, Vector((0.0, 0.0, 0.0)))
+            eb.head = head
+            eb.tail = head + Vector((0.0, length, 0.0))
+            eb.roll = 0.0
+            names[t] = eb.name
+    finally:
+        bpy.ops.object.mode_set(mode="OBJECT")
+    for t, bone_name in names.items():
+        bone = arm.bones[bone_name]
+        if isinstance(t, str):
+            bone["gameanim_name"] = t
+        elif fmt == "bk":
+            bone["gameanim_bone_id"] = t
+        else:
+            bone["gameanim_index"] = t
+    obj["gameanim_built_for"] = fmt
+    if prev_active is not None:
+        view_layer.objects.active = prev_active
+    view_layer.objects.active = obj
+    return obj
+
+
+def _first_frame_heads(anim, targets, fmt, k):
+    """Rest heads of a new armature: the translation at frame 0 for the
+    absolute formats (locations then start near zero), the origin for
+    Banjo-Kazooie's deltas."""
+    heads = {}
+    if fmt not in ABSOLUTE_FORMATS:
+        return heads
+    values = anim.sample([0.0])
+    for i, t in enumerate(anim.tracks):
+        if t.channel == "translation" and t.target in targets and t.axis < 3:
+            heads.setdefault(t.target, Vector((0.0, 0.0, 0.0)))[t.axis] = values[i] * k
+    return heads
+
+
+# ---------------------------------------------------------------------------
+# Writing an animation onto an armature
+
+
+def pose_path(bone_name, prop):
+    return f'pose.bones["{compat.escape(bone_name)}"].{prop}'
+
+
+class BoneWriteResult:
+    def __init__(self):
+        self.exact = []
+        self.baked = []       # (bone, reason)
+        self.bones = {}       # str(target) -> [bone, 'exact' | 'baked']
+        self.rotation_modes = {}
+        self.period_keys = False
+        self.notes = []
+
+
+def apply(anim, arm_obj, sink, opts, tm, fr):
+    """Writes `anim` into `sink` (the action's channelbag for arm_obj).
+    Fills the file report; returns a BoneWriteResult."""
+    gameanim = native.require()
+    res = BoneWriteResult()
+    fmt = anim.format
+    mode = opts.bone_match_for(fmt)
+    mapping, unmatched, notes = match_bones(anim, arm_obj, mode, opts.id_property)
+    fr.unmatched.extend(target_label(t) for t in unmatched)
+    fr.notes.extend(notes)
+    up = UP_MATRICES[opts.up_axis]
+    k = opts.translation_scale
+    is_delta = fmt not in ABSOLUTE_FORMATS
+    arm = arm_obj.data
+
+    by_target = {}
+    for t in anim.tracks:
+        by_target.setdefault(t.target, []).append(t)
+
+    exact, bake = [], []
+    for target, bone_name in mapping.items():
+        bone = arm.bones[bone_name]
+        rl = rest_local(bone, up)
+        if is_delta:
+            q_rest = (up.inverted() @ bone.matrix_local).to_3x3().normalized().to_4x4()
+            identity = is_identity_rotation(q_rest)
+            why = "armature-space rest rotation is not the identity"
+            m = q_rest
+        else:
+            identity = is_identity_rotation(rl)
+            why = "rest rotation relative to the parent is not the identity"
+            m = rl
+        if bone.use_connect and not is_delta:
+            res.notes.append(f"bone {bone_name!r} is connected to its parent: Blender ignores its location keys")
+        has_quat = any(t.channel == "rotation_quaternion" for t in by_target.get(target, ()))
+        if opts.curve_mode == "BAKED":
+            bake.append((target, bone_name, rl, m, "curve mode is Baked"))
+        elif identity or opts.curve_mode == "EXACT":
+            if not identity:
+                res.notes.append(f"bone {bone_name!r}: channels written as is although its "
+                                 f"{why.split(' is ')[0]} is {math.degrees(rotation_angle(m)):.3g} degrees")
+            if has_quat:
+                exact.append(("quat", target, bone_name, rl, m))
+            else:
+                exact.append(("euler", target, bone_name, rl, m))
+        else:
+            bake.append((target, bone_name, rl, m, f"{why} ({math.degrees(rotation_angle(m)):.3g} degrees)"))
+
+    # exact Euler bones: the file's keys, one curve per channel
+    for kind, target, bone_name, rl, _m in exact:
+        if kind != "euler":
+            continue
+        rest_t = rl.to_translation()
+        tracks = by_target.get(target, [])
+        have = set()
+        for t in tracks:
+            if t.channel not in CHANNEL_PATH or t.axis > 2:
+                continue
+            have.add((t.channel, t.axis))
+            vs, vo = 1.0, 0.0
+            if t.channel == "translation":
+                vs = k
+                vo = 0.0 if is_delta else -rest_t[t.axis]
+            fc = sink.new_fcurve(pose_path(bone_name, CHANNEL_PATH[t.channel]), t.axis, bone_name)
+            if len(t) == 0:
+                default = CHANNEL_DEFAULT[t.channel]
+                curves.write_constant_curve(fc, tm.start, default * vs + vo)
+            else:
+                bez = t.bezier(vs, vo, tm.scale, tm.offset)
+                res.period_keys |= curves.write_track_curve(fc, bez, tm)
+        # channels the file does not animate hold the format's default
+        for ch in ("scale", "rotation", "translation"):
+            for axis in range(3):
+                if (ch, axis) in have:
+                    continue
+                value = CHANNEL_DEFAULT[ch]
+                if ch == "translation" and not is_delta:
+                    value -= rest_t[axis]
+                fc = sink.new_fcurve(pose_path(bone_name, CHANNEL_PATH[ch]), axis, bone_name)
+                curves.write_constant_curve(fc, tm.start, value)
+        res.rotation_modes[bone_name] = "XYZ"
+        res.exact.append(bone_name)
+        res.bones[str(target)] = [bone_name, "exact"]
+
+    # everything else (and quaternion formats) through one bake call:
+    # basis = pre * T(t*k) * R * S * post for all bones and frames in C
+    todo = []
+    for kind, target, bone_name, rl, m in exact:
+        if kind == "quat":
+            todo.append((target, bone_name, rl, m, None))
+    todo.extend(bake)
+    root_motion = opts.root_motion == "OBJECT" and ROOT_MOTION in by_target
+    if todo or root_motion:
+        spec = []
+        for target, bone_name, rl, m, _reason in todo:
+            if is_delta:
+                spec.append((target, _flat(m.inverted()), _flat(m)))
+            else:
+                spec.append((target, _flat(rl.inverted()), None))
+        if root_motion:
+            spec.append((ROOT_MOTION, None, None))
+        frames = tm.bake_frames()
+        baked = gameanim.bake_pose(anim, spec, frames, translation_scale=k, time_scale=tm.scale,
+                                   time_offset=tm.offset)
+        for (target, bone_name, rl, m, reason), bufs in zip(todo, baked):
+            _write_trs(sink, bufs, lambda p, b=bone_name: pose_path(b, p), bone_name, tm)
+            res.rotation_modes[bone_name] = "QUATERNION"
+            if reason is None:
+                res.exact.append(bone_name)
+                res.bones[str(target)] = [bone_name, "exact"]
+            else:
+                res.baked.append((bone_name, reason))
+                res.bones[str(target)] = [bone_name, "baked"]
+        if root_motion:
+            _write_trs(sink, baked[-1], lambda p: p, "Object Transforms", tm)
+            res.rotation_modes[""] = "QUATERNION"
+    if ROOT_MOTION in by_target and not root_motion:
+        res.notes.append(f"root motion ({len(by_target[ROOT_MOTION])} tracks) not applied "
+                         "(option Root Motion); it stays in the stored original file")
+    if is_delta:
+        for target, bone_name, _rl, _m, _reason in bake:
+            if not _uniform_scale(by_target.get(target, ())):
+                res.notes.append(
+                    f"bone {bone_name!r}: non-uniform scale on a bone with a rest rotation is a skewed scale in "
+                    f"the bone's axes, which Blender's location/rotation/scale cannot hold; the baked pose "
+                    f"approximates it (give the bone an identity rest rotation for an exact result)")
+    fr.exact.extend(res.exact)
+    fr.baked.extend(res.baked)
+    fr.notes.extend(res.notes)
+    return res
+
+
+def _uniform_scale(tracks):
+    """True when the three scale channels are the same curve (or all
+    absent): only then does a scale survive conjugation by a rotation."""
+    curves_ = []
+    for axis in range(3):
+        t = next((t for t in tracks if t.channel == "scale" and t.axis == axis), None)
+        if t is None or len(t) == 0:
+            curves_.append(None)
+        elif len(t) == 1 or (min(t.values) == max(t.values)):
+            curves_.append(("const", t.values[0]))
+        else:
+            curves_.append((bytes(t.times), bytes(t.values), bytes(t.in_slopes), bytes(t.out_slopes),
+                            bytes(t.interpolation)))
+    curves_ = [("const", 1.0) if c is None else c for c in curves_]
+    return curves_[0] == curves_[1] == curves_[2]
+
+
+def _write_trs(sink, bufs, path_of, group, tm):
+    paths = [("location", 3), ("rotation_quaternion", 4), ("scale", 3)]
+    i = 0
+    for prop, n in paths:
+        for axis in range(n):
+            fc = sink.new_fcurve(path_of(prop), axis, group)
+            curves.write_baked_curve(fc, bufs[i], tm)
+            i += 1
+
+
+def apply_rotation_modes(arm_obj, action):
+    """Sets the pose bones' rotation modes the action was written for
+    (Euler XYZ for exact Euler channels, quaternion for baked ones)."""
+    raw = action.get("gameanim_rotation_modes")
+    if not raw:
+        return
+    for bone_name, mode in json.loads(raw).items():
+        if bone_name == "":
+            arm_obj.rotation_mode = mode
+            continue
+        pb = arm_obj.pose.bones.get(bone_name)
+        if pb is not None:
+            pb.rotation_mode = mode

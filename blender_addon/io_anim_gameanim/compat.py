@@ -1,0 +1,265 @@
+"""Every difference between the Blender versions the add-on supports
+(3.4 to 5.x) lives here, found by feature detection, never by version
+number.  The rest of the add-on calls only these functions.
+
+What differs:
+
+* Slotted actions (4.4+): curves live in a channelbag of a slot of a
+  layer's strip; the slot must be assigned to the animated ID explicitly.
+  ``Action.fcurves`` / ``Action.groups`` are first-slot proxies in 4.4/4.5
+  and gone in 5.0.
+* ``ActionChannelbagFCurves.new`` takes ``group_name`` from 5.0 only.
+* ``foreach_set`` on keyframe handle types is a silent no-op in 3.4.1:
+  probed once, with a per-key fallback.
+* NLA strips carry an ``action_slot`` from 4.4.
+* ``UILayout.panel`` and ``bpy.types.FileHandler`` from 4.1;
+  ``ImportHelper.invoke_popup`` from 4.2.
+* ``Material.use_nodes`` is deprecated in 5.0 (materials always have a
+  node tree); only touched when a material has no tree.
+"""
+from array import array
+
+import bpy
+
+HAS_SLOTS = "slots" in bpy.types.Action.bl_rna.properties
+HAS_FILE_HANDLER = hasattr(bpy.types, "FileHandler")
+HAS_LAYOUT_PANEL = "panel" in bpy.types.UILayout.bl_rna.functions
+HAS_STRIP_SLOT = "action_slot" in bpy.types.NlaStrip.bl_rna.properties
+
+
+def _fcurves_new_takes_group():
+    if not HAS_SLOTS:
+        return False
+    fn = bpy.types.ActionChannelbagFCurves.bl_rna.functions["new"]
+    return "group_name" in fn.parameters
+
+
+FCURVES_NEW_TAKES_GROUP = _fcurves_new_takes_group()
+
+_ENUM = bpy.types.Keyframe.bl_rna.properties
+INTERP = {k: _ENUM["interpolation"].enum_items[k].value for k in ("CONSTANT", "LINEAR", "BEZIER")}
+HANDLE_FREE = _ENUM["handle_left_type"].enum_items["FREE"].value
+
+# None until the first curve is written: does foreach_set work on handle types?
+_handle_types_bulk = None
+
+
+def escape(name):
+    return bpy.utils.escape_identifier(name)
+
+
+# ---------------------------------------------------------------------------
+# Actions, slots, channelbags
+
+
+class CurveSink:
+    """Where the curves of one animated ID go inside an action: the slot's
+    channelbag (4.4+) or the action itself (legacy).  Keeps the groups it
+    created so that each is made once."""
+
+    def __init__(self, action, id_type, id_name):
+        self.action = action
+        self.id_type = id_type
+        self.slot = None
+        self._groups = {}
+        if HAS_SLOTS:
+            self.slot = action.slots.new(id_type=id_type, name=id_name or id_type.title())
+            layer = action.layers[0] if len(action.layers) else action.layers.new("Layer")
+            if len(layer.strips):
+                strip = layer.strips[0]
+            else:
+                strip = layer.strips.new(type="KEYFRAME")
+            self.bag = strip.channelbag(self.slot, ensure=True)
+        else:
+            action.id_root = id_type  # legacy actions animate one ID type
+            self.bag = action
+
+    def new_fcurve(self, data_path, index=0, group=""):
+        """Creates a curve (once: callers keep their own table)."""
+        if not HAS_SLOTS:
+            if group:
+                return self.bag.fcurves.new(data_path, index=index, action_group=group)
+            return self.bag.fcurves.new(data_path, index=index)
+        if FCURVES_NEW_TAKES_GROUP:
+            return self.bag.fcurves.new(data_path, index=index, group_name=group)
+        fc = self.bag.fcurves.new(data_path, index=index)
+        if group:
+            grp = self._groups.get(group)
+            if grp is None:
+                grp = self.bag.groups.get(group) or self.bag.groups.new(group)
+                self._groups[group] = grp
+            fc.group = grp
+        return fc
+
+
+def new_action(name, fake_user=False):
+    action = bpy.data.actions.new(name)
+    action.use_fake_user = fake_user
+    return action
+
+
+def assign(owner, sink):
+    """Makes `sink`'s action (and slot) the active animation of owner."""
+    ad = owner.animation_data or owner.animation_data_create()
+    ad.action = sink.action
+    if HAS_SLOTS and sink.slot is not None:
+        # never rely on automatic slot picking: it can leave the action
+        # assigned but animating nothing
+        ad.action_slot = sink.slot
+
+
+def assigned_slot(owner):
+    ad = owner.animation_data
+    if ad is None or not HAS_SLOTS:
+        return None
+    return ad.action_slot
+
+
+def stash(owner, sink, start_frame, name=None):
+    """Puts the action on a new muted NLA track of owner (the glTF
+    importer's "stash"), with its slot where strips have one."""
+    ad = owner.animation_data or owner.animation_data_create()
+    track = ad.nla_tracks.new()
+    track.name = name or sink.action.name
+    strip = track.strips.new(sink.action.name, int(round(start_frame)), sink.action)
+    if HAS_STRIP_SLOT and sink.slot is not None:
+        strip.action_slot = sink.slot
+    track.mute = True
+    return track
+
+
+def action_fcurves(action, slot=None):
+    """All F-curves of an action (of one slot when given)."""
+    if not HAS_SLOTS:
+        return list(action.fcurves)
+    out = []
+    for layer in action.layers:
+        for strip in layer.strips:
+            for bag in strip.channelbags:
+                if slot is None or bag.slot == slot:
+                    out.extend(bag.fcurves)
+    return out
+
+
+def action_slots(action):
+    return list(action.slots) if HAS_SLOTS else []
+
+
+# ---------------------------------------------------------------------------
+# Writing keys in bulk
+
+
+def _set_handle_types_free(kp, n, interpolation):
+    """Sets the handle types of the keys next to a Bezier segment to FREE
+    (the others are never evaluated)."""
+    global _handle_types_bulk
+    if _handle_types_bulk is not False:
+        buf = array("i", [HANDLE_FREE]) * n
+        kp.foreach_set("handle_left_type", buf)
+        kp.foreach_set("handle_right_type", buf)
+        if _handle_types_bulk is None:
+            # add() makes AUTO_CLAMPED keys: see whether the write took
+            _handle_types_bulk = kp[0].handle_left_type == "FREE" and kp[n - 1].handle_right_type == "FREE"
+        if _handle_types_bulk:
+            return
+    # 3.4.1: foreach_set on handle types does nothing; assign per key, but
+    # only where a Bezier segment uses the handles
+    bez = INTERP["BEZIER"]
+    prev_bezier = False
+    for i in range(n):
+        bezier = interpolation[i] == bez
+        if bezier or prev_bezier:
+            k = kp[i]
+            k.handle_left_type = "FREE"
+            k.handle_right_type = "FREE"
+        prev_bezier = bezier
+
+
+def write_keys(fc, co, interpolation, left=None, right=None):
+    """Fills an empty F-curve: co (flat x, y pairs), interpolation (ints),
+    optional handles (flat pairs, FREE handle types).  Extrapolation is
+    CONSTANT.  One update at the end."""
+    n = len(co) // 2
+    if n == 0:
+        return
+    # before the keys exist: setting it runs the curve's RNA update, which
+    # (4.0+) would merge keys that share a time
+    fc.extrapolation = "CONSTANT"
+    kp = fc.keyframe_points
+    kp.add(n)
+    kp.foreach_set("co", co)
+    kp.foreach_set("interpolation", interpolation)
+    if left is not None:
+        if INTERP["BEZIER"] in interpolation:
+            _set_handle_types_free(kp, n, interpolation)
+        kp.foreach_set("handle_left", left)
+        kp.foreach_set("handle_right", right)
+    if len(set(co[0::2])) == n:
+        fc.update()
+    # else: two keys share a time (a step, as J3D and Banjo-Kazooie files
+    # write them).  From 4.0 update() merges such keys and keeps only the
+    # second value, which breaks the segment before the step; the keys are
+    # already sorted and their handles set, so the curve is left as is.
+
+
+def handle_types_bulk_supported():
+    """After the first Bezier write: True if foreach_set wrote handle
+    types, False if the per-key fallback was needed, None if not probed."""
+    return _handle_types_bulk
+
+
+def add_cycles(fc, mirror=False):
+    mod = fc.modifiers.new("CYCLES")
+    mode = "MIRROR" if mirror else "REPEAT"
+    mod.mode_before = mode
+    mod.mode_after = mode
+    return mod
+
+
+# ---------------------------------------------------------------------------
+# Materials and node trees
+
+
+def material_node_tree(material):
+    """The material's shader node tree, creating it on versions where a
+    material can be without one."""
+    if material.node_tree is None and "use_nodes" in material.bl_rna.properties:
+        material.use_nodes = True
+    return material.node_tree
+
+
+def node_tree_id_type():
+    return "NODETREE"
+
+
+# ---------------------------------------------------------------------------
+# UI
+
+
+def draw_section(layout, idname, title, default_closed=False):
+    """A collapsible section (4.1+ layout.panel) or a boxed column.
+    Returns the layout to draw into, or None when collapsed."""
+    if HAS_LAYOUT_PANEL:
+        header, body = layout.panel(idname, default_closed=default_closed)
+        header.label(text=title)
+        return body
+    box = layout.box()
+    box.label(text=title)
+    return box.column()
+
+
+def invoke_import(op, context, event, helper_cls):
+    """File browser for the menu entry; a dialog for drag and drop
+    (directory and files already filled in, 4.1+)."""
+    if getattr(op, "directory", "") and len(getattr(op, "files", ())) and hasattr(helper_cls, "invoke_popup"):
+        return helper_cls.invoke_popup(op, context)
+    return helper_cls.invoke(op, context, event)
+
+
+def status_text(context, text):
+    ws = getattr(context, "workspace", None)
+    if ws is not None and not bpy.app.background:
+        try:
+            ws.status_text_set(text)
+        except (AttributeError, RuntimeError):
+            pass

@@ -1,0 +1,272 @@
+"""The import itself, free of operators: files in, actions and a report
+out.  The operator, the scripting API and the batch entry point all call
+import_files()."""
+import base64
+import json
+import os
+
+import bpy
+
+from . import armature, compat, curves, material, native
+from .options import make_options
+from .report import ImportReport
+
+EXTENSIONS = (".bck", ".btk", ".bca", ".jba", ".bin")
+LOOP_CYCLES = {"loop": "REPEAT", "mirror_loop": "MIRROR"}
+
+
+LAST_REPORT = None  # the report of the latest import (for the UI and tests)
+
+
+class ImportResult(list):
+    """The actions created (a list), with .report (ImportReport)."""
+
+    def __init__(self, actions=(), report=None):
+        super().__init__(actions)
+        self.report = report if report is not None else ImportReport()
+
+
+def action_name_for(path):
+    name = os.path.basename(str(path))
+    for ext in (".anim.bin",) + EXTENSIONS:
+        if name.lower().endswith(ext) and len(name) > len(ext):
+            return name[: -len(ext)]
+    return os.path.splitext(name)[0] or name
+
+
+def time_map_for(anim, opts, scene):
+    scale = 1.0
+    if opts.frame_rate == "SCENE" and anim.fps:
+        scene_fps = scene.render.fps / scene.render.fps_base
+        scale = scene_fps / anim.fps
+    cycles = LOOP_CYCLES.get(anim.loop) if opts.use_cycles else None
+    start, end = file_range(anim)
+    return curves.TimeMap(start, end, scale, opts.frame_offset, cycles)
+
+
+def file_range(anim):
+    """(first, last) file frame.  Banjo-Kazooie keeps the file's own frame
+    numbers (its header has a start and an end frame; the frame count is
+    end - start + 1); every other format runs from 0 to its frame count."""
+    if anim.format == "bk":
+        start = float(anim.start_frame or 0.0)
+        end = (anim.info or {}).get("end_frame")
+        if end is None:
+            end = start + max(anim.frame_count - 1.0, 0.0)
+        return start, float(end)
+    return 0.0, float(anim.frame_count)
+
+
+def _store_source(action, anim, path, opts, tm, extra):
+    """What a later export needs to write an untouched animation back byte
+    for byte, and the options that shaped the curves."""
+    original = anim.original_bytes()
+    action["gameanim_format"] = anim.format
+    action["gameanim_fps"] = float(anim.fps or 0.0)
+    action["gameanim_loop"] = anim.loop or ""
+    action["gameanim_frame_count"] = float(anim.frame_count)
+    action["gameanim_compression"] = anim.compression or ""
+    action["gameanim_source"] = os.path.basename(str(path))
+    action["gameanim_original"] = base64.b64encode(original).decode("ascii") if original is not None else ""
+    values = {
+        "translation_scale": opts.translation_scale,
+        "up_axis": opts.up_axis,
+        "keyless_rule": opts.keyless_rule,
+        "curve_mode": opts.curve_mode,
+        "root_motion": opts.root_motion,
+    }
+    values.update(tm.as_dict())
+    values.update(extra.pop("options", {}))
+    action["gameanim_options"] = json.dumps(values, sort_keys=True)
+    for key, value in extra.items():
+        action[key] = value
+
+
+def original_bytes(action):
+    """The source file's bytes stored on an imported action (or None)."""
+    raw = action.get("gameanim_original")
+    return base64.b64decode(raw) if raw else None
+
+
+def _collect_armature(armature_obj, opts, context):
+    if armature_obj is not None:
+        if getattr(armature_obj, "type", None) != "ARMATURE":
+            raise TypeError(f"{armature_obj!r} is not an armature object")
+        return armature_obj
+    if opts.target == "NEW":
+        return None
+    active = context.view_layer.objects.active if context.view_layer else None
+    if active is not None and active.type == "ARMATURE":
+        return active
+    if opts.target == "ACTIVE":
+        raise ValueError("no active armature (option Target is Active Armature)")
+    return None
+
+
+def import_files(paths, armature_obj=None, materials=None, options=None, context=None, progress=None, **kw):
+    """Imports animation files.  See api.import_files for the documented
+    form."""
+    global LAST_REPORT
+    opts = make_options(options, **kw)
+    context = context or bpy.context
+    scene = context.scene
+    report = LAST_REPORT = ImportReport()
+    result = ImportResult(report=report)
+    if isinstance(paths, (str, os.PathLike)):
+        paths = [paths]
+    paths = [str(p) for p in paths]
+    try:
+        ga = native.require()
+    except native.GameanimMissing as e:
+        for p in paths:
+            report.add(p).error = str(e)
+        return result
+
+    target_arm = _collect_armature(armature_obj, opts, context)
+    mats = list(materials) if materials is not None else list(bpy.data.materials)
+
+    # load everything first: a new armature is built from all the files of
+    # its format at once
+    loaded = []
+    n = len(paths)
+    for i, path in enumerate(paths):
+        if progress:
+            progress(i, n, path, "load")
+        fr = report.add(path)
+        try:
+            anim = ga.load(path, keyless_rule=opts.keyless_rule)
+        except (ga.FormatError, OSError, ValueError) as e:
+            fr.error = str(e) or type(e).__name__
+            continue
+        fr.format = anim.format
+        fr.compression = anim.compression
+        loaded.append((fr, anim, path))
+
+    new_rigs = {}
+    if target_arm is None:
+        by_fmt = {}
+        for fr, anim, path in loaded:
+            if anim.format != "btk":
+                by_fmt.setdefault(anim.format, []).append((anim, path))
+        for fmt, items in by_fmt.items():
+            name = action_name_for(items[0][1]) + "_rig"
+            new_rigs[fmt] = armature.build_armature([a for a, _ in items], fmt, name, context,
+                                                    opts.translation_scale)
+
+    owners_seen = set()
+    first_range = None
+    for i, (fr, anim, path) in enumerate(loaded):
+        if progress:
+            progress(i, len(loaded), path, "import")
+        tm = time_map_for(anim, opts, scene)
+        try:
+            if anim.format == "btk":
+                made = _import_btk(anim, path, mats, opts, tm, fr)
+            else:
+                arm_obj = target_arm if target_arm is not None else new_rigs[anim.format]
+                made = _import_skeletal(anim, path, arm_obj, opts, tm, fr)
+        except Exception as e:  # a broken file or rig must not stop the batch
+            fr.error = f"{type(e).__name__}: {e}"
+            continue
+        for owner, sink, post in made:
+            key = owner.as_pointer()
+            if opts.assign and key not in owners_seen:
+                compat.assign(owner, sink)
+                if post:
+                    post()
+            elif opts.others == "NLA":
+                compat.stash(owner, sink, sink.action.frame_range[0])
+                sink.action.use_fake_user = True
+            else:
+                sink.action.use_fake_user = True
+            owners_seen.add(key)
+            result.append(sink.action)
+            fr.actions.append(sink.action.name)
+        if first_range is None and made:
+            first_range = (tm, anim.loop)
+
+    if opts.set_scene_range and first_range is not None:
+        tm, loop = first_range
+        scene.frame_start = int(round(tm.start))
+        end = int(round(tm.end))
+        if loop == "loop":
+            end -= 1  # frame `duration` is frame 0 again
+        scene.frame_end = max(end, scene.frame_start)
+    return result
+
+
+def _import_skeletal(anim, path, arm_obj, opts, tm, fr):
+    action = compat.new_action(action_name_for(path))
+    sink = compat.CurveSink(action, "OBJECT", arm_obj.name)
+    res = armature.apply(anim, arm_obj, sink, opts, tm, fr)
+    fr.owners.append(arm_obj.name)
+    _store_source(action, anim, path, opts, tm, {
+        "options": {"bone_match": opts.bone_match_for(anim.format), "id_property": opts.id_property},
+        "gameanim_bones": json.dumps(res.bones, sort_keys=True),
+        "gameanim_rotation_modes": json.dumps(res.rotation_modes, sort_keys=True),
+        "gameanim_period_keys": bool(res.period_keys),
+    })
+    if res.period_keys:
+        fr.notes.append("held keys added at frame 0 / the duration so that the Cycles modifier loops over "
+                        "the file's duration")
+    return [(arm_obj, sink, lambda: armature.apply_rotation_modes(arm_obj, action))]
+
+
+def _import_btk(anim, path, mats, opts, tm, fr):
+    made = []
+    groups = material.entries_by_material(anim)
+    stem = action_name_for(path)
+    for mat_name, entries in groups.items():
+        mat = material.find_material(mat_name, mats)
+        if mat is None:
+            fr.missing_materials.append(mat_name)
+            fr.unmatched.extend(f"entry {i} (material {mat_name!r}, UV {e['texmtx_id']})" for i, e in entries)
+            continue
+        name = stem if len(groups) == 1 else f"{stem} [{mat_name}]"
+        action = compat.new_action(name)
+        tree = compat.material_node_tree(mat)
+        sink = compat.CurveSink(action, compat.node_tree_id_type(), tree.name)
+        notes, used, period_keys = [], set(), False
+        kept = []
+        for i, e in entries:
+            slot = int(e["texmtx_id"])
+            if slot == 0xFF or slot > 7:
+                notes.append(f"entry {i} (material {mat_name!r}) has texture-matrix slot {slot}: skipped")
+                continue
+            if slot in used:
+                notes.append(f"entry {i}: material {mat_name!r} UV {slot} is animated twice; the first wins")
+                continue
+            if e.get("post"):
+                notes.append(f"entry {i} is a post-texgen matrix; mapped like a texture matrix")
+            used.add(slot)
+            kept.append((i, e))
+            period_keys |= material.apply_entry(anim, i, e, mat, sink, tm, notes)
+        fr.notes.extend(notes)
+        fr.owners.append(mat.name)
+        _store_source(action, anim, path, opts, tm, {
+            "gameanim_material": mat.name,
+            "gameanim_calc_type": anim.calc_type or "",
+            "gameanim_entries": material.describe_entries(kept),
+            "gameanim_period_keys": bool(period_keys),
+        })
+        made.append((tree, sink, None))
+    return made
+
+
+def collect_files(items, extensions=EXTENSIONS):
+    """Files to import from files and folders (folders recursively, files
+    with one of the extensions, sorted)."""
+    out = []
+    for item in items:
+        item = str(item)
+        if os.path.isdir(item):
+            found = []
+            for root, dirs, files in os.walk(item):
+                dirs.sort()
+                for f in files:
+                    if f.lower().endswith(extensions) and not f.startswith("."):
+                        found.append(os.path.join(root, f))
+            out.extend(sorted(found))
+        else:
+            out.append(item)
+    return out

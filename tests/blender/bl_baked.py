@@ -1,0 +1,224 @@
+"""Baked bones: on rigs whose bones have rest rotations, every pose bone's
+armature-space matrix equals the world matrix computed here from the clip
+(Animation.sample values, composed in plain Python) and the rest pose, at
+every frame, within 1e-4 (translations relative to their size)."""
+import json
+import math
+
+import bpy
+import pytest
+from blhelpers import (euler_xyz, local_matrix, make_rig, mat_from_blender, mat_identity, mat_max_diff, mat_mul,
+                       mat_translation, rot_x, sample_id, samples, samples_by_track)
+
+TOL = 1e-4
+
+# tail directions and rolls that give every bone a rest rotation (with
+# mixed=True the first bone keeps the identity: an exact bone in a baked rig)
+DIRECTIONS = [(1, 0.2, 0), (0, 0.3, 1), (-1, 0.5, 0.5), (0.2, -1, 0.3), (0.5, 0.5, -1), (-0.3, 0.2, -1),
+              (1, 1, 1)]
+ROLLS = [0.0, 0.4, -1.1, 2.0, 0.7, -0.3, 1.5, -2.5]
+
+
+def file_range(anim):
+    if anim.format == "bk":
+        return int(anim.start_frame), int(anim.info["end_frame"])
+    return 0, int(math.floor(anim.frame_count))
+
+
+def rotated_rig(anim, name, root_up=None, mixed=False):
+    """A chain rig (bone i's parent is bone i-1) with rest rotations.
+    root_up: a matrix applied to the whole rig's rest, as an importer's
+    axis conversion would (its root bones then carry that rotation)."""
+    from io_anim_gameanim.armature import anim_targets
+
+    targets = anim_targets(anim)
+    if anim.format == "bk":
+        targets = sorted(targets)
+    elif all(isinstance(t, int) for t in targets):
+        targets = list(range(max(targets) + 1))
+    spec, prev = [], None
+    for i, t in enumerate(targets):
+        d = DIRECTIONS[i % len(DIRECTIONS)]
+        n = math.sqrt(sum(c * c for c in d))
+        head = (0.4 * i - 0.5, 0.3 * i + 0.2, 0.25 * (i % 3))
+        tail = tuple(h + 0.8 * c / n for h, c in zip(head, d))
+        roll = ROLLS[i % len(ROLLS)]
+        if i == 0 and mixed:
+            tail, roll = (head[0], head[1] + 0.8, head[2]), 0.0
+        bname = t if isinstance(t, str) else f"b{t}"
+        spec.append((bname, prev, head, tail, roll))
+        prev = bname
+    rig = make_rig(name, spec)
+    if root_up is not None:
+        # convert the rest the way a Y-up -> Z-up importer does: rotate the
+        # whole armature data
+        from mathutils import Matrix
+
+        rig.data.transform(Matrix([row for row in root_up]))
+    for i, t in enumerate(targets):
+        b = rig.data.bones[spec[i][0]]
+        if anim.format == "bk":
+            b["gameanim_bone_id"] = t
+    return rig, [s[0] for s in spec], targets
+
+
+def expected_worlds_absolute(anim, values, names, targets, fi, k, up):
+    """World (armature space) of each chain bone: up * L_0 * L_1 * ... ."""
+    out, parent = {}, up
+    for bname, t in zip(names, targets):
+        w = mat_mul(parent, local_matrix(values, t, fi, k))
+        out[bname] = w
+        parent = w
+    return out
+
+
+def expected_worlds_bk(anim, values, names, targets, fi, k, rig, up):
+    """Banjo-Kazooie: M_i = M_parent * T(p_i + k t) * R * S * T(-p_i) in the
+    game's model space, pivots p_i at the bone heads; Blender's pose is
+    C * M_i * C^-1 * rest_i (C the rig's axis conversion)."""
+    c = up
+    c_inv = [[c[j][i] for j in range(3)] + [0.0] for i in range(3)] + [[0, 0, 0, 1]]
+    out, parent_m = {}, mat_identity()
+    for bname, t in zip(names, targets):
+        rest = mat_from_blender(rig.data.bones[bname].matrix_local)
+        head_arm = [rest[i][3] for i in range(3)]
+        p = [sum(c_inv[i][j] * head_arm[j] for j in range(3)) for i in range(3)]
+        loc = local_matrix(values, t, fi, k)  # T(k t) R S
+        m = mat_mul(parent_m, mat_mul(mat_translation(p), mat_mul(loc, mat_translation([-x for x in p]))))
+        out[bname] = mat_mul(mat_mul(c, mat_mul(m, c_inv)), rest)
+        parent_m = m
+    return out
+
+
+CASES = ["j3d/walk_type0.bck", "j3d/dance_*.yaz0.bck", "bca/bones20_raw.bca", "bca/handmade_unusual.bca",
+         "bk/features.bin", "bk/long.bin", "jba/legacy_walk.jba", "jba/jawb_unnamed.jba"]
+
+
+def without_scale(ga, path, tmp_path):
+    """A copy of a Banjo-Kazooie sample without its scale channels (written
+    by gameanim's encoder), so that every bone of a rotated rig can be
+    compared exactly."""
+    anim = ga.load(str(path))
+    tracks = [t for t in anim.tracks if t.channel != "scale"]
+    copy = ga.Animation("bk", tracks, frame_count=anim.frame_count, start_frame=anim.start_frame)
+    out = tmp_path / (path.stem + "_noscale.bin")
+    out.write_bytes(copy.to_bytes())
+    return out
+
+
+@pytest.mark.parametrize("path", samples(*CASES), ids=sample_id)
+@pytest.mark.parametrize("up_axis", ["NONE", "Y_TO_Z"])
+def test_baked_pose_matrices_equal_game_world(path, up_axis, api, ga, tmp_path):
+    if path.name == "long.bin":
+        path = without_scale(ga, path, tmp_path)
+    anim = ga.load(str(path))
+    up = mat_identity() if up_axis == "NONE" else rot_x(math.pi / 2)
+    rig, names, targets = rotated_rig(anim, "Rig", root_up=None if up_axis == "NONE" else up)
+    kw = {"bone_match": "INDEX"} if anim.format == "jba" and isinstance(targets[0], int) else {}
+    k = 1.5 if anim.format == "bk" else 1.0
+    res = api.import_files([str(path)], armature=rig, up_axis=up_axis, translation_scale=k, **kw)
+    fr = res.report.files[0]
+    assert fr.ok, fr.error
+    assert fr.unmatched == []
+    modes = {b: m for b, m in json.loads(res[0]["gameanim_bones"]).values()}
+    # every bone has a rest rotation: all are baked, and say why
+    assert sorted(b for b, _ in fr.baked) == sorted(names)
+    assert all("rest rotation" in why for _b, why in fr.baked)
+    assert set(modes.values()) == {"baked"}
+    skipped = set()
+    checks = check_worlds(anim, rig, names, targets, k, up, skipped)
+    assert checks > 0
+    if anim.format == "bk":
+        # Banjo-Kazooie's scale acts in model axes: on a bone with a rest
+        # rotation a non-uniform scale is a skew Blender cannot hold.  Those
+        # bones are reported (and left out of the comparison above).
+        noted = " ".join(fr.notes)
+        for bname in skipped:
+            assert f"bone {bname!r}: non-uniform scale" in noted
+
+
+@pytest.mark.parametrize("path", samples("bca/bones20_raw.bca", "jba/legacy_walk.jba", "bk/features.bin"),
+                         ids=sample_id)
+def test_exact_root_with_baked_children(path, api, ga):
+    """A rig whose root has no rest rotation: the root keeps exact curves,
+    its children are baked, and the chain still lands on the game's
+    world matrices.  (Not with BCK: its exact root follows the smooth
+    curve, the baked children the game's truncated angles.)"""
+    anim = ga.load(str(path))
+    rig, names, targets = rotated_rig(anim, "Rig", mixed=True)
+    res = api.import_files([str(path)], armature=rig)
+    modes = {b: m for b, m in json.loads(res[0]["gameanim_bones"]).values()}
+    assert modes[names[0]] == "exact" and all(modes[n] == "baked" for n in names[1:])
+    assert check_worlds(anim, rig, names, targets, 1.0, mat_identity()) > 0
+
+
+def uniform(values, target, fi):
+    s = [values[(target, "scale", a)][fi] if (target, "scale", a) in values else 1.0 for a in range(3)]
+    return max(s) - min(s) <= 1e-7
+
+
+def check_worlds(anim, rig, names, targets, k, up, skipped=None):
+    """Compares every pose bone with the game's world at every frame;
+    returns the number of comparisons.  With `skipped` (a set), Banjo-
+    Kazooie bones whose own or an ancestor's scale is non-uniform at a frame
+    are not compared but collected, for bones with a rest rotation."""
+    first, last = file_range(anim)
+    frames = list(range(first, last + 1))
+    if len(frames) > 60:
+        frames = frames[:30] + frames[-30:]
+    values = samples_by_track(anim, [float(f) for f in frames])
+    scene = bpy.context.scene
+    count = 0
+    for fi, f in enumerate(frames):
+        scene.frame_set(f)
+        if anim.format == "bk":
+            want = expected_worlds_bk(anim, values, names, targets, fi, k, rig, up)
+        else:
+            want = expected_worlds_absolute(anim, values, names, targets, fi, k, up)
+        chain_uniform = True
+        for bname, t in zip(names, targets):
+            if skipped is not None and anim.format == "bk":
+                if not uniform(values, t, fi):
+                    skipped.add(bname)
+                    chain_uniform = False
+                if not chain_uniform:
+                    continue
+            got = mat_from_blender(rig.pose.bones[bname].matrix)
+            err = mat_max_diff(got, want[bname])
+            assert err <= TOL, f"{bname} at frame {f}: pose matrix differs from the game's world by {err}"
+            count += 1
+    return count
+
+
+def test_baked_rig_moves_and_uses_quaternions(api, ga):
+    path = samples("j3d/walk_type0.bck")[0]
+    anim = ga.load(str(path))
+    rig, names, _ = rotated_rig(anim, "Rig", mixed=True)
+    res = api.import_files([str(path)], armature=rig)
+    baked = [b for b, _ in res.report.files[0].baked]
+    assert baked and all(rig.pose.bones[b].rotation_mode == "QUATERNION" for b in baked)
+    exact = res.report.files[0].exact
+    assert all(rig.pose.bones[b].rotation_mode == "XYZ" for b in exact)
+    scene = bpy.context.scene
+    scene.frame_set(0)
+    a = [list(r) for r in rig.pose.bones[names[-1]].matrix]
+    scene.frame_set(7)
+    b = [list(r) for r in rig.pose.bones[names[-1]].matrix]
+    assert mat_max_diff(a, b) > 1e-3
+
+
+def test_curve_mode_baked_bakes_identity_bones_too(api, ga):
+    path = samples("j3d/walk_type0.bck")[0]
+    res = api.import_files([str(path)], target="NEW", curve_mode="BAKED")
+    fr = res.report.files[0]
+    assert fr.exact == [] and len(fr.baked) == 3
+    assert all(why == "curve mode is Baked" for _b, why in fr.baked)
+
+
+def test_euler_order_of_expected_maths():
+    """The test's own Euler convention: X first, then Y, then Z."""
+    m = euler_xyz([math.pi / 2, 0.0, math.pi / 2])
+    # x axis -> (rotate about X: x stays) -> (about Z: y)
+    assert [round(m[i][0], 9) for i in range(3)] == [0.0, 1.0, 0.0]
+    # y axis -> about X: z -> about Z: z
+    assert [round(m[i][1], 9) for i in range(3)] == [0.0, 0.0, 1.0]

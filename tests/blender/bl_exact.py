@@ -1,0 +1,231 @@
+"""Exact-mode bones: every F-curve evaluates to the game's value
+(Animation.sample) at integer and fractional frames.
+
+Tolerances: 1e-5 (translation relative to its size, scale, quaternion
+components), 1e-4 rad for Euler rotations.  The one documented exception:
+J3D (BCK) angles, which the game truncates to whole raw units before the
+rotation shift, so the smooth Blender curve may differ from `sample` by
+less than one step of 2^frac * pi / 32768."""
+import json
+import math
+
+import bpy
+import pytest
+from blhelpers import (fcurve_map, make_rig, pose_path, sample_id, samples, samples_by_track, skeletal_samples)
+
+TOL = 1e-5
+TOL_ROT = 1e-4
+
+
+def file_range(anim):
+    if anim.format == "bk":
+        return float(anim.start_frame), float(anim.info["end_frame"])
+    return 0.0, float(anim.frame_count)
+
+
+def test_frames(anim, max_whole=120):
+    start, end = file_range(anim)
+    first, last = int(math.ceil(start)), int(math.floor(end))
+    step = max(1, int(math.ceil((last - first) / max_whole)))
+    frames = []
+    for f in range(first, last + 1, step):
+        frames.append(float(f))
+        # dyadic fractions: exact in float32, as Blender evaluates, so the
+        # comparison measures the curve and not the rounding of the frame
+        for d in (0.25, 0.5, 0.875):
+            if f + d <= end:
+                frames.append(f + d)
+    return frames
+
+
+test_frames.__test__ = False
+
+
+def rest_translation(bone, up=None):
+    m = bone.matrix_local if bone.parent is None else bone.parent.matrix_local.inverted() @ bone.matrix_local
+    if up is not None and bone.parent is None:
+        m = up.inverted() @ m
+    return m.to_translation()
+
+
+def check_exact(anim, action, arm_obj, k=1.0, time_scale=1.0, offset=0.0, frames=None):
+    """Compares every exact bone's curves with Animation.sample; returns
+    the number of comparisons."""
+    frames = frames or test_frames(anim)
+    values = samples_by_track(anim, frames)
+    fmap = fcurve_map(action)
+    bones = json.loads(action["gameanim_bones"])
+    is_delta = anim.format == "bk"
+    step = 0.0
+    if anim.format == "bck":
+        step = (1 << anim.rotation_frac) * math.pi / 32768.0
+    by_target = {}
+    for t in anim.tracks:
+        by_target.setdefault(t.target, []).append(t)
+    count = 0
+    for target_key, (bone_name, mode) in bones.items():
+        assert mode == "exact", (bone_name, mode)
+        target = next(t for t in by_target if str(t) == target_key)
+        bone = arm_obj.data.bones[bone_name]
+        rest_t = rest_translation(bone)
+        tracks = by_target[target]
+        quat = [t for t in tracks if t.channel == "rotation_quaternion"]
+        scene = [f * time_scale + offset for f in frames]
+        if quat:
+            fcs = [fmap[(pose_path(bone_name, "rotation_quaternion"), a)] for a in range(4)]
+            exp = [values[(target, "rotation_quaternion", a)] for a in range(4)]
+            for i, sf in enumerate(scene):
+                got = [fc.evaluate(sf) for fc in fcs]
+                want = [e[i] for e in exp]
+                ng = math.sqrt(sum(x * x for x in got))
+                nw = math.sqrt(sum(x * x for x in want))
+                got = [x / ng for x in got]
+                want = [x / nw for x in want]
+                if sum(a * b for a, b in zip(got, want)) < 0:  # q and -q are one rotation
+                    want = [-x for x in want]
+                err = max(abs(a - b) for a, b in zip(got, want))
+                assert err <= TOL, f"{bone_name} quaternion at file frame {frames[i]}: {got} vs {want}"
+                count += 1
+        for t in tracks:
+            if t.channel == "rotation_quaternion":
+                continue
+            prop = {"scale": "scale", "rotation": "rotation_euler", "translation": "location"}[t.channel]
+            fc = fmap[(pose_path(bone_name, prop), t.axis)]
+            exp = values[(t.target, t.channel, t.axis)]
+            # Blender stores and evaluates keys in float32: the tolerance is
+            # relative to the size of the channel's keys (and rest offset)
+            size = max([1.0] + [abs(v) for v in t.values])
+            if t.channel == "translation":
+                size = max(size * abs(k), abs(rest_t[t.axis]), 1.0)
+            for i, sf in enumerate(scene):
+                got = fc.evaluate(sf)
+                want = exp[i]
+                if t.channel == "translation":
+                    want = want * k - (0.0 if is_delta else rest_t[t.axis])
+                    tol = TOL * size
+                elif t.channel == "rotation":
+                    tol = TOL_ROT * size + step
+                else:
+                    tol = TOL * size
+                assert abs(got - want) <= tol, (
+                    f"{bone_name} {t.channel}[{t.axis}] at file frame {frames[i]}: blender {got} vs game {want}")
+                count += 1
+    return count
+
+
+@pytest.mark.parametrize("path", skeletal_samples(), ids=sample_id)
+def test_new_armature_curves_equal_sample(path, api, ga):
+    anim = ga.load(str(path))
+    res = api.import_files([str(path)], target="NEW")
+    fr = res.report.files[0]
+    assert fr.ok, fr.error
+    assert fr.baked == []
+    arm_obj = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    assert check_exact(anim, res[0], arm_obj) > 0
+
+
+def _identity_rig(anim, name):
+    """Chain rig with identity rest rotations and non-zero rest translations
+    (bones along +Y, roll 0), bones named / numbered as the format matches
+    them."""
+    from io_anim_gameanim.armature import anim_targets
+
+    targets = anim_targets(anim)
+    if all(isinstance(t, int) for t in targets):
+        targets = list(range(max(targets) + 1)) if anim.format != "bk" else sorted(targets)
+    spec = []
+    prev = None
+    for i, t in enumerate(targets):
+        bname = t if isinstance(t, str) else (f"b{t}" if anim.format != "bk" else f"bone id {t}")
+        head = (0.3 * i, 1.0 + 0.5 * i, -0.2 * i)
+        spec.append((bname, prev, head, (head[0], head[1] + 0.7, head[2]), 0.0))
+        prev = bname
+    rig = make_rig(name, spec)
+    if anim.format == "bk":
+        for t in targets:
+            rig.data.bones[f"bone id {t}"]["gameanim_bone_id"] = t
+    return rig
+
+
+@pytest.mark.parametrize("path", samples("j3d/walk_type0.bck", "j3d/swing_type1_shift2.bck", "bca/bones20_raw.bca",
+                                         "bk/features.bin", "jba/legacy_walk.jba", "jba/jawb_unnamed.jba"),
+                         ids=sample_id)
+def test_existing_identity_rig_stays_exact_with_offsets(path, api, ga):
+    """Identity rest rotations on a user rig: channels one to one, the
+    location offset by the rest translation, nothing baked."""
+    anim = ga.load(str(path))
+    rig = _identity_rig(anim, "Rig")
+    kw = {}
+    if anim.format == "jba" and isinstance(anim.tracks[0].target, int):
+        kw["bone_match"] = "INDEX"
+    res = api.import_files([str(path)], armature=rig, translation_scale=2.5, frame_offset=7.0, **kw)
+    fr = res.report.files[0]
+    assert fr.ok, fr.error
+    assert fr.baked == [] and fr.unmatched == []
+    assert check_exact(anim, res[0], rig, k=2.5, offset=7.0) > 0
+
+
+def test_frame_rate_rescaled_to_scene(api, ga):
+    path = samples("jba/legacy_walk.jba")[0]
+    anim = ga.load(str(path))
+    bpy.context.scene.render.fps = 24
+    bpy.context.scene.render.fps_base = 1.0
+    res = api.import_files([str(path)], target="NEW", frame_rate="SCENE")
+    arm_obj = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    scale = 24.0 / anim.fps
+    assert json.loads(res[0]["gameanim_options"])["time_scale"] == pytest.approx(scale)
+    assert check_exact(anim, res[0], arm_obj, time_scale=scale) > 0
+    # the last key sits at the scaled duration
+    fc = fcurve_map(res[0])[(pose_path("GOD", "location"), 0)]
+    assert fc.keyframe_points[-1].co[0] == pytest.approx(anim.frame_count * scale, abs=1e-4)
+
+
+def test_bezier_keys_have_free_handles(api, ga):
+    """Hermite segments are only exact with FREE handles (AUTO / ALIGNED
+    handles move); 3.4.1 needs the per-key fallback for this."""
+    path = samples("j3d/long_60x600.bck")[0]
+    res = api.import_files([str(path)], target="NEW")
+    checked = 0
+    for fc in fcurve_map(res[0]).values():
+        kps = fc.keyframe_points
+        for i, kp in enumerate(kps):
+            if kp.interpolation == "BEZIER" or (i and kps[i - 1].interpolation == "BEZIER"):
+                assert kp.handle_left_type == "FREE" and kp.handle_right_type == "FREE"
+                checked += 1
+        assert fc.extrapolation == "CONSTANT"
+    assert checked > 1000
+
+
+def test_j3d_truncation_exception_is_real_and_bounded(api, ga):
+    """The documented exception exists (sample truncates, the curve does
+    not) and stays below one rotation step."""
+    path = samples("j3d/long_60x600.bck")[0]
+    anim = ga.load(str(path))
+    res = api.import_files([str(path)], target="NEW")
+    fmap = fcurve_map(res[0])
+    bones = json.loads(res[0]["gameanim_bones"])
+    step = (1 << anim.rotation_frac) * math.pi / 32768.0
+    frames = [f + 0.375 for f in range(0, 200)]
+    values = samples_by_track(anim, frames)
+    worst = 0.0
+    for t in anim.tracks:
+        if t.channel != "rotation" or len(t) < 2:
+            continue
+        fc = fmap[(pose_path(bones[str(t.target)][0], "rotation_euler"), t.axis)]
+        for i, f in enumerate(frames):
+            worst = max(worst, abs(fc.evaluate(f) - values[(t.target, t.channel, t.axis)][i]))
+    assert 1e-4 < worst < step + 1e-4
+
+
+def test_jba_keyless_rule_option_reaches_the_decoder(api, ga):
+    """The JBA translation-without-keys rule changes the values, and the
+    curves follow the rule chosen."""
+    path = samples("jba/legacy_mixed_keyless.jba")[0]
+    base = ga.load(str(path), keyless_rule="base")
+    span = ga.load(str(path), keyless_rule="base_plus_span")
+    frames = [float(f) for f in range(0, int(base.frame_count) + 1)]
+    assert list(base.sample(frames)) != list(span.sample(frames))
+    res = api.import_files([str(path)], target="NEW", keyless_rule="base_plus_span")
+    arm_obj = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    assert check_exact(span, res[0], arm_obj) > 0
+    assert json.loads(res[0]["gameanim_options"])["keyless_rule"] == "base_plus_span"

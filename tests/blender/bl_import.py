@@ -1,0 +1,343 @@
+"""Import behaviour: several files, the report, slots, new armatures, the
+operator, what is stored on the action, loops, the scene range, bone
+matching rules, and the add-on without the C module."""
+import base64
+import json
+import math
+import sys
+
+import bpy
+import pytest
+from blhelpers import fcurve_map, fcurves_of, make_rig, mat_max_diff, pose_path, samples
+
+HAS_SLOTS = "slots" in bpy.types.Action.bl_rna.properties
+
+
+def chain_rig(names):
+    spec, prev = [], None
+    for i, n in enumerate(names):
+        head = (0.0, float(i), 0.0)
+        spec.append((n, prev, head, (0.0, i + 0.8, 0.0), 0.0))
+        prev = n
+    return make_rig("Rig", spec)
+
+
+def matrices(rig):
+    return {pb.name: [list(r) for r in pb.matrix] for pb in rig.pose.bones}
+
+
+# ---------------------------------------------------------------------------
+# several files
+
+
+def test_several_files_one_action_each_first_assigned_rest_on_nla(api):
+    files = samples("j3d/walk_type0.bck", "j3d/swing_type1_shift2.bck", "j3d/jump_sound.bck")
+    rig = chain_rig(["a", "b", "c"])
+    res = api.import_files([str(p) for p in files], armature=rig)
+    assert [a.name for a in res] == ["walk_type0", "swing_type1_shift2", "jump_sound"]
+    assert rig.animation_data.action == res[0]
+    tracks = rig.animation_data.nla_tracks
+    assert [t.strips[0].action for t in tracks] == [res[1], res[2]]
+    assert all(t.mute for t in tracks)
+    if HAS_SLOTS:
+        assert [t.strips[0].action_slot for t in tracks] == [res[1].slots[0], res[2].slots[0]]
+
+
+def test_several_files_as_fake_user_actions(api):
+    files = samples("j3d/walk_type0.bck", "j3d/swing_type1_shift2.bck")
+    rig = chain_rig(["a", "b", "c"])
+    res = api.import_files([str(p) for p in files], armature=rig, others="FAKE_USER")
+    assert rig.animation_data.action == res[0]
+    assert len(rig.animation_data.nla_tracks) == 0
+    assert res[1].use_fake_user and res[1].users == 1
+
+
+def test_operator_imports_several_files(addon):
+    files = samples("j3d/walk_type0.bck", "bca/swing_odd.bca")
+    rig = chain_rig([f"j{i}" for i in range(6)])
+    bpy.context.view_layer.objects.active = rig
+    directory = str(files[0].parent.parent)
+    result = bpy.ops.import_anim.gameanim(
+        directory=directory, files=[{"name": f"{p.parent.name}/{p.name}"} for p in files])
+    assert result == {"FINISHED"}
+    assert rig.animation_data.action.name == "walk_type0"
+    assert "swing_odd" in bpy.data.actions
+    from io_anim_gameanim import importer
+
+    assert [f.format for f in importer.LAST_REPORT.files] == ["bck", "bca"]
+
+
+# ---------------------------------------------------------------------------
+# report
+
+
+def test_missing_bones_are_reported_not_fatal(api):
+    path = samples("j3d/walk_type0.bck")[0]
+    rig = chain_rig(["only"])
+    res = api.import_files([str(path)], armature=rig)
+    fr = res.report.files[0]
+    assert fr.ok and len(res) == 1
+    assert fr.unmatched == ["1", "2"]
+    text = res.report.text()
+    assert "2 target(s) found no bone or material: 1, 2" in text
+    assert "Imported 1 of 1 file(s)" in text
+
+
+def test_bad_file_is_reported_and_the_others_import(api, tmp_path):
+    bad = tmp_path / "broken.bck"
+    good = samples("j3d/walk_type0.bck")[0]
+    bad.write_bytes(good.read_bytes()[:100])
+    res = api.import_files([str(bad), str(good)], target="NEW")
+    assert [f.ok for f in res.report.files] == [False, True]
+    assert "bck" in res.report.files[0].error and "offset" in res.report.files[0].error
+    assert [a.name for a in res] == ["walk_type0"]
+
+
+def test_operator_report_lists_baked_bones(addon, api):
+    path = samples("j3d/walk_type0.bck")[0]
+    rig = make_rig("Rig", [("a", None, (0, 0, 0), (1, 0, 0), 0.0), ("b", "a", (1, 0, 0), (1, 1, 0), 0.0),
+                           ("c", "b", (1, 1, 0), (1, 1, 1), 0.0)])
+    res = api.import_files([str(path)], armature=rig)
+    text = res.report.text()
+    assert "baked" in text and "rest rotation relative to the parent is not the identity" in text
+
+
+# ---------------------------------------------------------------------------
+# slots and motion
+
+
+def test_slot_is_assigned_and_the_armature_moves(api):
+    path = samples("j3d/walk_type0.bck")[0]
+    rig = chain_rig(["a", "b", "c"])
+    res = api.import_files([str(path)], armature=rig)
+    ad = rig.animation_data
+    assert ad.action == res[0]
+    if HAS_SLOTS:
+        assert ad.action_slot is not None
+        assert ad.action_slot == res[0].slots[0]
+        assert ad.action_slot.target_id_type == "OBJECT"
+        assert len(fcurves_of(res[0], ad.action_slot)) == 27
+    scene = bpy.context.scene
+    scene.frame_set(0)
+    m0 = matrices(rig)
+    scene.frame_set(10)
+    m1 = matrices(rig)
+    moved = [n for n in m0 if mat_max_diff(m0[n], m1[n]) > 1e-3]
+    assert moved, "nothing moved between frames 0 and 10"
+
+
+# ---------------------------------------------------------------------------
+# new armatures
+
+
+@pytest.mark.parametrize("path,prefix,prop", [
+    ("j3d/walk_type0.bck", "joint_", "gameanim_index"),
+    ("bca/swing_odd.bca", "joint_", "gameanim_index"),
+    ("bk/features.bin", "bk_id_", "gameanim_bone_id"),
+    ("jba/legacy_walk.jba", None, "gameanim_name"),
+])
+def test_new_armature_has_identity_rests_and_named_bones(path, prefix, prop, api, ga):
+    p = samples(path)[0]
+    anim = ga.load(str(p))
+    res = api.import_files([str(p)])
+    arms = [o for o in bpy.data.objects if o.type == "ARMATURE"]
+    assert len(arms) == 1
+    rig = arms[0]
+    from io_anim_gameanim.armature import anim_targets
+
+    targets = anim_targets(anim)
+    assert len(rig.data.bones) == len(targets)
+    for b in rig.data.bones:
+        assert b.parent is None  # the formats store no hierarchy
+        r = b.matrix_local.to_3x3()
+        assert max(abs(r[i][j] - (i == j)) for i in range(3) for j in range(3)) < 1e-6
+        if prefix:
+            assert b.name.startswith(prefix) and b[prop] == int(b.name[len(prefix):])
+        else:
+            assert b[prop] == b.name
+    y_up = anim.format in ("bck", "bca", "bk")
+    assert tuple(round(x, 6) for x in rig.rotation_euler) == ((round(math.pi / 2, 6), 0.0, 0.0) if y_up
+                                                               else (0.0, 0.0, 0.0))
+    assert res.report.files[0].baked == []
+    assert rig.animation_data.action == res[0]
+
+
+def test_active_armature_is_the_default_target(api):
+    rig = chain_rig(["a", "b", "c"])
+    res = api.import_files([str(samples("j3d/walk_type0.bck")[0])])
+    assert res.report.files[0].owners == ["Rig"]
+    assert len([o for o in bpy.data.objects if o.type == "ARMATURE"]) == 1
+
+
+def test_target_active_without_armature_is_an_error(api):
+    with pytest.raises(ValueError, match="no active armature"):
+        api.import_files([str(samples("j3d/walk_type0.bck")[0])], target="ACTIVE")
+
+
+def test_unknown_option_is_a_type_error(api):
+    with pytest.raises(TypeError, match="unknown import option 'bone_matching'"):
+        api.import_files([str(samples("j3d/walk_type0.bck")[0])], bone_matching="NAME")
+    with pytest.raises(ValueError, match="bone_match='BY_NAME'"):
+        api.import_files([str(samples("j3d/walk_type0.bck")[0])], bone_match="BY_NAME")
+
+
+# ---------------------------------------------------------------------------
+# what the action keeps
+
+
+def test_action_stores_source_format_and_original_bytes(api, ga):
+    path = samples("bca/walk_even_lz77.bca")[0]
+    res = api.import_files([str(path)], target="NEW", frame_offset=3.0, translation_scale=2.0)
+    act = res[0]
+    assert act["gameanim_format"] == "bca"
+    assert act["gameanim_fps"] == 30.0
+    assert act["gameanim_loop"] == "loop"
+    assert act["gameanim_compression"] == "lz77"
+    assert act["gameanim_source"] == "walk_even_lz77.bca"
+    raw = base64.b64decode(act["gameanim_original"])
+    assert raw == path.read_bytes()
+    assert api.original_bytes(act) == raw
+    # the stored bytes load back to the same animation
+    assert ga.load(raw).to_bytes() == path.read_bytes()
+    opts = json.loads(act["gameanim_options"])
+    assert opts["frame_offset"] == 3.0 and opts["translation_scale"] == 2.0 and opts["bone_match"] == "INDEX"
+    bones = json.loads(act["gameanim_bones"])
+    assert all(mode == "exact" for _b, mode in bones.values())
+
+
+# ---------------------------------------------------------------------------
+# loops and time
+
+
+def test_loop_becomes_a_cycles_modifier_over_the_duration(api, ga):
+    path = samples("j3d/walk_type0.bck")[0]  # loop, duration 20
+    anim = ga.load(str(path))
+    res = api.import_files([str(path)], target="NEW")
+    animated = [fc for fc in fcurves_of(res[0]) if len(fc.keyframe_points) > 1]
+    assert animated
+    for fc in animated:
+        assert [m.type for m in fc.modifiers] == ["CYCLES"]
+        assert fc.modifiers[0].mode_after == "REPEAT"
+        assert fc.keyframe_points[0].co[0] == 0.0
+        assert fc.keyframe_points[-1].co[0] == anim.frame_count
+        for f in (1.5, 7.0, 13.25):
+            assert fc.evaluate(f + anim.frame_count) == pytest.approx(fc.evaluate(f), abs=1e-5)
+
+
+def test_mirrored_loop_becomes_a_mirrored_cycle(api):
+    res = api.import_files([str(samples("j3d/swing_type1_shift2.bck")[0])], target="NEW")
+    mods = [m for fc in fcurves_of(res[0]) for m in fc.modifiers]
+    assert mods and all(m.mode_after == "MIRROR" for m in mods)
+
+
+def test_once_has_no_cycles_and_option_off_has_none(api):
+    res = api.import_files([str(samples("j3d/jump_sound.bck")[0])], target="NEW")
+    assert not any(fc.modifiers for fc in fcurves_of(res[0]))
+    res = api.import_files([str(samples("j3d/walk_type0.bck")[0])], target="NEW", use_cycles=False)
+    assert not any(fc.modifiers for fc in fcurves_of(res[0]))
+
+
+def test_scene_range_and_frame_offset(api):
+    scene = bpy.context.scene
+    api.import_files([str(samples("j3d/walk_type0.bck")[0])], target="NEW", frame_offset=10, set_scene_range=True)
+    assert (scene.frame_start, scene.frame_end) == (10, 29)  # a loop: frame 20 is frame 0 again
+    api.import_files([str(samples("j3d/jump_sound.bck")[0])], target="NEW", frame_offset=5, set_scene_range=True)
+    assert (scene.frame_start, scene.frame_end) == (5, 29)
+
+
+def test_scene_range_untouched_by_default(api):
+    scene = bpy.context.scene
+    before = (scene.frame_start, scene.frame_end, scene.render.fps)
+    api.import_files([str(samples("jba/legacy_walk.jba")[0])], target="NEW")
+    assert (scene.frame_start, scene.frame_end, scene.render.fps) == before
+
+
+# ---------------------------------------------------------------------------
+# bone matching
+
+
+def test_name_matching_is_tolerant_and_god_goes_to_the_root(api, ga):
+    path = samples("jba/legacy_walk.jba")[0]
+    names = ["Root", "bip01", "BIP01_PELVIS.001", "Bip01  Spine", "bip01 l thigh", "Bip01 R Thigh"]
+    rig = chain_rig(names)
+    res = api.import_files([str(path)], armature=rig)
+    bones = json.loads(res[0]["gameanim_bones"])
+    assert bones["GOD"][0] == "Root"
+    assert bones["Bip01"][0] == "bip01"
+    assert bones["Bip01 Pelvis"][0] == "BIP01_PELVIS.001"
+    assert bones["Bip01 Spine"][0] == "Bip01  Spine"
+    assert bones["Bip01 L Thigh"][0] == "bip01 l thigh"
+    assert res.report.files[0].unmatched == []
+
+
+def test_bone_id_matching_uses_the_custom_property(api):
+    path = samples("bk/features.bin")[0]  # bone IDs 1, 2, 5
+    rig = chain_rig(["x", "y", "z"])
+    for name, bid in (("x", 5), ("y", 1), ("z", 2)):
+        rig.data.bones[name]["gameanim_bone_id"] = bid
+    res = api.import_files([str(path)], armature=rig)
+    bones = json.loads(res[0]["gameanim_bones"])
+    assert {k: v[0] for k, v in bones.items()} == {"1": "y", "2": "z", "5": "x"}
+
+
+def test_index_matching_follows_bone_order(api):
+    path = samples("j3d/walk_type0.bck")[0]
+    rig = chain_rig(["first", "second", "third"])
+    res = api.import_files([str(path)], armature=rig)
+    bones = json.loads(res[0]["gameanim_bones"])
+    assert {k: v[0] for k, v in bones.items()} == {"0": "first", "1": "second", "2": "third"}
+    fmap = fcurve_map(res[0])
+    assert (pose_path("second", "rotation_euler"), 2) in fmap
+
+
+def test_root_motion_onto_the_armature_object(api):
+    path = samples("jba/legacy_walk.jba")[0]
+    res = api.import_files([str(path)], target="NEW", root_motion="OBJECT")
+    fmap = fcurve_map(res[0])
+    assert ("location", 0) in fmap and ("rotation_quaternion", 3) in fmap
+    rig = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    assert rig.rotation_mode == "QUATERNION"
+    res = api.import_files([str(path)], target="NEW")
+    assert ("location", 0) not in fcurve_map(res[0])
+    assert any("root motion" in n for n in res.report.files[0].notes)
+
+
+# ---------------------------------------------------------------------------
+# without the C module
+
+
+def test_without_gameanim_the_import_reports_how_to_install(api, monkeypatch):
+    monkeypatch.setitem(sys.modules, "gameanim", None)  # makes `import gameanim` fail
+    monkeypatch.delenv("GAMEANIM_PATH", raising=False)
+    from io_anim_gameanim import native
+
+    assert not native.available()
+    res = api.import_files([str(samples("j3d/walk_type0.bck")[0])])
+    assert not res and "gameanim C module is not installed" in res.report.files[0].error
+    # the operator reports the same as an error (bpy.ops raises it)
+    with pytest.raises(RuntimeError, match="gameanim C module is not installed"):
+        bpy.ops.import_anim.gameanim(filepath=str(samples("j3d/walk_type0.bck")[0]))
+
+
+# ---------------------------------------------------------------------------
+# UI registration
+
+
+def test_operator_has_every_option_and_a_menu_entry(addon):
+    from io_anim_gameanim.options import SPECS
+
+    props = bpy.ops.import_anim.gameanim.get_rna_type().properties
+    for name, *_ in SPECS:
+        assert name in props, name
+    assert "files" in props and "directory" in props
+    funcs = [getattr(f, "__name__", "") for f in bpy.types.TOPBAR_MT_file_import._dyn_ui_initialize()]
+    assert "menu_func_import" in funcs
+
+
+def test_drag_and_drop_handler_where_blender_has_file_handlers(addon):
+    if not hasattr(bpy.types, "FileHandler"):
+        assert not hasattr(bpy.types, "IMPORT_ANIM_FH_gameanim")
+        return
+    fh = bpy.types.IMPORT_ANIM_FH_gameanim
+    assert fh.bl_import_operator == "import_anim.gameanim"
+    assert set(fh.bl_file_extensions.split(";")) == {".bck", ".btk", ".bca", ".jba", ".bin"}

@@ -1,0 +1,199 @@
+"""The Blender add-on, tested inside Blender: the in-Blender suite
+(tests/blender/bl_*.py) runs once with the `bpy` module from PyPI
+(Blender 5.0) and once with Debian's Blender 3.4.1 binary, each in a
+subprocess; then the batch command line in both, and static rules of the
+add-on's source.
+
+A missing Blender skips its variant, unless GAMEANIM_REQUIRE_BLENDER=1
+(CI), where it is a failure.  GAMEANIM_BLENDER names the Blender binary
+(default: `blender` on PATH)."""
+import ast
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import gameanim
+
+ROOT = Path(__file__).resolve().parent.parent
+ADDON = ROOT / "blender_addon" / "io_anim_gameanim"
+RUNNER = ROOT / "tests" / "blender" / "run.py"
+BUILD = str(Path(gameanim.__file__).resolve().parent)
+REQUIRE = os.environ.get("GAMEANIM_REQUIRE_BLENDER", "") not in ("", "0")
+
+
+def _missing(what):
+    if REQUIRE:
+        pytest.fail(f"{what} is required (GAMEANIM_REQUIRE_BLENDER=1) but not available")
+    pytest.skip(f"{what} not available")
+
+
+def _clean_env():
+    env = dict(os.environ)
+    env.pop("PYTHONPATH", None)
+    env["PYTHONDONTWRITEBYTECODE"] = "1"
+    return env
+
+
+_probe_cache = {}
+
+
+def bpy_module_python():
+    """This interpreter, if it can import the bpy module."""
+    if "bpy" not in _probe_cache:
+        r = subprocess.run([sys.executable, "-c", "import bpy; print(bpy.app.version_string)"],
+                           capture_output=True, text=True, env=_clean_env())
+        _probe_cache["bpy"] = r.stdout.strip().splitlines()[-1] if r.returncode == 0 and r.stdout.strip() else None
+    if _probe_cache["bpy"] is None:
+        _missing("the bpy module (pip install bpy)")
+    return sys.executable
+
+
+def blender_binary():
+    exe = os.environ.get("GAMEANIM_BLENDER") or shutil.which("blender")
+    if not exe:
+        _missing("a Blender binary")
+    return exe
+
+
+def run_in(variant, script, args):
+    """Runs a script under one Blender variant; returns CompletedProcess."""
+    env = _clean_env()
+    if variant == "bpy":
+        cmd = [bpy_module_python(), str(script), *args]
+    else:
+        exe = blender_binary()
+        cmd = [exe, "-b", "--factory-startup", "--python-exit-code", "1", "--python", str(script), "--", *args]
+        # A Blender built against the system Python finds that Python's home
+        # through the first python3.x on PATH; a virtualenv or pyenv earlier
+        # on PATH would hide the system site-packages (pytest).  Its own
+        # folder first keeps the Python it was built with.
+        env["PATH"] = os.path.dirname(os.path.realpath(exe)) + os.pathsep + env.get("PATH", "")
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT))
+
+
+def _show(r):
+    return f"exit {r.returncode}\n--- stdout ---\n{r.stdout[-20000:]}\n--- stderr ---\n{r.stderr[-5000:]}"
+
+
+@pytest.mark.parametrize("variant", ["bpy", "blender"])
+def test_in_blender_suite(variant):
+    """Every in-Blender test passes (bpy = Blender 5.0 module, blender =
+    the Blender binary, Debian's 3.4.1 here)."""
+    r = run_in(variant, RUNNER, ["--gameanim", BUILD, "-q", "-rfEs"])
+    assert r.returncode == 0, _show(r)
+    summary = [line for line in r.stdout.splitlines() if " passed" in line]
+    assert summary and "failed" not in summary[-1] and "error" not in summary[-1], _show(r)
+    assert "skipped" not in summary[-1], _show(r)
+
+
+@pytest.mark.parametrize("variant", ["bpy", "blender"])
+def test_batch_command_line(variant, tmp_path):
+    """`blender -b --python batch.py -- <folder> --save out.blend` imports
+    a folder recursively, reports a corrupt file and carries on."""
+    folder = tmp_path / "anims"
+    (folder / "sub").mkdir(parents=True)
+    walk = ROOT / "samples" / "j3d" / "walk_type0.bck"
+    shutil.copy(walk, folder)
+    shutil.copy(ROOT / "samples" / "bca" / "swing_odd.bca", folder / "sub")
+    (folder / "sub" / "bad.bck").write_bytes(walk.read_bytes()[:60])
+    out = tmp_path / "out.blend"
+    r = run_in(variant, ADDON / "batch.py", [str(folder), "--save", str(out), "--gameanim-path", BUILD])
+    assert r.returncode == 1, _show(r)  # one file failed
+    assert "[1/3]" in r.stdout and "[3/3]" in r.stdout, _show(r)
+    assert re.search(r"bad\.bck: FAILED: .*bck", r.stdout), _show(r)
+    assert "Imported 2 of 3 file(s), 2 action(s); 1 failed" in r.stdout, _show(r)
+    assert out.exists() and out.stat().st_size > 0
+
+
+@pytest.mark.parametrize("variant", ["bpy", "blender"])
+def test_demo_main_job_renders_motion(variant, tmp_path):
+    """The main job on a few samples: the .blend and the contact sheet are
+    written, the rig moves and the texture scrolls between the rendered
+    frames, and a constant pose stays still."""
+    out = tmp_path / "out"
+    r = run_in(variant, ROOT / "tools" / "demo_main_job.py",
+               ["--gameanim", BUILD, "--out", str(out), "--only", "walk_type0.bck,scroll_basic.btk,constant_pose.bca",
+                "--columns", "3", "--cell", "96x64", "--render-samples", "2"])
+    assert r.returncode == 0, _show(r)
+    sheet = out / "contact_sheet.png"
+    assert sheet.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    assert (out / "demo.blend").stat().st_size > 0
+    summary = (out / "demo_summary.txt").read_text()
+    assert "j3d/walk_type0.bck:" in summary and "(moves)" in summary.split("j3d/walk_type0.bck:")[-1].split("\n")[0]
+    assert "(moves)" in summary.split("j3d/scroll_basic.btk:")[-1].split("\n")[0]
+    assert "(still)" in summary.split("bca/constant_pose.bca:")[-1].split("\n")[0]
+
+
+def test_addon_registers_without_gameanim(tmp_path):
+    """The add-on loads (menu, operator) when the C module is missing, and
+    its operator explains how to install it."""
+    code = (
+        "import sys, os; sys.path.insert(0, %r); import bpy\n"
+        "import io_anim_gameanim as a; a.register()\n"
+        "from io_anim_gameanim import native\n"
+        "print('available', native.available())\n"
+        "try:\n"
+        "    bpy.ops.import_anim.gameanim(filepath=%r)\n"
+        "except RuntimeError as e:\n"
+        "    print('error:', e)\n"
+    ) % (str(ADDON.parent), str(ROOT / "samples" / "j3d" / "walk_type0.bck"))
+    env = _clean_env()
+    env.pop("GAMEANIM_PATH", None)
+    bpy_module_python()
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path))
+    assert r.returncode == 0, _show(r)
+    assert "available False" in r.stdout, _show(r)
+    assert "gameanim C module is not installed" in r.stdout, _show(r)
+
+
+# ---------------------------------------------------------------------------
+# static rules of the add-on's source
+
+
+def addon_sources():
+    return sorted(ADDON.glob("*.py"))
+
+
+def test_only_compat_tests_blender_versions():
+    offenders = [p.name for p in addon_sources()
+                 if p.name != "compat.py" and re.search(r"bpy\.app\.version", p.read_text())]
+    assert offenders == []
+    assert "bpy.app.version" not in (ADDON / "compat.py").read_text()  # feature detection there too
+
+
+def test_no_keyframe_insert_in_the_addon():
+    offenders = [p.name for p in addon_sources()
+                 if re.search(r"keyframe_insert|keyframe_points\.insert", p.read_text())]
+    assert offenders == []
+
+
+def test_relative_imports_only():
+    for p in addon_sources():
+        tree = ast.parse(p.read_text())
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level == 0:
+                assert not (node.module or "").startswith("io_anim_gameanim"), f"{p.name}: absolute import"
+            if isinstance(node, ast.Import):
+                assert not any(a.name.startswith("io_anim_gameanim") for a in node.names), p.name
+
+
+def test_bl_info_and_manifest():
+    tree = ast.parse((ADDON / "__init__.py").read_text())
+    bl_info = next(ast.literal_eval(n.value) for n in tree.body
+                   if isinstance(n, ast.Assign) and n.targets[0].id == "bl_info")
+    assert bl_info["blender"] == (3, 4, 0) and bl_info["category"] == "Import-Export"
+    import tomllib
+
+    manifest = tomllib.loads((ADDON / "blender_manifest.toml").read_text())
+    for key in ("schema_version", "id", "version", "name", "tagline", "maintainer", "type", "license",
+                "blender_version_min"):
+        assert manifest.get(key), key
+    assert manifest["id"] == ADDON.name and manifest["type"] == "add-on"
+    assert len(manifest["tagline"]) <= 64 and not manifest["tagline"].endswith((".", "!"))
+    assert tuple(int(x) for x in manifest["blender_version_min"].split(".")) >= (4, 2, 0)
+    assert manifest["version"] == ".".join(map(str, bl_info["version"]))
