@@ -807,10 +807,12 @@ typedef struct jkey {
 
 static void track_name(char *buf, size_t cap, int btk, const ga_track *t)
 {
+    /* called before the channel is validated: name a quaternion too */
+    const char *ch = t->channel < 3 ? channel_names[t->channel] : "rotation_quaternion";
     if (btk)
-        snprintf(buf, cap, "entry %d %s %c", t->target, channel_names[t->channel], "STQ"[t->axis % 3]);
+        snprintf(buf, cap, "entry %d %s %c", t->target, ch, "STQW"[t->axis % 4]);
     else
-        snprintf(buf, cap, "joint %d %s %c", t->target, channel_names[t->channel], "XYZ"[t->axis % 3]);
+        snprintf(buf, cap, "joint %d %s %c", t->target, ch, "XYZW"[t->axis % 4]);
 }
 
 /* Converts a track into J3D keys: linear segments become Hermite segments
