@@ -2492,7 +2492,9 @@ static PyObject *mod_robustness_sweep(PyObject *mod, PyObject *args)
     (void)mod;
     Py_buffer view;
     Py_ssize_t stride = 1, first = 0, last = -1;
-    if (!PyArg_ParseTuple(args, "y*|nnn:_robustness_sweep", &view, &stride, &first, &last)) return NULL;
+    int do_truncate = 1, do_flip = 1;
+    if (!PyArg_ParseTuple(args, "y*|nnnpp:_robustness_sweep", &view, &stride, &first, &last, &do_truncate, &do_flip))
+        return NULL;
     if (stride < 1) stride = 1;
     size_t n = (size_t)view.len;
     size_t lo = first < 0 ? 0 : (size_t)first;
@@ -2510,6 +2512,7 @@ static PyObject *mod_robustness_sweep(PyObject *mod, PyObject *args)
     Py_BEGIN_ALLOW_THREADS
     for (size_t i = lo; i < hi && !bad; i += (size_t)stride) {
         for (int kind = 0; kind < 2 && !bad; kind++) {
+            if ((kind == 0 && !do_truncate) || (kind == 1 && !do_flip)) continue;
             size_t len = kind == 0 ? i : n;
             memcpy(buf, view.buf, n);
             if (kind == 1) buf[i] ^= 0xFF;
@@ -2798,8 +2801,9 @@ static PyMethodDef module_methods[] = {
      "sign) and 'scale', each a tuple of array('f')."},
     {"formats", mod_formats, METH_NOARGS, "formats() -> {name: description}"},
     {"_robustness_sweep", mod_robustness_sweep, METH_VARARGS,
-     "_robustness_sweep(data, stride=1, first=0, last=len) -> {'decoded': n, 'rejected': m} (for the test "
-     "suite): loads every truncation and every single-byte flip of data at offsets first..last in C; raises AssertionError on any outcome other than a "
+     "_robustness_sweep(data, stride=1, first=0, last=len, truncate=True, flip=True) -> {'decoded': n, 'rejected': m} "
+     "(for the test suite): loads every truncation and/or every single-byte flip of data at offsets first..last "
+     "(every stride-th) in C; raises AssertionError on any outcome other than a "
      "decode or a format error."},
     {"compressions", mod_compressions, METH_NOARGS, "compressions() -> list of wrapper names"},
     {"compress", mod_compress, METH_VARARGS, "compress(name, data) -> bytes with that wrapper"},
