@@ -140,10 +140,12 @@ int ga_load(const uint8_t *data, size_t size, const ga_decode_opts *opts, ga_loa
         return GA_OK;
     }
     const ga_format *f = ga_detect_format(data, size);
-    /* A wrapper recognised its magic but could not unwrap: only a format
-     * with a magic of its own (score 100) may still claim the bytes;
-     * otherwise the wrapper's error is the useful one. */
-    if (f && wrap_failed && f->probe(data, size) < 100) f = NULL;
+    /* A wrapper recognised its magic but could not unwrap: only a clean
+     * match of another format (a magic, or a structure that fits exactly:
+     * score >= 50) may still claim the bytes, so that a bare Banjo-Kazooie
+     * file starting with 11 72 loads; a weak guess does not, and the
+     * wrapper's error is the useful one. */
+    if (f && wrap_failed && f->probe(data, size) < 50) f = NULL;
     if (!f) {
         if (wrap_failed) {
             *err = wrap_err;

@@ -602,7 +602,8 @@ def test_mutated_descriptors_decode_or_fail_cleanly():
     ref = Bca(data)
     rng = random.Random(77)
     ok = 0
-    for _ in range(mutation_count(1500)):
+    count = mutation_count(1500)
+    for _ in range(count):
         b = bytearray(data)
         for _ in range(rng.randint(1, 3)):
             p = rng.choice([rng.randrange(0x18), ref.off[3] + rng.randrange(36 * ref.nbones)])
@@ -611,7 +612,7 @@ def test_mutated_descriptors_decode_or_fail_cleanly():
         if decode_or_format_error(b):
             ok += 1
             check_against_game(b)
-    assert ok > 100
+    assert ok > count // 15  # many damaged descriptors still decode (and then match the game)
 
 
 # ---------------------------------------------------------------------------

@@ -16,6 +16,7 @@ export LD_PRELOAD="$asan $ubsan"
 export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1:allocator_may_return_null=1${GAMEANIM_ASAN_LOG:+:log_path=$GAMEANIM_ASAN_LOG}"
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export PYTHONMALLOC=malloc
+export GAMEANIM_SANITIZED=1   # resident-memory checks do not hold under ASan
 export PYTHONPATH="$out${PYTHONPATH:+:$PYTHONPATH}"
 export GAMEANIM_MUTATIONS="${GAMEANIM_MUTATIONS:-300}"
 export GAMEANIM_SWEEP_STRIDE="${GAMEANIM_SWEEP_STRIDE:-5}"
