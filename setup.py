@@ -11,7 +11,7 @@ LIMITED_API = 0x030B0000  # Python 3.11
 extra_compile_args = []
 extra_link_args = []
 if sys.platform != "win32":
-    extra_compile_args = ["-std=c11", "-Wall", "-Wextra", "-O2", "-fvisibility=hidden"]
+    extra_compile_args = ["-std=c11", "-Wall", "-Wextra", "-O2", "-fvisibility=hidden", "-ffp-contract=off"]
     if os.environ.get("GAMEANIM_WERROR"):
         extra_compile_args.append("-Werror")
     sanitize = os.environ.get("GAMEANIM_SANITIZE")  # e.g. "address,undefined"
@@ -19,7 +19,7 @@ if sys.platform != "win32":
         extra_compile_args += [f"-fsanitize={sanitize}", "-fno-omit-frame-pointer", "-g", "-O1"]
         extra_link_args += [f"-fsanitize={sanitize}"]
 else:
-    extra_compile_args = ["/std:c11", "/W3"]
+    extra_compile_args = ["/std:c11", "/W3", "/fp:precise"]
 
 sources = sorted(glob.glob(os.path.join("csrc", "*.c")))
 # fuzz targets and other tools live in subfolders and are not part of the module

@@ -537,19 +537,92 @@ static int clip_frac(const ga_clip *clip)
     return f < 0 ? 15 : f;
 }
 
+/* The runtime's two Hermite routines, operation for operation in single
+ * precision with the fused multiply-adds of the PowerPC code, so that
+ * sampled values are bit-identical to the game's (and rotations truncate
+ * exactly where the game's do).  Both evaluate the same cubic; only the
+ * order of operations (and so the rounding) differs. */
+/* (setup.py compiles with -ffp-contract=off: the compiler must not fuse
+ * or split anything else.) */
+
+/* JMAHermiteInterpolation: f32 value tables (scale, translation). */
+static float hermite_f32_tables(float frame, float t0, float v0, float s0, float t1, float v1, float s1)
+{
+    float d = frame - t0;
+    float u = d / (t1 - t0);
+    float u2 = u * u;
+    float two_u = u + u;
+    float w = u2 - u;                          /* u^2 - u */
+    float dv = v0 - v1;
+    float a = fmaf(two_u, w, -u2);             /* 2u(u^2 - u) - u^2 */
+    float b = fmaf(s0, w, s0);                 /* s0 (u^2 - u) + s0 */
+    a = fmaf(a, dv, v0);                       /* v0 + (v0 - v1)(2u^3 - 3u^2) */
+    b = fmaf(s1, w, b);                        /* + s1 (u^2 - u) */
+    b = fmaf(u, s0, -b);                       /* u s0 - (...) */
+    return -fmaf(d, b, -a);                    /* a - d * b */
+}
+
+/* J3DHermiteInterpolationS: the s16 rotation table (values converted to
+ * float exactly). */
+static float hermite_s16_table(float frame, float t0, float v0, float s0, float t1, float v1, float s1)
+{
+    float len = t1 - t0;
+    float u = (frame - t0) / len;
+    float dv = v1 - v0;
+    float acc = fmaf(s1, len, v0);             /* s1 L + v0 */
+    float u2 = u * u;
+    float e = -fmaf(len, s0, -dv);             /* (v1 - v0) - L s0 */
+    acc = acc - v1;
+    acc = acc - e;                             /* L (s0 + s1) + 2 v0 - 2 v1 */
+    float c = u2 * acc;
+    float out = fmaf(len, s0, c);
+    out = fmaf(out, u, v0);
+    out = fmaf(e, u2, out);
+    return out - c;
+}
+
+/* PowerPC fctiwz: truncation toward zero, saturating, NaN -> INT32_MIN. */
+static int32_t ppc_trunc_s32(float x)
+{
+    if (isnan(x)) return INT32_MIN;
+    if (x >= 2147483647.0f) return INT32_MAX;
+    if (x <= -2147483648.0f) return INT32_MIN;
+    return (int32_t)x;
+}
+
+/* One track at one frame, as J3DGetKeyFrameInterpolation(S) computes it;
+ * raw: rotation keys already in raw units.  Segments a user made LINEAR or
+ * CONSTANT (which the encoder turns into Hermite keys) use their own rule. */
+static float game_eval(const ga_track *t, float frame, int s16_table)
+{
+    uint32_t n = t->nkeys;
+    if (frame < t->time[0]) return t->value[0];
+    if (t->time[n - 1] <= frame) return t->value[n - 1];
+    uint32_t k = ga_bisect(t->time, n, frame);
+    if (t->interp[k] != GA_INTERP_BEZIER) return (float)ga_track_eval(t, frame);
+    if (s16_table)
+        return hermite_s16_table(frame, t->time[k], t->value[k], t->out_slope[k], t->time[k + 1],
+                                 t->value[k + 1], t->in_slope[k + 1]);
+    return hermite_f32_tables(frame, t->time[k], t->value[k], t->out_slope[k], t->time[k + 1], t->value[k + 1],
+                              t->in_slope[k + 1]);
+}
+
 int j3d_sample(const ga_clip *clip, uint32_t ti, const double *frames, size_t n, float *out,
                ga_error *err)
 {
     const ga_track *t = &clip->tracks[ti];
-    if (t->channel != GA_CH_ROTATION || t->nkeys == 0) {
-        for (size_t i = 0; i < n; i++) out[i] = (float)ga_track_eval(t, frames[i]);
+    if (t->nkeys == 0) {
+        float d = ga_channel_default(t->channel, t->axis);
+        for (size_t i = 0; i < n; i++) out[i] = d;
         return GA_OK;
     }
-    /* The game interpolates the raw s16 keys and truncates toward zero
-     * before the rotation shift: evaluate the keys as the file would store
-     * them (rounded to whole raw units) and do the same. */
+    if (t->channel != GA_CH_ROTATION) {
+        for (size_t i = 0; i < n; i++) out[i] = t->nkeys == 1 ? t->value[0] : game_eval(t, (float)frames[i], 0);
+        return GA_OK;
+    }
+    /* Rotations: the keys as the file stores them (whole raw units), the
+     * raw curve truncated toward zero, then shifted (0x8000 = pi). */
     double unit = j3d_rotation_unit(clip_frac(clip));
-    double base_unit = 3.14159265358979323846 / 32768.0;
     ga_track q;
     int rc = ga_track_copy(&q, t, err);
     if (rc) return rc;
@@ -559,10 +632,9 @@ int j3d_sample(const ga_clip *clip, uint32_t ti, const double *frames, size_t n,
         q.in_slope[k] = (float)raw_of(q.in_slope[k], unit);
         q.out_slope[k] = (float)raw_of(q.out_slope[k], unit);
     }
-    double scale = unit / base_unit; /* 2^frac */
     for (size_t i = 0; i < n; i++) {
-        double h = ga_track_eval(&q, frames[i]);
-        out[i] = (float)(trunc(h) * scale * base_unit);
+        double raw = q.nkeys == 1 ? q.value[0] : (double)ppc_trunc_s32(game_eval(&q, (float)frames[i], 1));
+        out[i] = (float)(raw * unit);
     }
     ga_track_free(&q);
     return GA_OK;

@@ -8,7 +8,7 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 out="$here/fuzz/build"
 mkdir -p "$out"
 CC="${CC:-clang}"
-FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -std=c11 -Wall -Wextra -I$here/csrc"
+FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -ffp-contract=off -std=c11 -Wall -Wextra -I$here/csrc"
 SRC=""
 for f in "$here"/csrc/*.c; do
     case "$f" in */module.c) ;; *) SRC="$SRC $f" ;; esac

@@ -3,6 +3,7 @@ curve evaluation, written from the format notes (not from the C code), for
 checking the extension against."""
 import math
 import struct
+from fractions import Fraction
 
 PI = math.pi
 
@@ -82,6 +83,99 @@ def keys_of(info, entry, channel, axis):
     return d.count, keys
 
 
+# ---- IEEE single precision, exactly (the game computes in f32 with fused
+# multiply-adds; Python floats are doubles, so every operation is done on
+# exact fractions and rounded once to the nearest float32, ties to even).
+
+
+def _bits(f):
+    return struct.unpack("<I", struct.pack("<f", f))[0]
+
+
+def _from_bits(u):
+    return struct.unpack("<f", struct.pack("<I", u & 0xFFFFFFFF))[0]
+
+
+def _next32(f, up):
+    if f == 0.0:
+        return _from_bits(1) if up else -_from_bits(1)
+    u = _bits(f)
+    if (f > 0) == up:
+        return _from_bits(u + 1)
+    return _from_bits(u - 1)
+
+
+def r32(x):
+    """Exact rational -> nearest float32."""
+    x = Fraction(x)
+    f = f32(float(x))
+    best = f
+    for c in (_next32(f, True), _next32(f, False)):
+        d, db = abs(Fraction(c) - x), abs(Fraction(best) - x)
+        if d < db or (d == db and _bits(c) % 2 == 0 and _bits(best) % 2 == 1):
+            best = c
+    return best
+
+
+# For +, -, * and / of two float32 values, rounding the correctly rounded
+# double result to float32 gives the correctly rounded float32 result
+# (53 >= 2 * 24 + 2), so plain doubles do; fused multiply-adds need the
+# exact route.
+
+
+def add32(a, b):
+    return f32(a + b)
+
+
+def sub32(a, b):
+    return f32(a - b)
+
+
+def mul32(a, b):
+    return f32(a * b)
+
+
+def div32(a, b):
+    return f32(a / b)
+
+
+def fma32(a, b, c):
+    return r32(Fraction(a) * Fraction(b) + Fraction(c))
+
+
+def hermite_f32_tables(frame, t0, v0, s0, t1, v1, s1):
+    """JMAHermiteInterpolation, the routine for f32 tables, step by step."""
+    d = sub32(frame, t0)
+    u = div32(d, sub32(t1, t0))
+    u2 = mul32(u, u)
+    two_u = add32(u, u)
+    w = sub32(u2, u)
+    dv = sub32(v0, v1)
+    a = fma32(two_u, w, -u2)
+    b = fma32(s0, w, s0)
+    a = fma32(a, dv, v0)
+    b = fma32(s1, w, b)
+    b = fma32(u, s0, -b)
+    return -fma32(d, b, -a)
+
+
+def hermite_s16_table(frame, t0, v0, s0, t1, v1, s1):
+    """J3DHermiteInterpolationS (paired-single code for the s16 table)."""
+    length = sub32(t1, t0)
+    u = div32(sub32(frame, t0), length)
+    dv = sub32(v1, v0)
+    acc = fma32(s1, length, v0)
+    u2 = mul32(u, u)
+    e = -fma32(length, s0, -dv)
+    acc = sub32(acc, v1)
+    acc = sub32(acc, e)
+    c = mul32(u2, acc)
+    out = fma32(length, s0, c)
+    out = fma32(out, u, v0)
+    out = fma32(e, u2, out)
+    return sub32(out, c)
+
+
 def hermite(frame, t0, v0, s0, t1, v1, s1):
     """The standard cubic Hermite with per-frame slopes scaled by the key
     spacing (JMAHermiteInterpolation)."""
@@ -91,20 +185,23 @@ def hermite(frame, t0, v0, s0, t1, v1, s1):
     return ((2 * v0 - 2 * v1 + m0 + m1) * u ** 3 + (-3 * v0 + 3 * v1 - 2 * m0 - m1) * u ** 2 + m0 * u + v0)
 
 
-def eval_keys(count, keys, frame, default):
+def eval_keys(count, keys, frame, default, s16_table=False):
     """J3DGetKeyFrameInterpolation: hold before the first and from the last
-    key on, otherwise the segment after the last key with time <= frame."""
+    key on, otherwise the segment after the last key with time <= frame,
+    in single precision like the game (the frame is an f32 too)."""
     if count == 0:
         return default
     if count == 1:
         return keys[0][1]
+    frame = f32(frame)
     if frame < keys[0][0]:
         return keys[0][1]
     if keys[-1][0] <= frame:
         return keys[-1][1]
     i = max(k for k in range(len(keys)) if keys[k][0] <= frame)
     a, b = keys[i], keys[i + 1]
-    return hermite(frame, a[0], a[1], a[3], b[0], b[1], b[2])
+    fn = hermite_s16_table if s16_table else hermite_f32_tables
+    return fn(frame, a[0], a[1], a[3], b[0], b[1], b[2])
 
 
 def game_value(info, entry, channel, axis, frame):
@@ -118,7 +215,7 @@ def game_value(info, entry, channel, axis, frame):
         if count == 1:
             raw = keys[0][1]
         else:
-            raw = math.trunc(eval_keys(count, keys, frame, 0.0))
+            raw = math.trunc(eval_keys(count, keys, frame, 0.0, s16_table=True))
         return raw * (1 << frac) * PI / 32768.0
     return eval_keys(count, keys, frame, 1.0 if channel == 0 else 0.0)
 

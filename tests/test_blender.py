@@ -111,6 +111,45 @@ def test_batch_command_line(variant, tmp_path):
 
 
 @pytest.mark.parametrize("variant", ["bpy", "blender"])
+def test_batch_export_command_line(variant, tmp_path):
+    """A whole .blend to a folder: samples imported with the batch importer
+    and saved, then `batch_export.py -- --out DIR` writes every action back
+    byte for byte, one progress line per file and a summary."""
+    folder = tmp_path / "anims"
+    folder.mkdir()
+    picks = [ROOT / "samples" / "j3d" / "walk_cycle.yaz0.bck", ROOT / "samples" / "bca" / "walk_even_lz77.bca",
+             ROOT / "samples" / "bk" / "features_rarezip.bin", ROOT / "samples" / "jba" / "legacy_walk.jba"]
+    for p in picks:
+        shutil.copy(p, folder)
+    blend = tmp_path / "scene.blend"
+    r = run_in(variant, ADDON / "batch.py", [str(folder), "--save", str(blend), "--target", "NEW",
+                                             "--gameanim-path", BUILD])
+    assert r.returncode == 0, _show(r)
+    out = tmp_path / "out"
+    args = ["--out", str(out), "--gameanim-path", BUILD]
+    if variant == "bpy":
+        args += ["--blend", str(blend)]
+        r = run_in(variant, ADDON / "batch_export.py", args)
+    else:
+        r = run_blend(blend, ADDON / "batch_export.py", args)
+    assert r.returncode == 0, _show(r)
+    assert "[1/4]" in r.stdout and "[4/4]" in r.stdout, _show(r)
+    assert "Exported 4 of 4 file(s)" in r.stdout, _show(r)
+    for p in picks:
+        assert (out / p.name).read_bytes() == p.read_bytes(), p.name
+
+
+def run_blend(blend, script, args):
+    """The Blender binary on a .blend (blender -b FILE --python script)."""
+    exe = blender_binary()
+    env = _clean_env()
+    env["PATH"] = os.path.dirname(os.path.realpath(exe)) + os.pathsep + env.get("PATH", "")
+    cmd = [exe, "-b", str(blend), "--factory-startup", "--python-exit-code", "1", "--python", str(script), "--",
+           *args]
+    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT))
+
+
+@pytest.mark.parametrize("variant", ["bpy", "blender"])
 def test_demo_main_job_renders_motion(variant, tmp_path):
     """The main job on a few samples: the .blend and the contact sheet are
     written, the rig moves and the texture scrolls between the rendered
@@ -170,6 +209,17 @@ def test_no_keyframe_insert_in_the_addon():
     offenders = [p.name for p in addon_sources()
                  if re.search(r"keyframe_insert|keyframe_points\.insert", p.read_text())]
     assert offenders == []
+
+
+def test_export_path_has_no_per_key_python_loops():
+    """The export reads keys with foreach_get and works on whole buffers
+    (slicing, map over operator functions, the C helpers): no Python loop
+    walks keyframe_points or per-frame values."""
+    for name in ("readback.py", "export_armature.py", "export_material.py", "export_tracks.py"):
+        src = (ADDON / name).read_text()
+        assert not re.search(r"for \w+ in (?:\w+\.)*keyframe_points", src), name
+        assert not re.search(r"for \w+ in range\(\s*(?:len\()?(?:n|nf|frames|keys)\b", src), name
+        assert "foreach_get" in src or name != "readback.py"
 
 
 def test_relative_imports_only():

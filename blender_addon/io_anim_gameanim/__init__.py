@@ -1,7 +1,7 @@
-"""Game animation importer: J3D BCK/BTK (GameCube/Wii), SM64DS BCA,
+"""Game animation import and export: J3D BCK/BTK (GameCube/Wii), SM64DS BCA,
 Banjo-Kazooie and SWTOR JBA onto armatures, material texture mappings and
 F-curves.  The decoding is done by the `gameanim` C module; this add-on
-maps its clips onto Blender data (docs/blender.md).
+maps its clips onto Blender data and back (docs/blender.md).
 
 Works as a legacy add-on (bl_info, Blender 3.4 - 4.1) and as an extension
 (blender_manifest.toml, 4.2+).  Relative imports only: the package may be
@@ -9,12 +9,12 @@ installed under any name (e.g. bl_ext.user_default.io_anim_gameanim).
 """
 
 bl_info = {
-    "name": "Game Animation Import (gameanim)",
+    "name": "Game Animation Import-Export (gameanim)",
     "author": "The gameanim developers",
     "version": (0, 1, 0),
     "blender": (3, 4, 0),
-    "location": "File > Import > Game Animation (.bck .btk .bca .jba .bin)",
-    "description": "Import J3D BCK/BTK, SM64DS BCA, Banjo-Kazooie and SWTOR JBA animations onto armatures, "
+    "location": "File > Import > Game Animation; File > Export > Game Animation: <format>",
+    "description": "Import and export J3D BCK/BTK, SM64DS BCA, Banjo-Kazooie and SWTOR JBA animations: armatures, "
                    "material texture mappings and F-curves",
     "category": "Import-Export",
 }

@@ -280,16 +280,55 @@ class BoneWriteResult:
         self.notes = []
 
 
-def apply(anim, arm_obj, sink, opts, tm, fr):
-    """Writes `anim` into `sink` (the action's channelbag for arm_obj).
-    Fills the file report; returns a BoneWriteResult."""
+class BonePlan:
+    """What the importer writes for one target: its bone, how (kind 'euler':
+    the file's keys channel for channel; 'bake': per-frame pose bases from
+    gameanim.bake_pose, also for JBA's quaternions), the matrices the bake
+    used and the curves (CurvePlan).  Root motion is a BonePlan with target
+    ROOT_MOTION and bone '' (the armature object)."""
+
+    __slots__ = ("target", "bone", "kind", "rest_local", "rest_rot", "reason", "curves")
+
+    def __init__(self, target, bone, kind, rest_local, rest_rot, reason=None):
+        self.target = target
+        self.bone = bone
+        self.kind = kind
+        self.rest_local = rest_local
+        self.rest_rot = rest_rot
+        self.reason = reason
+        self.curves = []
+
+    @property
+    def exact(self):
+        return self.reason is None
+
+
+def bone_rest(bone, fmt, up):
+    """(rest_local, Q, identity): the bone's rest relative to its parent, its
+    armature-space rest rotation (Banjo-Kazooie), and whether the rotation
+    that matters for the format is the identity."""
+    rl = rest_local(bone, up)
+    q_rest = (up.inverted() @ bone.matrix_local).to_3x3().normalized().to_4x4()
+    if fmt in ABSOLUTE_FORMATS:
+        return rl, q_rest, is_identity_rotation(rl)
+    return rl, q_rest, is_identity_rotation(q_rest)
+
+
+def bake_spec(fmt, rl, q_rest):
+    """(pre, post) of gameanim.bake_pose / local_from_basis for one bone."""
+    if fmt in ABSOLUTE_FORMATS:
+        return _flat(rl.inverted()), None
+    return _flat(q_rest.inverted()), _flat(q_rest)
+
+
+def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None):
+    """Plans every curve of `anim` on arm_obj: {target: bone} in mapping.
+    modes: optional {target: 'exact' | 'baked'} that overrides the choice
+    (the export passes what the import chose).  Returns (BoneWriteResult,
+    [BonePlan]) without touching Blender data."""
     gameanim = native.require()
     res = BoneWriteResult()
     fmt = anim.format
-    mode = opts.bone_match_for(fmt)
-    mapping, unmatched, notes = match_bones(anim, arm_obj, mode, opts.id_property)
-    fr.unmatched.extend(target_label(t) for t in unmatched)
-    fr.notes.extend(notes)
     up = UP_MATRICES[opts.up_axis]
     k = opts.translation_scale
     is_delta = fmt not in ABSOLUTE_FORMATS
@@ -299,43 +338,37 @@ def apply(anim, arm_obj, sink, opts, tm, fr):
     for t in anim.tracks:
         by_target.setdefault(t.target, []).append(t)
 
-    exact, bake = [], []
+    plans = []
+    euler, bake = [], []
     for target, bone_name in mapping.items():
         bone = arm.bones[bone_name]
-        rl = rest_local(bone, up)
-        if is_delta:
-            q_rest = (up.inverted() @ bone.matrix_local).to_3x3().normalized().to_4x4()
-            identity = is_identity_rotation(q_rest)
-            why = "armature-space rest rotation is not the identity"
-            m = q_rest
-        else:
-            identity = is_identity_rotation(rl)
-            why = "rest rotation relative to the parent is not the identity"
-            m = rl
+        rl, q_rest, identity = bone_rest(bone, fmt, up)
+        m = q_rest if is_delta else rl
+        why = ("armature-space rest rotation is not the identity" if is_delta
+               else "rest rotation relative to the parent is not the identity")
         if bone.use_connect and not is_delta:
             res.notes.append(f"bone {bone_name!r} is connected to its parent: Blender ignores its location keys")
         has_quat = any(t.channel == "rotation_quaternion" for t in by_target.get(target, ()))
-        if opts.curve_mode == "BAKED":
-            bake.append((target, bone_name, rl, m, "curve mode is Baked"))
-        elif identity or opts.curve_mode == "EXACT":
-            if not identity:
+        forced = (modes or {}).get(target)
+        if forced == "baked" or (forced is None and opts.curve_mode == "BAKED"):
+            reason = "curve mode is Baked" if forced is None else "baked when imported"
+            bake.append(BonePlan(target, bone_name, "bake", rl, q_rest, reason))
+        elif forced == "exact" or identity or opts.curve_mode == "EXACT":
+            if not identity and forced is None:
                 res.notes.append(f"bone {bone_name!r}: channels written as is although its "
                                  f"{why.split(' is ')[0]} is {math.degrees(rotation_angle(m)):.3g} degrees")
-            if has_quat:
-                exact.append(("quat", target, bone_name, rl, m))
-            else:
-                exact.append(("euler", target, bone_name, rl, m))
+            plan = BonePlan(target, bone_name, "bake" if has_quat else "euler", rl, q_rest)
+            (bake if has_quat else euler).append(plan)
         else:
-            bake.append((target, bone_name, rl, m, f"{why} ({math.degrees(rotation_angle(m)):.3g} degrees)"))
+            bake.append(BonePlan(target, bone_name, "bake", rl, q_rest,
+                                 f"{why} ({math.degrees(rotation_angle(m)):.3g} degrees)"))
 
     # exact Euler bones: the file's keys, one curve per channel
-    for kind, target, bone_name, rl, _m in exact:
-        if kind != "euler":
-            continue
-        rest_t = rl.to_translation()
-        tracks = by_target.get(target, [])
+    for plan in euler:
+        bone_name = plan.bone
+        rest_t = plan.rest_local.to_translation()
         have = set()
-        for t in tracks:
+        for t in by_target.get(plan.target, []):
             if t.channel not in CHANNEL_PATH or t.axis > 2:
                 continue
             have.add((t.channel, t.axis))
@@ -343,69 +376,80 @@ def apply(anim, arm_obj, sink, opts, tm, fr):
             if t.channel == "translation":
                 vs = k
                 vo = 0.0 if is_delta else -rest_t[t.axis]
-            fc = sink.new_fcurve(pose_path(bone_name, CHANNEL_PATH[t.channel]), t.axis, bone_name)
+            path = pose_path(bone_name, CHANNEL_PATH[t.channel])
+            source = ("track", t, vs, vo)
             if len(t) == 0:
-                default = CHANNEL_DEFAULT[t.channel]
-                curves.write_constant_curve(fc, tm.start, default * vs + vo)
+                cp = curves.plan_constant(path, t.axis, bone_name, tm.start, CHANNEL_DEFAULT[t.channel] * vs + vo,
+                                          source)
             else:
-                bez = t.bezier(vs, vo, tm.scale, tm.offset)
-                res.period_keys |= curves.write_track_curve(fc, bez, tm)
+                cp, added = curves.plan_track(path, t.axis, bone_name, t.bezier(vs, vo, tm.scale, tm.offset), tm,
+                                              source)
+                res.period_keys |= added
+            plan.curves.append(cp)
         # channels the file does not animate hold the format's default
         for ch in ("scale", "rotation", "translation"):
             for axis in range(3):
                 if (ch, axis) in have:
                     continue
-                value = CHANNEL_DEFAULT[ch]
-                if ch == "translation" and not is_delta:
-                    value -= rest_t[axis]
-                fc = sink.new_fcurve(pose_path(bone_name, CHANNEL_PATH[ch]), axis, bone_name)
-                curves.write_constant_curve(fc, tm.start, value)
+                value, vs, vo = CHANNEL_DEFAULT[ch], 1.0, 0.0
+                if ch == "translation":
+                    vs = k
+                    vo = 0.0 if is_delta else -rest_t[axis]
+                plan.curves.append(curves.plan_constant(pose_path(bone_name, CHANNEL_PATH[ch]), axis, bone_name,
+                                                        tm.start, value * vs + vo, ("default", ch, axis, vs, vo)))
         res.rotation_modes[bone_name] = "XYZ"
         res.exact.append(bone_name)
-        res.bones[str(target)] = [bone_name, "exact"]
+        res.bones[str(plan.target)] = [bone_name, "exact"]
+        plans.append(plan)
 
     # everything else (and quaternion formats) through one bake call:
     # basis = pre * T(t*k) * R * S * post for all bones and frames in C
-    todo = []
-    for kind, target, bone_name, rl, m in exact:
-        if kind == "quat":
-            todo.append((target, bone_name, rl, m, None))
-    todo.extend(bake)
     root_motion = opts.root_motion == "OBJECT" and ROOT_MOTION in by_target
-    if todo or root_motion:
-        spec = []
-        for target, bone_name, rl, m, _reason in todo:
-            if is_delta:
-                spec.append((target, _flat(m.inverted()), _flat(m)))
-            else:
-                spec.append((target, _flat(rl.inverted()), None))
+    if bake or root_motion:
+        spec = [(p.target, *bake_spec(fmt, p.rest_local, p.rest_rot)) for p in bake]
         if root_motion:
             spec.append((ROOT_MOTION, None, None))
-        frames = tm.bake_frames()
-        baked = gameanim.bake_pose(anim, spec, frames, translation_scale=k, time_scale=tm.scale,
+        baked = gameanim.bake_pose(anim, spec, tm.bake_frames(), translation_scale=k, time_scale=tm.scale,
                                    time_offset=tm.offset)
-        for (target, bone_name, rl, m, reason), bufs in zip(todo, baked):
-            _write_trs(sink, bufs, lambda p, b=bone_name: pose_path(b, p), bone_name, tm)
-            res.rotation_modes[bone_name] = "QUATERNION"
-            if reason is None:
-                res.exact.append(bone_name)
-                res.bones[str(target)] = [bone_name, "exact"]
+        for plan, bufs in zip(bake, baked):
+            plan.curves = _plan_trs(bufs, lambda p, b=plan.bone: pose_path(b, p), plan.bone, tm)
+            res.rotation_modes[plan.bone] = "QUATERNION"
+            if plan.exact:
+                res.exact.append(plan.bone)
+                res.bones[str(plan.target)] = [plan.bone, "exact"]
             else:
-                res.baked.append((bone_name, reason))
-                res.bones[str(target)] = [bone_name, "baked"]
+                res.baked.append((plan.bone, plan.reason))
+                res.bones[str(plan.target)] = [plan.bone, "baked"]
+            plans.append(plan)
         if root_motion:
-            _write_trs(sink, baked[-1], lambda p: p, "Object Transforms", tm)
+            plan = BonePlan(ROOT_MOTION, "", "bake", None, None)
+            plan.curves = _plan_trs(baked[-1], lambda p: p, "Object Transforms", tm)
             res.rotation_modes[""] = "QUATERNION"
+            plans.append(plan)
     if ROOT_MOTION in by_target and not root_motion:
         res.notes.append(f"root motion ({len(by_target[ROOT_MOTION])} tracks) not applied "
                          "(option Root Motion); it stays in the stored original file")
     if is_delta:
-        for target, bone_name, _rl, _m, _reason in bake:
-            if not _uniform_scale(by_target.get(target, ())):
+        for plan in bake:
+            if not plan.exact and not _uniform_scale(by_target.get(plan.target, ())):
                 res.notes.append(
-                    f"bone {bone_name!r}: non-uniform scale on a bone with a rest rotation is a skewed scale in "
+                    f"bone {plan.bone!r}: non-uniform scale on a bone with a rest rotation is a skewed scale in "
                     f"the bone's axes, which Blender's location/rotation/scale cannot hold; the baked pose "
                     f"approximates it (give the bone an identity rest rotation for an exact result)")
+    return res, plans
+
+
+def apply(anim, arm_obj, sink, opts, tm, fr):
+    """Writes `anim` into `sink` (the action's channelbag for arm_obj).
+    Fills the file report; returns a BoneWriteResult."""
+    mode = opts.bone_match_for(anim.format)
+    mapping, unmatched, notes = match_bones(anim, arm_obj, mode, opts.id_property)
+    fr.unmatched.extend(target_label(t) for t in unmatched)
+    fr.notes.extend(notes)
+    res, plans = plan_bones(anim, arm_obj, mapping, opts, tm)
+    for plan in plans:
+        for cp in plan.curves:
+            curves.write_plan(sink, cp)
     fr.exact.extend(res.exact)
     fr.baked.extend(res.baked)
     fr.notes.extend(res.notes)
@@ -429,14 +473,17 @@ def _uniform_scale(tracks):
     return curves_[0] == curves_[1] == curves_[2]
 
 
-def _write_trs(sink, bufs, path_of, group, tm):
-    paths = [("location", 3), ("rotation_quaternion", 4), ("scale", 3)]
+TRS_PATHS = [("location", 3), ("rotation_quaternion", 4), ("scale", 3)]
+
+
+def _plan_trs(bufs, path_of, group, tm):
+    out = []
     i = 0
-    for prop, n in paths:
+    for prop, n in TRS_PATHS:
         for axis in range(n):
-            fc = sink.new_fcurve(path_of(prop), axis, group)
-            curves.write_baked_curve(fc, bufs[i], tm)
+            out.append(curves.plan_baked(path_of(prop), axis, group, bufs[i], tm, ("baked", prop, axis)))
             i += 1
+    return [cp for cp in out if cp is not None]
 
 
 def apply_rotation_modes(arm_obj, action):

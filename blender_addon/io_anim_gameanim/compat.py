@@ -145,6 +145,59 @@ def action_slots(action):
     return list(action.slots) if HAS_SLOTS else []
 
 
+def slot_for(action, owner=None, id_type="OBJECT"):
+    """The slot of `action` that animates `owner` (4.4+; None before): the
+    owner's assigned slot when the action is its active action, else the
+    slot named after the owner, else the first slot of that ID type."""
+    if not HAS_SLOTS:
+        return None
+    ad = getattr(owner, "animation_data", None) if owner is not None else None
+    if ad is not None and ad.action == action and ad.action_slot is not None:
+        return ad.action_slot
+    slots = [s for s in action.slots if s.target_id_type in (id_type, "UNSPECIFIED")]
+    if owner is not None:
+        named = [s for s in slots if s.name_display == owner.name]
+        if named:
+            return named[0]
+    return slots[0] if slots else None
+
+
+def owner_fcurves(action, owner=None, id_type="OBJECT"):
+    """{(data_path, index): F-curve} of the curves that animate `owner`
+    (every curve of a legacy action)."""
+    if HAS_SLOTS:
+        slot = slot_for(action, owner, id_type)
+        fcs = action_fcurves(action, slot) if slot is not None else []
+    else:
+        fcs = list(action.fcurves)
+    return {(fc.data_path, fc.array_index): fc for fc in fcs}
+
+
+def users_of(action, id_type="OBJECT"):
+    """IDs whose active action or NLA strips use `action` (objects, or the
+    node trees of materials for NODETREE)."""
+    import bpy
+
+    if id_type == "NODETREE":
+        owners = [m.node_tree for m in bpy.data.materials if m.node_tree is not None]
+    else:
+        owners = list(bpy.data.objects)
+    active, stashed = [], []
+    for owner in owners:
+        ad = owner.animation_data
+        if ad is None:
+            continue
+        if ad.action == action:
+            active.append(owner)
+        elif any(s.action == action for t in ad.nla_tracks for s in t.strips):
+            stashed.append(owner)
+    return active + stashed
+
+
+def scene_fps(scene):
+    return scene.render.fps / scene.render.fps_base
+
+
 # ---------------------------------------------------------------------------
 # Writing keys in bulk
 

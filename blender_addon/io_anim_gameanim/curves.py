@@ -51,6 +51,16 @@ class TimeMap:
         return {"time_scale": self.scale, "frame_offset": self.offset, "cycles": self.cycles or "",
                 "file_start": self.file_start, "file_end": self.file_end}
 
+    @classmethod
+    def from_dict(cls, d):
+        """The time map an import stored (gameanim_options)."""
+        return cls(d["file_start"], d["file_end"], d.get("time_scale", 1.0), d.get("frame_offset", 0.0),
+                   d.get("cycles") or None)
+
+    def file(self, scene_frame):
+        """The file frame shown at a scene frame (the inverse of scene())."""
+        return (scene_frame - self.offset) / self.scale
+
 
 def _constant_values(co):
     values = co[1::2]
@@ -90,29 +100,65 @@ def add_period_keys(co, left, right, interp, tm):
     return co, left, right, interp, added
 
 
-def write_track_curve(fc, bez, tm, notes=None):
-    """bez: Track.bezier(...) output (co, left, right, interpolation)."""
+class CurvePlan:
+    """One F-curve exactly as the importer writes it: the data path, the
+    array index, the group, the final key buffers (co and handles as flat
+    float32 pairs, interpolation codes; handles None when no segment is
+    Bezier) and the Cycles mode (None for no modifier).  The export builds
+    the same plans from the stored original file and compares them with the
+    action's curves, so the two can never disagree about what "unchanged"
+    means.  `source` says where the curve came from (for the export)."""
+
+    __slots__ = ("path", "index", "group", "co", "left", "right", "interp", "cycles", "source")
+
+    def __init__(self, path, index, group, co, interp, left=None, right=None, cycles=None, source=None):
+        self.path = path
+        self.index = index
+        self.group = group
+        self.co = co
+        self.interp = interp
+        self.left = left
+        self.right = right
+        self.cycles = cycles
+        self.source = source
+
+    @property
+    def key(self):
+        return (self.path, self.index)
+
+    def __repr__(self):
+        return f"<CurvePlan {self.path}[{self.index}] {len(self.interp)} keys>"
+
+
+def plan_track(path, index, group, bez, tm, source=None):
+    """bez: Track.bezier(...) output (co, left, right, interpolation); held
+    keys for a Cycles period added."""
     co, left, right, interp = bez
     co, left, right, interp, added = add_period_keys(co, left, right, interp, tm)
-    compat.write_keys(fc, co, interp, left, right)
-    if tm.cycles and len(interp) > 1:
-        compat.add_cycles(fc, mirror=tm.cycles == "MIRROR")
-    return added
+    cycles = tm.cycles if tm.cycles and len(interp) > 1 else None
+    plan = CurvePlan(path, index, group, co, interp, left, right, cycles, source)
+    return plan, added
 
 
-def write_constant_curve(fc, frame, value):
-    compat.write_keys(fc, array("f", (frame, value)), array("i", (CONSTANT,)))
+def plan_constant(path, index, group, frame, value, source=None):
+    return CurvePlan(path, index, group, array("f", (frame, value)), array("i", (CONSTANT,)), source=source)
 
 
-def write_baked_curve(fc, co, tm):
+def plan_baked(path, index, group, co, tm, source=None):
     """co: flat (frame, value) pairs from gameanim.bake_pose.  LINEAR keys;
     a channel that never changes becomes one key."""
     n = len(co) // 2
     if n == 0:
-        return
+        return None
     if _constant_values(co):
-        write_constant_curve(fc, co[0], co[1])
-        return
-    compat.write_keys(fc, co, array("i", (LINEAR,)) * n)
-    if tm.cycles:
-        compat.add_cycles(fc, mirror=tm.cycles == "MIRROR")
+        return plan_constant(path, index, group, co[0], co[1], source)
+    return CurvePlan(path, index, group, co, array("i", (LINEAR,)) * n, cycles=tm.cycles or None, source=source)
+
+
+def write_plan(sink, plan):
+    """Creates the plan's F-curve in sink and fills it."""
+    fc = sink.new_fcurve(plan.path, plan.index, plan.group)
+    compat.write_keys(fc, plan.co, plan.interp, plan.left, plan.right)
+    if plan.cycles:
+        compat.add_cycles(fc, mirror=plan.cycles == "MIRROR")
+    return fc

@@ -28,6 +28,7 @@ from . import compat, curves
 from .armature import normalise_name
 
 NODE_PREFIX = "gameanim tex"
+CALC_TYPE_PROP = "gameanim_calc_type"  # on node B: the convention the chain follows
 
 
 def node_names(slot):
@@ -178,34 +179,77 @@ def _socket_path(socket):
     return socket.path_from_id("default_value")
 
 
-def entry_channels(anim, entry_index, entry, calc_type):
-    """[(node key, input name, component, track or None, value scale, value
-    offset, constant)] for the 13 keyed chain inputs of one entry."""
-    cx, cy = entry["center"][0], entry["center"][1]
-    find = anim.find
-    sx, sy = find(entry_index, "scale", 0), find(entry_index, "scale", 1)
-    rot = find(entry_index, "rotation", 2)
-    tx, ty = find(entry_index, "translation", 0), find(entry_index, "translation", 1)
+def channel_specs(calc_type, cx=0.5, cy=0.5):
+    """[(node key, input name, component, (channel, axis) or None, value
+    scale, value offset, constant)] for the 12 keyed chain inputs of one
+    entry: input = channel value * scale + offset; inputs without a channel
+    hold `constant`.  Only the five channels the game reads appear: scale
+    S and T, rotation of the third (Q) slot, translation S and T."""
     if calc_type == "maya":
         return [
             ("centre", 1, 0, None, 1, 0, 0.0), ("centre", 1, 1, None, 1, 0, 0.0),
-            ("a", "Scale", 0, sx, 1, 0, 1.0), ("a", "Scale", 1, sy, 1, 0, 1.0),
-            ("a", "Location", 0, tx, 1, -0.5, -0.5), ("a", "Location", 1, ty, 1, -0.5, -0.5),
+            ("a", "Scale", 0, ("scale", 0), 1, 0, 1.0), ("a", "Scale", 1, ("scale", 1), 1, 0, 1.0),
+            ("a", "Location", 0, ("translation", 0), 1, -0.5, -0.5),
+            ("a", "Location", 1, ("translation", 1), 1, -0.5, -0.5),
             ("a", "Rotation", 2, None, 1, 0, 0.0),
-            ("b", "Rotation", 2, rot, 1, 0, 0.0),
+            ("b", "Rotation", 2, ("rotation", 2), 1, 0, 0.0),
             ("b", "Location", 0, None, 1, 0, 0.5), ("b", "Location", 1, None, 1, 0, 0.5),
             ("b", "Scale", 0, None, 1, 0, 1.0), ("b", "Scale", 1, None, 1, 0, 1.0),
         ]
     cbv = 1.0 - cy
     return [
         ("centre", 1, 0, None, 1, 0, cx), ("centre", 1, 1, None, 1, 0, cbv),
-        ("a", "Rotation", 2, rot, -1, 0, 0.0),
+        ("a", "Rotation", 2, ("rotation", 2), -1, 0, 0.0),
         ("a", "Scale", 0, None, 1, 0, 1.0), ("a", "Scale", 1, None, 1, 0, 1.0),
         ("a", "Location", 0, None, 1, 0, 0.0), ("a", "Location", 1, None, 1, 0, 0.0),
-        ("b", "Scale", 0, sx, 1, 0, 1.0), ("b", "Scale", 1, sy, 1, 0, 1.0),
-        ("b", "Location", 0, tx, 1, cx, cx), ("b", "Location", 1, ty, -1, cbv, cbv),
+        ("b", "Scale", 0, ("scale", 0), 1, 0, 1.0), ("b", "Scale", 1, ("scale", 1), 1, 0, 1.0),
+        ("b", "Location", 0, ("translation", 0), 1, cx, cx), ("b", "Location", 1, ("translation", 1), -1, cbv, cbv),
         ("b", "Rotation", 2, None, 1, 0, 0.0),
     ]
+
+
+def entry_channels(anim, entry_index, entry, calc_type):
+    """channel_specs with the entry's tracks in place of (channel, axis)."""
+    cx, cy = entry["center"][0], entry["center"][1]
+    out = []
+    for key, inp, comp, ch, vs, vo, const in channel_specs(calc_type, cx, cy):
+        track = anim.find(entry_index, ch[0], ch[1]) if ch is not None else None
+        out.append((key, inp, comp, track, vs, vo, const))
+    return out
+
+
+def plan_entry(anim, entry_index, entry, tm, nodes):
+    """The curves of one entry's chain inputs (CurvePlan), nodes = {'centre':
+    node, 'a': node, 'b': node}.  Returns (plans, period keys added)."""
+    plans, period_keys = [], False
+    group = f"UV {int(entry['texmtx_id'])}"
+    for key, inp, comp, track, vs, vo, const in entry_channels(anim, entry_index, entry, anim.calc_type):
+        path = _socket_path(nodes[key].inputs[inp])
+        if track is None or len(track) == 0:
+            plans.append(curves.plan_constant(path, comp, group, tm.start, const,
+                                              ("btk", key, inp, comp, track, vs, vo, const)))
+        else:
+            cp, added = curves.plan_track(path, comp, group, track.bezier(vs, vo, tm.scale, tm.offset), tm,
+                                          ("btk", key, inp, comp, track, vs, vo, const))
+            plans.append(cp)
+            period_keys |= added
+    return plans, period_keys
+
+
+def set_static_values(anim, entry_index, entry, nodes):
+    """Static values (z components, unanimated rotations) so that the chain
+    is right even without the action."""
+    a, b, centre = nodes["a"], nodes["b"], nodes["centre"]
+    for node in (a, b):
+        node.inputs["Rotation"].default_value = (0.0, 0.0, 0.0)
+        node.inputs["Location"].default_value = (0.0, 0.0, 0.0)
+        node.inputs["Scale"].default_value = (1.0, 1.0, 1.0)
+    centre.inputs[1].default_value = (0.0, 0.0, 0.0)
+    for key, inp, comp, track, vs, vo, const in entry_channels(anim, entry_index, entry, anim.calc_type):
+        socket = nodes[key].inputs[inp]
+        value = list(socket.default_value)
+        value[comp] = const if track is None or len(track) == 0 else track.evaluate(0.0)[0] * vs + vo
+        socket.default_value = value
 
 
 def apply_entry(anim, entry_index, entry, material, sink, tm, notes):
@@ -214,26 +258,21 @@ def apply_entry(anim, entry_index, entry, material, sink, tm, notes):
     slot = int(entry["texmtx_id"])
     tree, centre, a, b = ensure_chain(material, slot, notes)
     nodes = {"centre": centre, "a": a, "b": b}
-    # static values (z components, unanimated rotations) so that the chain
-    # is right even without the action
-    for node in (a, b):
-        node.inputs["Rotation"].default_value = (0.0, 0.0, 0.0)
-        node.inputs["Location"].default_value = (0.0, 0.0, 0.0)
-        node.inputs["Scale"].default_value = (1.0, 1.0, 1.0)
-    centre.inputs[1].default_value = (0.0, 0.0, 0.0)
-    period_keys = False
-    group = f"UV {slot}"
-    for key, inp, comp, track, vs, vo, const in entry_channels(anim, entry_index, entry, anim.calc_type):
-        socket = nodes[key].inputs[inp]
-        value = list(socket.default_value)
-        value[comp] = const if track is None or len(track) == 0 else track.evaluate(0.0)[0] * vs + vo
-        socket.default_value = value
-        fc = sink.new_fcurve(_socket_path(socket), comp, group)
-        if track is None or len(track) == 0:
-            curves.write_constant_curve(fc, tm.start, const)
-        else:
-            period_keys |= curves.write_track_curve(fc, track.bezier(vs, vo, tm.scale, tm.offset), tm)
+    set_static_values(anim, entry_index, entry, nodes)
+    b[CALC_TYPE_PROP] = anim.calc_type
+    plans, period_keys = plan_entry(anim, entry_index, entry, tm, nodes)
+    for cp in plans:
+        curves.write_plan(sink, cp)
     return period_keys
+
+
+def chain_nodes(material, slot):
+    """The existing chain of a UV slot ({'centre', 'a', 'b'}) or None."""
+    tree = material.node_tree
+    if tree is None:
+        return None
+    found = {key: tree.nodes.get(name) for key, name in zip(("centre", "a", "b"), node_names(slot))}
+    return found if all(found.values()) else None
 
 
 def entries_by_material(anim):

@@ -1,13 +1,14 @@
-"""File > Import > Game Animation: the operator, its options panel, the
-menu entry and drag and drop (4.1+)."""
+"""File > Import > Game Animation and File > Export > one entry per format:
+the operators, their option panels, the menu entries and drag and drop
+(4.1+)."""
 import os
 
 import bpy
 from bpy.props import CollectionProperty, StringProperty
 from bpy.types import Operator, OperatorFileListElement
-from bpy_extras.io_utils import ImportHelper
+from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from . import compat, importer, native, options
+from . import compat, exporter, importer, native, options
 
 FILTER_GLOB = "*.bck;*.btk;*.bca;*.jba;*.bin"
 
@@ -87,7 +88,116 @@ def menu_func_import(self, context):
     self.layout.operator(IMPORT_ANIM_OT_gameanim.bl_idname, text="Game Animation (.bck .btk .bca .jba .bin)")
 
 
-classes = [IMPORT_ANIM_OT_gameanim]
+# ---------------------------------------------------------------------------
+# Export: one operator per format
+
+EXPORT_LABELS = {"bck": "J3D Joint Animation (.bck)", "btk": "J3D Texture Animation (.btk)",
+                 "bca": "SM64DS Animation (.bca)", "bk": "Banjo-Kazooie Animation (.bin)",
+                 "jba": "SWTOR Animation (.jba)"}
+
+
+class _ExportBase:
+    """Shared by the five export operators; `fmt` is set per class."""
+
+    fmt = ""
+
+    def invoke(self, context, event):
+        action = self._action(context)
+        if action is not None and not self.filepath:
+            folder = os.path.dirname(bpy.data.filepath) if bpy.data.filepath else ""
+            self.filepath = os.path.join(folder, exporter.default_file_name(action, self.fmt))
+        context.window_manager.fileselect_add(self)
+        return {"RUNNING_MODAL"}
+
+    def _action(self, context):
+        if self.action:
+            return bpy.data.actions.get(self.action)
+        if self.fmt == "btk":
+            mats = exporter.selected_materials(context)
+            return exporter.node_tree_action(mats[0]) if mats else None
+        return exporter.active_action(context)
+
+    def draw(self, context):
+        layout = self.layout
+        layout.use_property_split = True
+        layout.use_property_decorate = False
+        if not native.available():
+            box = layout.box()
+            box.alert = True
+            box.label(text="gameanim C module missing", icon="ERROR")
+        layout.prop_search(self, "action", bpy.data, "actions")
+        fields = options.EXPORT_FIELDS[self.fmt]
+        for section, title in options.EXPORT_SECTIONS:
+            names = [n for n in options.section_fields(section, options.EXPORT_SPECS) if n in fields]
+            if not names:
+                continue
+            body = compat.draw_section(layout, f"GAMEANIM_export_{self.fmt}_{section}", title)
+            if body is None:
+                continue
+            for name in names:
+                if name in ("frame_start", "frame_end") and self.frame_range != "CUSTOM":
+                    continue
+                body.prop(self, name)
+
+    def execute(self, context):
+        if not native.available():
+            self.report({"ERROR"}, native.hint() if hasattr(native, "hint") else native.INSTALL_HINT)
+            return {"CANCELLED"}
+        fields = options.EXPORT_FIELDS[self.fmt]
+        xopts = options.ExportOptions(format=self.fmt, **{n: getattr(self, n) for n in fields})
+        action = bpy.data.actions.get(self.action) if self.action else None
+        if self.action and action is None:
+            self.report({"ERROR"}, f"No action named {self.action!r}")
+            return {"CANCELLED"}
+        try:
+            if self.fmt == "btk" and action is None:
+                result = exporter.export_materials(self.filepath, options=xopts, context=context)
+            else:
+                result = exporter.export_action(self.filepath, action=action, options=xopts, context=context)
+        except (exporter.ExportError, TypeError, ValueError, OSError) as e:
+            self.report({"ERROR"}, f"Export failed, nothing written: {e}")
+            return {"CANCELLED"}
+        for n in result.notes:
+            self.report({"INFO"}, n)
+        for w in result.warnings:
+            self.report({"WARNING"}, w)
+        self.report({"INFO"}, result.summary())
+        return {"FINISHED"}
+
+
+def _make_export_operator(fmt):
+    ext = options.FORMAT_EXTENSIONS[fmt]
+    fields = options.EXPORT_FIELDS[fmt]
+    ann = options.operator_annotations(options.EXPORT_SPECS, skip=[s[0] for s in options.EXPORT_SPECS
+                                                                    if s[0] not in fields])
+    ann["action"] = StringProperty(
+        name="Action",
+        description=("Action to export (empty: the active object's action)" if fmt != "btk" else
+                     "Action to export (empty: the node-tree actions of the selected objects' materials, "
+                     "as one file)"))
+    ann["filter_glob"] = StringProperty(default="*" + ext, options={"HIDDEN"})
+    name = f"EXPORT_ANIM_OT_gameanim_{fmt}"
+    doc = f"Export {EXPORT_LABELS[fmt]} with gameanim (an imported action comes back byte for byte when unedited)"
+    return type(name, (_ExportBase, Operator, ExportHelper), {
+        "__doc__": doc,
+        "bl_idname": f"export_anim.gameanim_{fmt}",
+        "bl_label": f"Export {EXPORT_LABELS[fmt].split(' (')[0]}",
+        "bl_options": {"REGISTER", "PRESET"},
+        "filename_ext": ext,
+        "fmt": fmt,
+        "__annotations__": ann,
+    })
+
+
+EXPORT_OPERATORS = {fmt: _make_export_operator(fmt) for fmt in options.FORMAT_EXTENSIONS}
+
+
+def menu_func_export(self, context):
+    for fmt, cls in EXPORT_OPERATORS.items():
+        self.layout.operator(cls.bl_idname, text=f"Game Animation: {EXPORT_LABELS[fmt]}")
+
+
+classes = [IMPORT_ANIM_OT_gameanim, *EXPORT_OPERATORS.values()]
 
 if compat.HAS_FILE_HANDLER:
 
@@ -108,9 +218,11 @@ def register():
     for cls in classes:
         bpy.utils.register_class(cls)
     bpy.types.TOPBAR_MT_file_import.append(menu_func_import)
+    bpy.types.TOPBAR_MT_file_export.append(menu_func_export)
 
 
 def unregister():
+    bpy.types.TOPBAR_MT_file_export.remove(menu_func_export)
     bpy.types.TOPBAR_MT_file_import.remove(menu_func_import)
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)

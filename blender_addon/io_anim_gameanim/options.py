@@ -59,21 +59,30 @@ SPECS = [
 ]
 
 
-class ImportOptions:
-    """Plain options for scripts: ImportOptions(bone_match='NAME', ...)."""
+class _Options:
+    """Plain options built from a spec table (SPECS of the subclass)."""
 
-    __slots__ = [s[0] for s in SPECS]
+    __slots__ = ()
+    SPECS = ()
+    KIND = "option"
 
     def __init__(self, **kw):
-        for name, kind, default, *_ in SPECS:
+        for name, kind, default, *_ in self.SPECS:
             setattr(self, name, default)
         self.update(**kw)
 
+    @classmethod
+    def spec(cls, key):
+        for s in cls.SPECS:
+            if s[0] == key:
+                return s
+        return None
+
     def update(self, **kw):
         for key, value in kw.items():
-            spec = _SPEC_BY_NAME.get(key)
+            spec = self.spec(key)
             if spec is None:
-                raise TypeError(f"unknown import option {key!r}; known: {', '.join(_SPEC_BY_NAME)}")
+                raise TypeError(f"unknown {self.KIND} {key!r}; known: {', '.join(s[0] for s in self.SPECS)}")
             _, kind, _, _, _, extra, _ = spec
             if kind == "enum":
                 allowed = [item[0] for item in extra]
@@ -83,6 +92,9 @@ class ImportOptions:
                 value = bool(value)
             elif kind == "float":
                 value = float(value)
+                lo, hi = extra
+                if not lo <= value <= hi:
+                    raise ValueError(f"option {key}={value!r}: must be in {lo} .. {hi}")
             elif kind == "str":
                 value = str(value)
             setattr(self, key, value)
@@ -92,11 +104,32 @@ class ImportOptions:
         return {name: getattr(self, name) for name in self.__slots__}
 
     def __repr__(self):
-        return "ImportOptions(%s)" % ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items())
+        return "%s(%s)" % (type(self).__name__, ", ".join(f"{k}={v!r}" for k, v in self.as_dict().items()))
 
     @classmethod
     def from_operator(cls, op):
-        return cls(**{name: getattr(op, name) for name in cls.__slots__})
+        return cls(**{name: getattr(op, name) for name in cls.__slots__ if hasattr(op, name)})
+
+    @classmethod
+    def make(cls, options=None, **kw):
+        """From an instance, a dict, keywords or nothing."""
+        if options is None:
+            opts = cls()
+        elif isinstance(options, cls):
+            opts = cls(**options.as_dict())
+        elif isinstance(options, dict):
+            opts = cls(**options)
+        else:
+            raise TypeError(f"options must be a {cls.__name__} or a dict")
+        return opts.update(**kw)
+
+
+class ImportOptions(_Options):
+    """Plain options for scripts: ImportOptions(bone_match='NAME', ...)."""
+
+    SPECS = SPECS
+    KIND = "import option"
+    __slots__ = [s[0] for s in SPECS]
 
     def bone_match_for(self, fmt):
         if self.bone_match != "AUTO":
@@ -104,28 +137,88 @@ class ImportOptions:
         return FORMAT_BONE_MATCH.get(fmt, "NAME")
 
 
-_SPEC_BY_NAME = {s[0]: s for s in SPECS}
-
-
 def make_options(options=None, **kw):
     """ImportOptions from an ImportOptions, a dict, keywords or nothing."""
-    if options is None:
-        opts = ImportOptions()
-    elif isinstance(options, ImportOptions):
-        opts = ImportOptions(**options.as_dict())
-    elif isinstance(options, dict):
-        opts = ImportOptions(**options)
-    else:
-        raise TypeError("options must be an ImportOptions or a dict")
-    return opts.update(**kw)
+    return ImportOptions.make(options, **kw)
 
 
-def operator_annotations():
-    """bpy properties for the operator, built from SPECS."""
+# ---------------------------------------------------------------------------
+# Export
+
+FORMATS = [("bck", "BCK", "J3D joint animation (GameCube / Wii)"),
+           ("btk", "BTK", "J3D texture-matrix animation of materials"),
+           ("bca", "BCA", "Super Mario 64 DS bone animation"),
+           ("bk", "Banjo-Kazooie", "Banjo-Kazooie animation (.anim.bin)"),
+           ("jba", "JBA", "Star Wars: The Old Republic animation")]
+FORMAT_EXTENSIONS = {"bck": ".bck", "btk": ".btk", "bca": ".bca", "bk": ".bin", "jba": ".jba"}
+COMPRESSIONS = ["lz77", "yaz0", "yay0", "rarezip"]
+
+EXPORT_SPECS = [
+    ("format", "enum", "AUTO", "Format", "File format to write",
+     [("AUTO", "As Imported", "The format the action was imported from")] + FORMATS, "action"),
+    ("frame_range", "enum", "AUTO", "Frame Range", "Which frames are exported",
+     [("AUTO", "Automatic", "The imported file's range, else the action's frame range"),
+      ("SCENE", "Scene", "The scene's start and end frame"),
+      ("CUSTOM", "Custom", "Frame Start to Frame End")], "action"),
+    ("frame_start", "float", 0.0, "Frame Start", "First exported frame (Custom range)", (-1e6, 1e6), "action"),
+    ("frame_end", "float", 0.0, "Frame End", "Last exported frame (Custom range)", (-1e6, 1e6), "action"),
+    ("rate", "enum", "KEYS", "Rate", "How edited and new curves become keys",
+     [("KEYS", "Keep Keys", "Curves map to the format's keys where they can (Bezier handles at one third are "
+                            "Hermite keys); other curves are sampled every frame"),
+      ("FRAMES", "Every Frame", "Every re-encoded curve is sampled every frame (then reduced within the tolerance "
+                                "where the format has curve keys)")], "action"),
+    ("compression", "enum", "AS_IMPORTED", "Compression", "Compression wrapper of the written file",
+     [("AS_IMPORTED", "As Imported", "The imported file's wrapper; none for new animations"),
+      ("NONE", "None", "The bare file")] + [(c, c.upper() if c != "rarezip" else "rarezip", f"{c} wrapper")
+                                           for c in COMPRESSIONS], "encoding"),
+    ("tolerance", "float", 1e-3, "Tolerance",
+     "Key reduction: sampled curves become Hermite keys within this distance (radians for rotations, file units "
+     "otherwise; BCK and BTK).  0 writes every frame", (0.0, 1e3), "encoding"),
+    ("loop", "enum", "AUTO", "Loop", "Loop mode written to the file (formats that store one)",
+     [("AUTO", "Automatic", "As imported; else 'loop' when every animated curve has a Cycles modifier"),
+      ("once", "Once", ""), ("once_reset", "Once, Reset", ""), ("loop", "Loop", ""),
+      ("mirror_once", "Mirror Once", ""), ("mirror_loop", "Mirror Loop", "")], "encoding"),
+    ("layout", "enum", "AS_IMPORTED", "JBA Layout", "JBA: legacy 32-bit or JAWB 64-bit layout",
+     [("AS_IMPORTED", "As Imported", "The imported file's layout; 32-bit for new animations"),
+      ("32", "32-bit", "Legacy layout"), ("64", "64-bit (JAWB)", "JAWB version 2 layout")], "encoding"),
+    ("calc_type", "enum", "AUTO", "BTK Calculation", "BTK texture-matrix calculation of new animations",
+     [("AUTO", "Automatic", "As imported, else what the mapping chain was built for, else Basic"),
+      ("basic", "Basic", ""), ("maya", "Maya", "")], "encoding"),
+    ("translation_scale", "float", 1.0, "Translation Scale",
+     "Actions made in Blender: file translation = location / scale (imported actions use their import's value)",
+     (1e-6, 1e6), "rig"),
+    ("up_axis", "enum", "NONE", "Rig Up Axis",
+     "Actions made in Blender: the axis conversion of the rig's root bones (imported actions use their import's)",
+     [("NONE", "As in File", ""), ("Y_TO_Z", "Y-up to Z-up", ""), ("Z_TO_Y", "Z-up to Y-up", "")], "rig"),
+    ("id_property", "str", "gameanim_bone_id", "ID Property",
+     "Banjo-Kazooie: the bone custom property holding each bone's ID", None, "rig"),
+    ("root_motion", "enum", "AUTO", "Root Motion", "JBA root motion (trajectory)",
+     [("AUTO", "Automatic", "As imported; for new animations the armature object's curves when present"),
+      ("SKIP", "None", "No root motion from Blender"),
+      ("OBJECT", "Armature Object", "The armature object's location and rotation")], "rig"),
+]
+
+
+class ExportOptions(_Options):
+    """Plain export options for scripts: ExportOptions(rate='FRAMES', ...)."""
+
+    SPECS = EXPORT_SPECS
+    KIND = "export option"
+    __slots__ = [s[0] for s in EXPORT_SPECS]
+
+
+def make_export_options(options=None, **kw):
+    return ExportOptions.make(options, **kw)
+
+
+def operator_annotations(specs=None, skip=()):
+    """bpy properties for an operator, built from a spec table."""
     import bpy
 
     props = {}
-    for name, kind, default, label, desc, extra, _section in SPECS:
+    for name, kind, default, label, desc, extra, _section in (SPECS if specs is None else specs):
+        if name in skip:
+            continue
         if kind == "enum":
             props[name] = bpy.props.EnumProperty(name=label, description=desc, items=extra, default=default)
         elif kind == "bool":
@@ -145,5 +238,24 @@ SECTIONS = [
 ]
 
 
-def section_fields(section):
-    return [s[0] for s in SPECS if s[6] == section]
+EXPORT_SECTIONS = [
+    ("action", "Action"),
+    ("encoding", "Encoding"),
+    ("rig", "Rig (actions made in Blender)"),
+]
+
+# Export options that matter per format (the operators show only these).
+EXPORT_FIELDS = {
+    "bck": ("frame_range", "frame_start", "frame_end", "rate", "compression", "tolerance", "loop",
+            "translation_scale", "up_axis"),
+    "btk": ("frame_range", "frame_start", "frame_end", "rate", "compression", "tolerance", "loop", "calc_type"),
+    "bca": ("frame_range", "frame_start", "frame_end", "compression", "loop", "translation_scale", "up_axis"),
+    "bk": ("frame_range", "frame_start", "frame_end", "rate", "compression", "translation_scale", "up_axis",
+           "id_property"),
+    "jba": ("frame_range", "frame_start", "frame_end", "compression", "layout", "translation_scale", "up_axis",
+            "root_motion"),
+}
+
+
+def section_fields(section, specs=None):
+    return [s[0] for s in (SPECS if specs is None else specs) if s[6] == section]

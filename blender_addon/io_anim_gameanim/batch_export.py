@@ -1,0 +1,142 @@
+"""Batch export from the command line: many actions, or a whole .blend, to
+a folder.
+
+    blender -b scene.blend --python blender_addon/io_anim_gameanim/batch_export.py -- \\
+        --out DIR [--format bck] [--action walk --action run] [--armature Rig] [--compression NONE] ...
+
+also with the `bpy` module:  python batch_export.py --blend scene.blend --out DIR
+
+Without --action every action with curves is exported: an imported action
+to its own format under its source file's name (byte for byte when
+unedited), an action made in Blender to --format (required for those).
+BTK actions imported from one file (one per material) go back into that
+one file.  One progress line per file, one result line, then a summary.  A
+failing action is reported and skipped.  Exit status: 0 when every action
+was written, 1 when some failed, 2 for bad arguments or when nothing was
+written.
+"""
+import argparse
+import os
+import sys
+
+
+def _bootstrap():
+    """Run as a script: import the package this file belongs to, so that
+    its relative imports work."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    parent, pkg = os.path.split(here)
+    if parent not in sys.path:
+        sys.path.insert(0, parent)
+    import importlib
+
+    return importlib.import_module(pkg)
+
+
+def _script_args(argv):
+    if argv is not None:
+        return list(argv)
+    if "--" in sys.argv:
+        return sys.argv[sys.argv.index("--") + 1:]
+    return sys.argv[1:]
+
+
+def _bool(s):
+    return s.lower() in ("1", "true", "yes", "on")
+
+
+def build_parser(specs):
+    ap = argparse.ArgumentParser(prog="batch_export.py",
+                                 description="Export the actions of a .blend as game animation files.")
+    ap.add_argument("--out", required=True, metavar="DIR", help="folder to write into (created if missing)")
+    ap.add_argument("--blend", metavar="FILE.blend", help="open this .blend first (with the bpy module)")
+    ap.add_argument("--action", action="append", default=[], metavar="NAME",
+                    help="export only this action (repeatable); default: every action with curves")
+    ap.add_argument("--armature", metavar="NAME", help="armature object for skeletal actions (default: the "
+                                                       "object using each action, else the only armature)")
+    ap.add_argument("--gameanim-path", metavar="DIR", help="folder holding the gameanim module")
+    for name, kind, default, label, desc, extra, _section in specs:
+        flag = "--" + name.replace("_", "-")
+        if kind == "enum":
+            ap.add_argument(flag, choices=[e[0] for e in extra], default=default, help=f"{desc} ({label})")
+        elif kind == "bool":
+            ap.add_argument(flag, default=default, type=_bool, metavar="BOOL", help=desc)
+        elif kind == "float":
+            ap.add_argument(flag, type=float, default=default, help=desc)
+        else:
+            ap.add_argument(flag, default=default, help=desc)
+    return ap
+
+
+def main(argv=None, out=None):
+    out = out or sys.stdout
+    pkg = sys.modules.get(__package__) if __package__ else None
+    if pkg is None:
+        pkg = _bootstrap()
+    from importlib import import_module
+
+    options_mod = import_module(pkg.__name__ + ".options")
+    exporter = import_module(pkg.__name__ + ".exporter")
+    native = import_module(pkg.__name__ + ".native")
+    import bpy
+
+    ap = build_parser(options_mod.EXPORT_SPECS)
+    args = ap.parse_args(_script_args(argv))
+    if args.gameanim_path:
+        sys.path.insert(0, os.path.abspath(args.gameanim_path))
+    try:
+        native.require()
+    except native.GameanimMissing as e:
+        print(f"error: {e}", file=out)
+        return 2
+    if args.blend:
+        if not os.path.isfile(args.blend):
+            print(f"error: no such .blend: {args.blend}", file=out)
+            return 2
+        bpy.ops.wm.open_mainfile(filepath=os.path.abspath(args.blend))
+    try:
+        xopts = options_mod.ExportOptions(**{s[0]: getattr(args, s[0]) for s in options_mod.EXPORT_SPECS})
+    except (TypeError, ValueError) as e:
+        print(f"error: {e}", file=out)
+        return 2
+    arm = None
+    if args.armature:
+        arm = bpy.data.objects.get(args.armature)
+        if arm is None or arm.type != "ARMATURE":
+            print(f"error: no armature object named {args.armature!r}", file=out)
+            return 2
+    if args.action:
+        missing = [a for a in args.action if a not in bpy.data.actions]
+        if missing:
+            print(f"error: no action named {', '.join(repr(m) for m in missing)}", file=out)
+            return 2
+        actions = [bpy.data.actions[a] for a in args.action]
+    else:
+        actions = None
+    folder = os.path.abspath(args.out)
+
+    def progress(i, n, label, result):
+        if result is None:
+            print(f"[{i + 1}/{n}] {label}", file=out, flush=True)
+            return
+        print(("  ok: " if result.ok else "  ") + result.summary(), file=out, flush=True)
+        for note in result.notes:
+            print(f"    note: {note}", file=out)
+        for w in result.warnings:
+            print(f"    warning: {w}", file=out)
+
+    results = exporter.export_actions(folder, actions, armature=arm, options=xopts, progress=progress)
+    ok = [r for r in results if r.ok]
+    failed = [r for r in results if not r.ok]
+    summary = f"Exported {len(ok)} of {len(results)} file(s) to {folder}"
+    if failed:
+        summary += f"; {len(failed)} failed"
+    print(summary, file=out)
+    if not ok:
+        return 2
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    sys.exit(code)

@@ -1,0 +1,142 @@
+"""Pieces every export path shares: the error type, what an import stored
+on an action, tracks from per-frame values or from one curve, the frame
+range and the loop mode of an action."""
+import json
+
+from . import curves, readback
+from .armature import CHANNEL_DEFAULT
+from .options import ImportOptions
+
+CONST_REL = 1e-6
+
+
+class ExportError(Exception):
+    """An action that cannot be written (the file is left untouched)."""
+
+
+# ---------------------------------------------------------------------------
+# What the import stored
+
+
+class Source:
+    """The original file and import options stored on an imported action."""
+
+    def __init__(self, action):
+        from .importer import original_bytes
+
+        self.format = action.get("gameanim_format") or None
+        self.data = original_bytes(action)
+        self.options = json.loads(action.get("gameanim_options") or "{}")
+        self.bones = json.loads(action.get("gameanim_bones") or "{}")
+        self.rotation_modes = json.loads(action.get("gameanim_rotation_modes") or "{}")
+        self.period_keys = bool(action.get("gameanim_period_keys", False))
+
+    @property
+    def usable(self):
+        return bool(self.format and self.data and self.options)
+
+    def import_options(self):
+        o = self.options
+        return ImportOptions(translation_scale=o.get("translation_scale", 1.0), up_axis=o.get("up_axis", "NONE"),
+                             keyless_rule=o.get("keyless_rule", "base"), curve_mode=o.get("curve_mode", "AUTO"),
+                             root_motion=o.get("root_motion", "SKIP"),
+                             bone_match=o.get("bone_match", "AUTO"),
+                             id_property=o.get("id_property", "gameanim_bone_id"))
+
+    def time_map(self):
+        return curves.TimeMap.from_dict(self.options)
+
+
+def is_constant(values):
+    lo, hi = readback.value_range(values)
+    return hi - lo <= CONST_REL * max(1.0, abs(lo), abs(hi))
+
+
+def per_frame_track(gameanim, target, channel, axis, times, values):
+    """One LINEAR key per frame, or one key when the channel never moves."""
+    if is_constant(values):
+        return gameanim.Track(target, channel, axis, times[:1], values[:1])
+    return gameanim.Track(target, channel, axis, times, values)
+
+
+def file_frames(fmt, frame_count, start=0.0):
+    """(first, last) whole file frames the format stores."""
+    n = int(round(frame_count))
+    if fmt == "bca":
+        return 0, max(n - 1, 0)
+    if fmt == "bk":
+        s = int(round(start))
+        return s, s + max(n - 1, 0)
+    return 0, n
+
+
+def drop_default_tracks(tracks):
+    """Banjo-Kazooie writes only the channels it animates: a channel that
+    holds its default (rotation 0, scale 1, translation 0) is left out,
+    which the game treats the same for a bone with other channels."""
+    out = []
+    for t in tracks:
+        vals = t.values
+        d = CHANNEL_DEFAULT.get(t.channel, 0.0)
+        if is_constant(vals) and abs(vals[0] - d) <= CONST_REL * max(1.0, abs(d)):
+            continue
+        out.append(t)
+    return out
+
+
+# ---------------------------------------------------------------------------
+# One curve mapped directly to one track
+
+
+def direct_track(gameanim, fc, target, channel, axis, vs, vo, tm, rate, frames_scene, times, strip_period,
+                 tolerance, inside=False):
+    """An exact channel's curve as its track: the keys themselves (rate
+    KEYS, Hermite-compatible keys), else per-frame values.  inside: keys
+    are only carried over when they all lie in the exported range (a range
+    chosen by the user cuts the curve; per-frame values do that exactly)."""
+    keys = readback.read_keys(fc) if fc is not None and not fc.mute else None
+    if keys is None or len(keys) == 0:
+        return None
+    if rate == "KEYS" and not readback.needs_blender_evaluation(fc, keys, frames_scene):
+        k = readback.strip_period_keys(keys, tm) if strip_period else keys
+        lo, hi = min(frames_scene), max(frames_scene)
+        holds = fc.extrapolation == "CONSTANT" or len(k) == 1 or (
+            k.times[0] <= lo + 1e-6 and k.times[-1] >= hi - 1e-6)
+        if inside and (k.times[0] < lo - 1e-6 or k.times[-1] > hi + 1e-6):
+            holds = False
+        if holds:
+            track = readback.keys_to_track(gameanim, k, target, channel, axis, vs, vo, tm.scale, tm.offset)
+            if track is not None:
+                if tolerance > 0:
+                    track = readback.linear_as_hermite(gameanim, track)
+                return track
+    values = readback.affine(readback.sample(fc, keys, frames_scene), 1.0 / vs, -vo / vs)
+    return per_frame_track(gameanim, target, channel, axis, times, values)
+
+
+def action_cycles(fcurves):
+    """'REPEAT' / 'MIRROR' when every animated curve has an active Cycles
+    modifier (of that mode), else None."""
+    modes = set()
+    for fc in fcurves:
+        if len(fc.keyframe_points) < 2:
+            continue
+        mod = next((m for m in fc.modifiers if m.type == "CYCLES" and not m.mute), None)
+        if mod is None:
+            return None
+        modes.add("MIRROR" if mod.mode_after == "MIRROR" else "REPEAT")
+    if len(modes) == 1:
+        return modes.pop()
+    return "REPEAT" if modes else None
+
+
+def frame_range(action, xopts, scene):
+    """(start, end) scene frames of the export (both included)."""
+    if xopts.frame_range == "SCENE":
+        return float(scene.frame_start), float(scene.frame_end)
+    if xopts.frame_range == "CUSTOM":
+        if xopts.frame_end < xopts.frame_start:
+            raise ExportError(f"frame range {xopts.frame_start:g}..{xopts.frame_end:g} is empty")
+        return float(xopts.frame_start), float(xopts.frame_end)
+    r = action.frame_range
+    return float(r[0]), float(r[1])
