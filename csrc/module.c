@@ -835,7 +835,40 @@ static int dict_to_entry(PyObject *d, Py_ssize_t i, ga_entry *e)
     return 0;
 }
 
-/* Python state -> C clip. */
+/* The Track list, built from the decoded clip on first use.  Borrowed. */
+static PyObject *ensure_tracks(AnimationObject *a)
+{
+    if (a->tracks) return a->tracks;
+    PyObject *tracks = PyList_New((Py_ssize_t)a->orig.ntracks);
+    if (!tracks) return NULL;
+    for (uint32_t i = 0; i < a->orig.ntracks; i++) {
+        PyObject *t = track_from_c(&a->orig.tracks[i]);
+        if (!t) {
+            Py_DECREF(tracks);
+            return NULL;
+        }
+        PyList_SetItem(tracks, i, t);
+    }
+    a->tracks = tracks;
+    return tracks;
+}
+
+/* Python state -> C clip.  When the tracks were never materialised, the
+ * clip borrows the decoded tracks (no copy); release with clip_release. */
+static int clip_from_python(AnimationObject *a, ga_clip *c);
+
+static int clip_borrows(const AnimationObject *a) { return a->tracks == NULL && a->has_orig; }
+
+static void clip_release(AnimationObject *a, ga_clip *c, int borrowed)
+{
+    (void)a;
+    if (borrowed) {
+        c->tracks = NULL;
+        c->ntracks = 0;
+    }
+    ga_clip_free(c);
+}
+
 static int clip_from_python(AnimationObject *a, ga_clip *c)
 {
     ga_clip_init(c, a->fmt->name);
@@ -851,15 +884,21 @@ static int clip_from_python(AnimationObject *a, ga_clip *c)
     c->start_frame = a->start_frame;
     c->layout = a->layout;
     c->keyless_rule = a->keyless_rule;
-    if (!PyList_Check(a->tracks)) {
-        PyErr_SetString(PyExc_TypeError, "Animation.tracks must be a list");
-        return -1;
-    }
-    Py_ssize_t n = PyList_Size(a->tracks);
     ga_error err;
-    if (ga_clip_alloc_tracks(c, (uint32_t)n, &err)) {
-        raise_error(&err);
-        return -1;
+    Py_ssize_t n = 0;
+    if (clip_borrows(a)) {
+        c->tracks = a->orig.tracks;
+        c->ntracks = a->orig.ntracks;
+    } else {
+        if (!PyList_Check(a->tracks)) {
+            PyErr_SetString(PyExc_TypeError, "Animation.tracks must be a list");
+            return -1;
+        }
+        n = PyList_Size(a->tracks);
+        if (ga_clip_alloc_tracks(c, (uint32_t)n, &err)) {
+            raise_error(&err);
+            return -1;
+        }
     }
     size_t total = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
@@ -874,20 +913,21 @@ static int clip_from_python(AnimationObject *a, ga_clip *c)
             return -1;
         }
     }
+    int borrowed = clip_borrows(a);
     if (!PyList_Check(a->entries)) {
-        ga_clip_free(c);
+        clip_release(a, c, borrowed);
         PyErr_SetString(PyExc_TypeError, "Animation.entries must be a list");
         return -1;
     }
     Py_ssize_t ne = PyList_Size(a->entries);
     if (ga_clip_alloc_entries(c, (uint32_t)ne, &err)) {
-        ga_clip_free(c);
+        clip_release(a, c, borrowed);
         raise_error(&err);
         return -1;
     }
     for (Py_ssize_t i = 0; i < ne; i++) {
         if (dict_to_entry(PyList_GetItem(a->entries, i), i, &c->entries[i]) < 0) {
-            ga_clip_free(c);
+            clip_release(a, c, borrowed);
             return -1;
         }
     }
@@ -928,17 +968,9 @@ static int animation_fill(AnimationObject *a, const ga_clip *c)
     a->start_frame = c->start_frame;
     a->layout = c->layout;
     a->keyless_rule = c->keyless_rule;
-    PyObject *tracks = PyList_New((Py_ssize_t)c->ntracks);
-    if (!tracks) return -1;
-    for (uint32_t i = 0; i < c->ntracks; i++) {
-        PyObject *t = track_from_c(&c->tracks[i]);
-        if (!t) {
-            Py_DECREF(tracks);
-            return -1;
-        }
-        PyList_SetItem(tracks, i, t);
-    }
-    GA_SETREF(a->tracks, tracks);
+    /* Track objects are made on first access of Animation.tracks: loading
+     * then sampling or saving never builds them. */
+    Py_CLEAR(a->tracks);
     PyObject *entries = PyList_New((Py_ssize_t)c->nentries);
     if (!entries) return -1;
     for (uint32_t i = 0; i < c->nentries; i++) {
@@ -1249,7 +1281,10 @@ static PyObject *Animation_get_obj(PyObject *self, void *c)
 {
     AnimationObject *a = (AnimationObject *)self;
     switch ((intptr_t)c) {
-    case 0: return Py_NewRef(a->tracks);
+    case 0: {
+        PyObject *t = ensure_tracks(a);
+        return t ? Py_NewRef(t) : NULL;
+    }
     case 1: return Py_NewRef(a->entries);
     case 2: return Py_NewRef(a->compression);
     case 3: return PyDict_Copy(a->info);
@@ -1358,7 +1393,8 @@ static PyObject *Animation_repr(PyObject *self)
     PyObject *fc = PyFloat_FromDouble(a->frame_count);
     if (!fc) return NULL;
     PyObject *r = PyUnicode_FromFormat("<gameanim.Animation %s, %zd tracks, %S frames>", a->fmt->name,
-                                       PyList_Check(a->tracks) ? PyList_Size(a->tracks) : (Py_ssize_t)-1, fc);
+                                       a->tracks ? (PyList_Check(a->tracks) ? PyList_Size(a->tracks) : (Py_ssize_t)-1)
+                                                 : (Py_ssize_t)a->orig.ntracks, fc);
     Py_DECREF(fc);
     return r;
 }
@@ -1379,14 +1415,14 @@ static PyObject *Animation_sample(PyObject *self, PyObject *frames_obj)
     size_t total;
     if (ga_mul_size(c.ntracks, (size_t)nf, &total) || total > ((size_t)1 << 31)) {
         free(frames);
-        ga_clip_free(&c);
+        clip_release(a, &c, clip_borrows(a));
         PyErr_SetString(PyExc_ValueError, "too many values requested at once (tracks x frames)");
         return NULL;
     }
     float *out = malloc((total + 1) * sizeof(float));
     if (!out) {
         free(frames);
-        ga_clip_free(&c);
+        clip_release(a, &c, clip_borrows(a));
         return PyErr_NoMemory();
     }
     ga_error err;
@@ -1403,7 +1439,7 @@ static PyObject *Animation_sample(PyObject *self, PyObject *frames_obj)
     }
     Py_END_ALLOW_THREADS
     free(frames);
-    ga_clip_free(&c);
+    clip_release(a, &c, clip_borrows(a));
     if (rc) {
         free(out);
         return raise_error(&err);
@@ -1511,7 +1547,7 @@ static PyObject *Animation_to_bytes(PyObject *self, PyObject *args, PyObject *kw
     if (clip_from_python(a, &c) < 0) return NULL;
     int32_t *map = malloc(((size_t)c.ntracks + 1) * sizeof *map);
     if (!map) {
-        ga_clip_free(&c);
+        clip_release(a, &c, clip_borrows(a));
         return PyErr_NoMemory();
     }
     int unchanged = 0;
@@ -1579,7 +1615,7 @@ static PyObject *Animation_to_bytes(PyObject *self, PyObject *args, PyObject *kw
         if (rc) {
             ga_buf_free(&b);
             free(map);
-            ga_clip_free(&c);
+            clip_release(a, &c, clip_borrows(a));
             return raise_error(&err);
         }
         if (w) result = wrap_payload(w, b.data, b.len);
@@ -1587,7 +1623,7 @@ static PyObject *Animation_to_bytes(PyObject *self, PyObject *args, PyObject *kw
         ga_buf_free(&b);
     }
     free(map);
-    ga_clip_free(&c);
+    clip_release(a, &c, clip_borrows(a));
     if (!result) return NULL;
     PyObject *rd = report_to_dict(&rep);
     if (!rd) {
@@ -1651,6 +1687,10 @@ static PyObject *Animation_copy(PyObject *self, PyObject *unused)
     b->layout = a->layout;
     b->keyless_rule = a->keyless_rule;
     GA_SETREF(b->compression, Py_NewRef(a->compression));
+    if (!a->tracks) {
+        /* never touched: the copy decodes the same tracks lazily */
+        goto entries;
+    }
     PyObject *tracks = PyList_New(0);
     if (!tracks) goto fail;
     for (Py_ssize_t i = 0; i < PyList_Size(a->tracks); i++) {
@@ -1665,6 +1705,7 @@ static PyObject *Animation_copy(PyObject *self, PyObject *unused)
         Py_DECREF(tc);
     }
     GA_SETREF(b->tracks, tracks);
+entries:;
     PyObject *entries = PyList_New(0);
     if (!entries) goto fail;
     for (Py_ssize_t i = 0; i < PyList_Size(a->entries); i++) {
@@ -1692,8 +1733,10 @@ static PyObject *Animation_find(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOi:find", &target, &channel, &axis)) return NULL;
     int ch;
     if (parse_channel(channel, &ch) < 0) return NULL;
-    for (Py_ssize_t i = 0; i < PyList_Size(a->tracks); i++) {
-        PyObject *o = PyList_GetItem(a->tracks, i);
+    PyObject *tracks = ensure_tracks(a);
+    if (!tracks) return NULL;
+    for (Py_ssize_t i = 0; i < PyList_Size(tracks); i++) {
+        PyObject *o = PyList_GetItem(tracks, i);
         if (!PyObject_TypeCheck(o, TrackType)) continue;
         TrackObject *t = (TrackObject *)o;
         if (t->channel != ch || t->axis != axis) continue;
@@ -1722,7 +1765,7 @@ static PyObject *Animation_is_modified(PyObject *self, PyObject *unused)
     int same = c.ntracks == a->orig.ntracks && params_same(&c, &a->orig) && entries_same(&c, &a->orig);
     for (uint32_t i = 0; i < c.ntracks && same; i++)
         if (!ga_track_equal(&c.tracks[i], &a->orig.tracks[i])) same = 0;
-    ga_clip_free(&c);
+    clip_release(a, &c, clip_borrows(a));
     return PyBool_FromLong(!same);
 }
 
@@ -2477,7 +2520,7 @@ done:
     free(bb);
     free(samples);
     free(outbuf);
-    if (have_clip) ga_clip_free(&c);
+    if (have_clip) clip_release(a, &c, clip_borrows(a));
     Py_DECREF(bones);
     return result;
 }
