@@ -235,3 +235,53 @@ double ga_fcurve_eval(const float *co, const float *left, const float *right, co
     }
     return bezier_1d(y0, y1, y2, y3, s);
 }
+
+/* ga_track_eval over many frames.  Sorted keys let each frame start its
+ * search from the previous frame's segment, which makes ascending frame
+ * lists (the usual case) cost O(1) per frame; results are identical to
+ * ga_track_eval. */
+void ga_track_eval_many(const ga_track *t, const double *frames, size_t n, float *out)
+{
+    uint32_t nk = t->nkeys;
+    int sorted = 1;
+    for (uint32_t k = 1; k < nk && sorted; k++)
+        if (!(t->time[k - 1] <= t->time[k])) sorted = 0;
+    if (nk < 3 || !sorted) {
+        for (size_t i = 0; i < n; i++) out[i] = (float)ga_track_eval(t, frames[i]);
+        return;
+    }
+    uint32_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        double f = frames[i];
+        if (!(f >= (double)t->time[0])) {
+            out[i] = t->value[0];
+            continue;
+        }
+        if ((double)t->time[nk - 1] <= f) {
+            out[i] = t->value[nk - 1];
+            continue;
+        }
+        /* the last key with time <= f (what the bisection finds on sorted keys) */
+        if ((double)t->time[k] > f) k = 0;
+        while (k + 1 < nk && (double)t->time[k + 1] <= f) {
+            if (k + 9 < nk && (double)t->time[k + 8] <= f) {
+                k = ga_bisect(t->time, nk, f);
+                break;
+            }
+            k++;
+        }
+        double t0 = t->time[k], t1 = t->time[k + 1], v0 = t->value[k], v1 = t->value[k + 1];
+        switch (t->interp[k]) {
+        case GA_INTERP_CONSTANT:
+            out[i] = (float)v0;
+            break;
+        case GA_INTERP_LINEAR: {
+            double len = t1 - t0;
+            out[i] = (float)(len != 0.0 ? v0 + (v1 - v0) * ((f - t0) / len) : v0);
+            break;
+        }
+        default:
+            out[i] = (float)ga_hermite(f, t0, v0, t->out_slope[k], t1, v1, t->in_slope[k + 1]);
+        }
+    }
+}

@@ -226,6 +226,9 @@ double ga_hermite(double frame, double t0, double v0, double s0,
  * default when the track has no keys. */
 double ga_track_eval(const ga_track *t, double frame);
 
+/* ga_track_eval at n frames (fast for ascending frames). */
+void ga_track_eval_many(const ga_track *t, const double *frames, size_t n, float *out);
+
 /* Bezier form of a track for Blender: co, left and right handles as
  * (x, y) pairs.  Handles sit at one third of the neighbouring interval,
  * which makes the Bezier segment equal the Hermite segment exactly. */

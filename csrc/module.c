@@ -987,11 +987,16 @@ static int animation_fill(AnimationObject *a, const ga_clip *c)
 
 static PyObject *animation_from_data(PyObject *data_obj, const ga_decode_opts *opts)
 {
-    Py_buffer view;
-    if (PyObject_GetBuffer(data_obj, &view, PyBUF_SIMPLE) < 0) return NULL;
-    PyObject *bytes = PyBytes_FromStringAndSize(view.buf, view.len);
-    PyBuffer_Release(&view);
-    if (!bytes) return NULL;
+    PyObject *bytes;
+    if (PyBytes_CheckExact(data_obj)) {
+        bytes = Py_NewRef(data_obj); /* immutable: keep it as the original */
+    } else {
+        Py_buffer view;
+        if (PyObject_GetBuffer(data_obj, &view, PyBUF_SIMPLE) < 0) return NULL;
+        bytes = PyBytes_FromStringAndSize(view.buf, view.len);
+        PyBuffer_Release(&view);
+        if (!bytes) return NULL;
+    }
     char *data;
     Py_ssize_t size;
     PyBytes_AsStringAndSize(bytes, &data, &size);
@@ -1431,11 +1436,8 @@ static PyObject *Animation_sample(PyObject *self, PyObject *frames_obj)
     Py_BEGIN_ALLOW_THREADS
     for (uint32_t i = 0; i < c.ntracks && !rc; i++) {
         float *dst = out + (size_t)i * (size_t)nf;
-        if (fmt->sample) {
-            rc = fmt->sample(&c, i, frames, (size_t)nf, dst, &err);
-        } else {
-            for (Py_ssize_t k = 0; k < nf; k++) dst[k] = (float)ga_track_eval(&c.tracks[i], frames[k]);
-        }
+        if (fmt->sample) rc = fmt->sample(&c, i, frames, (size_t)nf, dst, &err);
+        else ga_track_eval_many(&c.tracks[i], frames, (size_t)nf, dst);
     }
     Py_END_ALLOW_THREADS
     free(frames);
@@ -2452,7 +2454,7 @@ static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
             } else if (fmt->sample) {
                 rc = fmt->sample(&c, (uint32_t)ti, frames, (size_t)nf, dst, &err);
             } else {
-                for (Py_ssize_t f = 0; f < nf; f++) dst[f] = (float)ga_track_eval(&c.tracks[ti], frames[f]);
+                ga_track_eval_many(&c.tracks[ti], frames, (size_t)nf, dst);
             }
         }
         if (rc) break;
