@@ -285,3 +285,72 @@ void ga_track_eval_many(const ga_track *t, const double *frames, size_t n, float
         }
     }
 }
+
+/* Slope of a Blender F-curve at a frame, from the left (side < 0) or the
+ * right (side > 0): the derivative of the segment that ends or starts there
+ * (dy/dx of the Bezier, shortened handles included), 0 outside the keys
+ * with constant extrapolation. */
+double ga_fcurve_slope(const float *co, const float *left, const float *right, const int32_t *interp, size_t n,
+                       double frame, int side, int linear_extrapolation)
+{
+    if (n < 2) return 0.0;
+    size_t last = n - 1;
+    double first_x = co[0], last_x = co[2 * last];
+    if (frame < first_x || (frame == first_x && side < 0)) {
+        if (!linear_extrapolation) return 0.0;
+        if (interp[0] == GA_INTERP_BEZIER) {
+            double dx = (double)co[0] - left[0];
+            return dx != 0.0 ? ((double)co[1] - left[1]) / dx : 0.0;
+        }
+        double dx = (double)co[2] - co[0];
+        return dx != 0.0 ? ((double)co[3] - co[1]) / dx : 0.0;
+    }
+    if (frame > last_x || (frame == last_x && side > 0)) {
+        if (!linear_extrapolation) return 0.0;
+        if (interp[last - 1] == GA_INTERP_BEZIER) {
+            double dx = (double)right[2 * last] - co[2 * last];
+            return dx != 0.0 ? ((double)right[2 * last + 1] - co[2 * last + 1]) / dx : 0.0;
+        }
+        double dx = (double)co[2 * last] - co[2 * last - 2];
+        return dx != 0.0 ? ((double)co[2 * last + 1] - co[2 * last - 1]) / dx : 0.0;
+    }
+    /* the segment: the one starting at the last key <= frame (right side),
+     * or ending at the first key >= frame (left side) */
+    size_t lo = 0, hi = last;
+    while (hi - lo > 1) {
+        size_t mid = (lo + hi) / 2;
+        if (co[2 * mid] < frame || (co[2 * mid] == frame && side > 0)) lo = mid;
+        else hi = mid;
+    }
+    double x0 = co[2 * lo], y0 = co[2 * lo + 1], x3 = co[2 * hi], y3 = co[2 * hi + 1];
+    if (interp[lo] == GA_INTERP_CONSTANT) return 0.0;
+    if (interp[lo] == GA_INTERP_LINEAR || x3 == x0) return x3 != x0 ? (y3 - y0) / (x3 - x0) : 0.0;
+    double x1 = right[2 * lo], y1 = right[2 * lo + 1];
+    double x2 = left[2 * hi], y2 = left[2 * hi + 1];
+    double h1x = x0 - x1, h1y = y0 - y1, h2x = x3 - x2, h2y = y3 - y2;
+    double len = x3 - x0, len1 = fabs(h1x), len2 = fabs(h2x);
+    if (len1 + len2 > 0.0 && len1 + len2 > len) {
+        double fac = len / (len1 + len2);
+        x1 = x0 - fac * h1x;
+        y1 = y0 - fac * h1y;
+        x2 = x3 - fac * h2x;
+        y2 = y3 - fac * h2y;
+    }
+    double a = 0.0, b = 1.0, s = (frame - x0) / len;
+    if (s < 0.0) s = 0.0;
+    if (s > 1.0) s = 1.0;
+    for (int it = 0; it < 60; it++) {
+        double x = bezier_1d(x0, x1, x2, x3, s);
+        if (fabs(x - frame) < 1e-12 * (1.0 + fabs(frame))) break;
+        if (x < frame) a = s;
+        else b = s;
+        double u = 1.0 - s;
+        double dx = 3.0 * (u * u * (x1 - x0) + 2.0 * u * s * (x2 - x1) + s * s * (x3 - x2));
+        double ns = dx > 0.0 ? s - (x - frame) / dx : -1.0;
+        s = (ns > a && ns < b) ? ns : 0.5 * (a + b);
+    }
+    double u = 1.0 - s;
+    double dxs = 3.0 * (u * u * (x1 - x0) + 2.0 * u * s * (x2 - x1) + s * s * (x3 - x2));
+    double dys = 3.0 * (u * u * (y1 - y0) + 2.0 * u * s * (y2 - y1) + s * s * (y3 - y2));
+    return dxs != 0.0 ? dys / dxs : 0.0;
+}

@@ -2,11 +2,9 @@
  * tolerance.  Used when a baked or hand-made curve is exported to a format
  * with Hermite keys (BCK, BTK), so that the file holds keys, not frames.
  *
- * The method is a recursive subdivision (as Douglas-Peucker does for
- * polylines): start with the first and last sample as keys, evaluate the
- * Hermite segment between two keys at every sample in between, and when the
- * worst one is off by more than the tolerance make it a key and split
- * there.  Slopes come from the samples (a five-point stencil on even spacing,
+ * The method walks forward: from each key, the next key is the farthest
+ * sample that a single Hermite segment reaches while passing within the
+ * tolerance of every sample in between.  Slopes are the caller's (the curve's own derivatives) or come from the samples (a five-point stencil on even spacing,
  * the parabola through three samples otherwise, one-sided at the ends).  Keys at neighbouring samples reproduce both samples exactly,
  * so the process always ends, at worst with every sample a key. */
 #include "gameanim.h"
@@ -30,8 +28,20 @@ static double slope_at(const double *t, const double *v, size_t n, size_t i)
     return (-h1 / (h0 * (h0 + h1))) * v[i - 1] + ((h1 - h0) / (h0 * h1)) * v[i] + (h0 / (h1 * (h0 + h1))) * v[i + 1];
 }
 
-int ga_fit_hermite(const double *time, const double *value, size_t n, double tol, ga_track *out,
-                   ga_error *err)
+/* Does the Hermite segment from sample a to sample b pass within tol of
+ * every sample in between? */
+static int segment_fits(const double *t, const double *v, const double *sin, const double *sout, size_t a, size_t b,
+                        double tol)
+{
+    for (size_t i = a + 1; i < b; i++) {
+        double h = ga_hermite(t[i], t[a], v[a], sout[a], t[b], v[b], sin[b]);
+        if (!(fabs(h - v[i]) <= tol)) return 0; /* NaN fails too */
+    }
+    return 1;
+}
+
+int ga_fit_hermite(const double *time, const double *value, const double *in_slope, const double *out_slope,
+                   size_t n, double tol, ga_track *out, ga_error *err)
 {
     if (n > GA_MAX_KEYS_TOTAL)
         return ga_fail(err, GA_ERR_LIMIT, "", "samples", -1, "%zu samples exceed the key limit", n);
@@ -40,43 +50,43 @@ int ga_fit_hermite(const double *time, const double *value, size_t n, double tol
         if (!(time[i] > time[i - 1]))
             return ga_fail(err, GA_ERR_ARG, "", "times", -1, "sample times must increase (sample %zu)", i);
     uint8_t *key = calloc(n ? n : 1, 1);
-    double *slope = malloc((n ? n : 1) * sizeof *slope);
-    size_t *stack = malloc((2 * n + 2) * sizeof *stack);
-    if (!key || !slope || !stack) {
+    double *sin = malloc((n ? n : 1) * sizeof *sin), *sout = malloc((n ? n : 1) * sizeof *sout);
+    if (!key || !sin || !sout) {
         free(key);
-        free(slope);
-        free(stack);
+        free(sin);
+        free(sout);
         return ga_nomem(err, "");
     }
-    for (size_t i = 0; i < n; i++) slope[i] = slope_at(time, value, n, i);
-    if (n == 2) slope[0] = slope[1] = (value[1] - value[0]) / (time[1] - time[0]);
+    /* Slopes the caller knows (the derivatives of the curve being reduced,
+     * one-sided at corners) beat estimates from the samples. */
+    for (size_t i = 0; i < n; i++) {
+        double est = slope_at(time, value, n, i);
+        sin[i] = in_slope ? in_slope[i] : est;
+        sout[i] = out_slope ? out_slope[i] : est;
+    }
+    if (n == 2 && !in_slope && !out_slope) sin[0] = sin[1] = sout[0] = sout[1] = (value[1] - value[0]) / (time[1] - time[0]);
     size_t nkeys = 0;
     if (n) {
-        key[0] = key[n - 1] = 1;
-        size_t sp = 0;
-        if (n > 2) {
-            stack[sp++] = 0;
-            stack[sp++] = n - 1;
-        }
-        while (sp) {
-            size_t b = stack[--sp], a = stack[--sp];
-            double worst = 0.0;
-            size_t at = 0;
-            for (size_t i = a + 1; i < b; i++) {
-                double h = ga_hermite(time[i], time[a], value[a], slope[a], time[b], value[b], slope[b]);
-                double e = fabs(h - value[i]);
-                if (!(e <= worst)) { /* also catches NaN */
-                    worst = e;
-                    at = i;
-                }
+        /* Greedy forward: from each key, reach as far as a single Hermite
+         * segment stays within the tolerance (galloping, then bisecting),
+         * and put the next key there.  A segment between neighbouring
+         * samples has nothing to miss, so the walk always advances. */
+        key[0] = 1;
+        size_t a = 0;
+        while (a + 1 < n) {
+            size_t good = a + 1, probe = a + 2;
+            while (probe < n && segment_fits(time, value, sin, sout, a, probe, tol)) {
+                good = probe;
+                probe = a + 2 * (probe - a);
             }
-            if (at && !(worst <= tol)) {
-                key[at] = 1;
-                stack[sp++] = a;
-                stack[sp++] = at;
-                stack[sp++] = at;
-                stack[sp++] = b;
+            size_t bad = probe < n ? probe : n;
+            while (bad - good > 1) {
+                size_t mid = good + (bad - good) / 2;
+                if (segment_fits(time, value, sin, sout, a, mid, tol)) good = mid;
+                else bad = mid;
             }
+            key[good] = 1;
+            a = good;
         }
         for (size_t i = 0; i < n; i++) nkeys += key[i];
     }
@@ -87,13 +97,14 @@ int ga_fit_hermite(const double *time, const double *value, size_t n, double tol
             if (!key[i]) continue;
             out->time[k] = (float)time[i];
             out->value[k] = (float)value[i];
-            out->in_slope[k] = out->out_slope[k] = (float)slope[i];
+            out->in_slope[k] = (float)sin[i];
+            out->out_slope[k] = (float)sout[i];
             out->interp[k] = nkeys == 1 ? GA_INTERP_CONSTANT : GA_INTERP_BEZIER;
             k++;
         }
     }
     free(key);
-    free(slope);
-    free(stack);
+    free(sin);
+    free(sout);
     return rc;
 }

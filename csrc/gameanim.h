@@ -240,13 +240,18 @@ void ga_track_bezier(const ga_track *t, double value_scale, double value_offset,
  * frame, as Blender evaluates it; constant or linear extrapolation. */
 double ga_fcurve_eval(const float *co, const float *left, const float *right, const int32_t *interp,
                       size_t n, double frame, int linear_extrapolation);
+/* Its slope at a frame, from the left (side < 0) or the right (side > 0). */
+double ga_fcurve_slope(const float *co, const float *left, const float *right, const int32_t *interp, size_t n,
+                       double frame, int side, int linear_extrapolation);
 
 /* Fits cubic Hermite keys to samples (time[i], value[i]), i < n, sorted by
  * time, so that the curve stays within tolerance of every sample.  Keys are
- * a subset of the sample times; the first and last are always kept.  The
- * result is written into out (allocated).  See csrc/fit.c. */
-int ga_fit_hermite(const double *time, const double *value, size_t n, double tolerance, ga_track *out,
-                   ga_error *err);
+ * a subset of the sample times; the first and last are always kept.
+ * in_slope / out_slope: the curve's derivatives at the samples, or NULL to
+ * estimate them from the samples.  The result is written into out
+ * (allocated).  See csrc/fit.c. */
+int ga_fit_hermite(const double *time, const double *value, const double *in_slope, const double *out_slope,
+                   size_t n, double tolerance, ga_track *out, ga_error *err);
 
 /* Game frame clock: frame after `ticks` updates of J3DFrameCtrl. */
 double ga_j3d_frame_at(double ticks, double duration, int loop, double rate);

@@ -941,21 +941,34 @@ static int encode_track(const ga_track *t, int btk, int frac, int orig_type, dou
     for (uint32_t k = 0; dense && k + 1 < t->nkeys; k++)
         if (t->interp[k] != GA_INTERP_LINEAR || !(t->time[k + 1] > t->time[k])) dense = 0;
     if (!dense) return encode_track_keys(t, btk, frac, orig_type, seq, count, type, rep, err);
-    double *tt = malloc(t->nkeys * sizeof *tt), *vv = malloc(t->nkeys * sizeof *vv);
-    if (!tt || !vv) {
+    /* A sampled track may carry the slopes of the curve it was sampled
+     * from (an exporter knows them); then they guide the fit. */
+    int has_slopes = 0;
+    for (uint32_t k = 0; k < t->nkeys && !has_slopes; k++)
+        if (t->in_slope[k] != 0.0f || t->out_slope[k] != 0.0f) has_slopes = 1;
+    size_t nb = t->nkeys * sizeof(double);
+    double *tt = malloc(nb), *vv = malloc(nb), *si = malloc(nb), *so = malloc(nb);
+    if (!tt || !vv || !si || !so) {
         free(tt);
         free(vv);
+        free(si);
+        free(so);
         return ga_nomem(err, btk ? "btk" : "bck");
     }
     for (uint32_t k = 0; k < t->nkeys; k++) {
         tt[k] = t->time[k];
         vv[k] = t->value[k];
+        si[k] = t->in_slope[k];
+        so[k] = t->out_slope[k];
     }
     ga_track fitted;
     memset(&fitted, 0, sizeof fitted);
-    int rc = ga_fit_hermite(tt, vv, t->nkeys, tolerance, &fitted, err);
+    int rc = ga_fit_hermite(tt, vv, has_slopes ? si : NULL, has_slopes ? so : NULL, t->nkeys, tolerance, &fitted,
+                            err);
     free(tt);
     free(vv);
+    free(si);
+    free(so);
     if (rc) return rc;
     fitted.target = t->target;
     fitted.channel = t->channel;

@@ -601,32 +601,40 @@ static PyObject *Track_copy(PyObject *self, PyObject *unused)
 
 static PyObject *Track_fit(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"tolerance", NULL};
+    static char *kwlist[] = {"tolerance", "use_slopes", NULL};
     double tol;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "d:fit", kwlist, &tol)) return NULL;
+    int use_slopes = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "d|$p:fit", kwlist, &tol, &use_slopes)) return NULL;
     ga_track c;
     if (track_to_c(self, 0, &c) < 0) return NULL;
     size_t n = c.nkeys;
     double *t = malloc((n + 1) * sizeof *t), *v = malloc((n + 1) * sizeof *v);
-    if (!t || !v) {
+    double *si = malloc((n + 1) * sizeof *si), *so = malloc((n + 1) * sizeof *so);
+    if (!t || !v || !si || !so) {
         free(t);
         free(v);
+        free(si);
+        free(so);
         ga_track_free(&c);
         return PyErr_NoMemory();
     }
     for (size_t i = 0; i < n; i++) {
         t[i] = c.time[i];
         v[i] = c.value[i];
+        si[i] = c.in_slope[i];
+        so[i] = c.out_slope[i];
     }
     ga_track out;
     memset(&out, 0, sizeof out);
     ga_error err;
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = ga_fit_hermite(t, v, n, tol, &out, &err);
+    rc = ga_fit_hermite(t, v, use_slopes ? si : NULL, use_slopes ? so : NULL, n, tol, &out, &err);
     Py_END_ALLOW_THREADS
     free(t);
     free(v);
+    free(si);
+    free(so);
     ga_track_free(&c);
     if (rc) return raise_error(&err);
     out.channel = (uint8_t)((TrackObject *)self)->channel;
@@ -663,9 +671,10 @@ static PyMethodDef Track_methods[] = {
      "evaluate(frames) -> array('f'): the curve at the frames (generic rules: hold outside the keys)."},
     {"copy", Track_copy, METH_NOARGS, "A deep copy of the track."},
     {"fit", (PyCFunction)(void (*)(void))Track_fit, METH_VARARGS | METH_KEYWORDS,
-     "fit(tolerance) -> Track\n\nKey reduction: cubic Hermite (BEZIER) keys chosen among this track's keys "
-     "(treated as samples, times increasing) so that the curve passes within `tolerance` of every sample.  The "
-     "first and last samples are always keys; slopes come from neighbouring samples."},
+     "fit(tolerance, *, use_slopes=False) -> Track\n\nKey reduction: cubic Hermite (BEZIER) keys chosen among "
+     "this track's keys (treated as samples, times increasing) so that the curve passes within `tolerance` of "
+     "every sample.  The first and last samples are always keys.  Slopes come from neighbouring samples, or with "
+     "use_slopes=True from the track's own in_slopes / out_slopes (the derivatives of the curve it samples)."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -2626,11 +2635,13 @@ static int float_buffer(PyObject *obj, const char *code, Py_ssize_t itemsize, co
 static PyObject *mod_evaluate_fcurve(PyObject *mod, PyObject *args, PyObject *kw)
 {
     (void)mod;
-    static char *kwlist[] = {"co", "handle_left", "handle_right", "interpolation", "frames", "extrapolation", NULL};
+    static char *kwlist[] = {"co", "handle_left", "handle_right", "interpolation", "frames", "extrapolation",
+                             "slopes", NULL};
     PyObject *co_o, *l_o, *r_o, *i_o, *f_o;
     const char *extrap = "CONSTANT";
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|s:evaluate_fcurve", kwlist, &co_o, &l_o, &r_o, &i_o, &f_o,
-                                     &extrap))
+    int want_slopes = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "OOOOO|s$p:evaluate_fcurve", kwlist, &co_o, &l_o, &r_o, &i_o, &f_o,
+                                     &extrap, &want_slopes))
         return NULL;
     int linear = 0;
     if (strcmp(extrap, "LINEAR") == 0) linear = 1;
@@ -2665,6 +2676,28 @@ static PyObject *mod_evaluate_fcurve(PyObject *mod, PyObject *args, PyObject *kw
     for (Py_ssize_t i = 0; i < nf; i++)
         out[i] = (float)ga_fcurve_eval(v[0].buf, v[1].buf, v[2].buf, v[3].buf, (size_t)n, frames[i], linear);
     res = new_array("f", out, nf * 4);
+    if (res && want_slopes) {
+        float *sl = malloc((size_t)(2 * nf + 1) * sizeof(float));
+        if (!sl) {
+            free(out);
+            Py_CLEAR(res);
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (Py_ssize_t i = 0; i < nf; i++) {
+            sl[i] = (float)ga_fcurve_slope(v[0].buf, v[1].buf, v[2].buf, v[3].buf, (size_t)n, frames[i], -1, linear);
+            sl[nf + i] = (float)ga_fcurve_slope(v[0].buf, v[1].buf, v[2].buf, v[3].buf, (size_t)n, frames[i], 1, linear);
+        }
+        PyObject *li = new_array("f", sl, nf * 4), *ri = new_array("f", sl + nf, nf * 4);
+        free(sl);
+        if (!li || !ri) {
+            Py_XDECREF(li);
+            Py_XDECREF(ri);
+            Py_CLEAR(res);
+        } else {
+            res = Py_BuildValue("(NNN)", res, li, ri);
+        }
+    }
     free(out);
 done:
     free(frames);
@@ -2833,10 +2866,12 @@ static PyMethodDef module_methods[] = {
      "pre = rest_local.inverted(), post = None; for Banjo-Kazooie deltas pre = Q.inverted(), post = Q with Q the "
      "bone's rest rotation in armature space."},
     {"evaluate_fcurve", (PyCFunction)(void (*)(void))mod_evaluate_fcurve, METH_VARARGS | METH_KEYWORDS,
-     "evaluate_fcurve(co, handle_left, handle_right, interpolation, frames, extrapolation='CONSTANT') -> array('f')"
-     "\n\nEvaluates a Blender F-curve from its keyframe buffers (as keyframe_points.foreach_get gives them: x, y "
-     "pairs as float32 and the interpolation codes as int32) at the frames, the way Blender does (Bezier handles "
-     "shortened where they overlap in time)."},
+     "evaluate_fcurve(co, handle_left, handle_right, interpolation, frames, extrapolation='CONSTANT', *, "
+     "slopes=False) -> array('f')\n\nEvaluates a Blender F-curve from its keyframe buffers (as "
+     "keyframe_points.foreach_get gives them: x, y pairs as float32 and the interpolation codes as int32) at the "
+     "frames, the way Blender does (Bezier handles shortened where they overlap in time).  With slopes=True "
+     "returns (values, left_slopes, right_slopes): the curve's derivative per frame arriving at and leaving each "
+     "frame (they differ at corners), ready for Track(..., in_slopes, out_slopes) and fit(use_slopes=True)."},
     {"local_from_basis", (PyCFunction)(void (*)(void))mod_local_from_basis, METH_VARARGS | METH_KEYWORDS,
      "local_from_basis(pre, post, location, rotation, scale, rotation_mode='QUATERNION', translation_scale=1.0) "
      "-> dict\n\nThe inverse of bake_pose for one bone: per-frame pose-basis channels (location: 3 sequences, "

@@ -185,3 +185,45 @@ def quat_order(e, order):
 
 def quat_xyz(x, y, z):
     return quat_order((x, y, z), "XYZ")
+
+
+def test_fit_with_the_curves_own_slopes_needs_fewer_keys():
+    frames = [float(i) for i in range(121)]
+    values = [math.sin(f / 9.0) for f in frames]
+    slopes = [math.cos(f / 9.0) / 9.0 for f in frames]
+    dense = gameanim.Track(0, "translation", 0, frames, values, slopes, slopes, interpolation=gameanim.LINEAR)
+    est = dense.fit(1e-4)
+    known = dense.fit(1e-4, use_slopes=True)
+    assert len(known) < len(est)
+    assert list(known.in_slopes) == pytest.approx([math.cos(t / 9.0) / 9.0 for t in known.times], abs=1e-6)
+    got = known.evaluate(frames)
+    assert max(abs(g - v) for g, v in zip(got, array.array("f", values))) <= 1.01e-4
+    # a corner: different slopes on each side are kept as in/out slopes
+    corner = gameanim.Track(0, "translation", 0, [0, 1, 2, 3, 4], [0, 1, 2, 1, 0], [1, 1, 1, -1, -1],
+                            [1, 1, -1, -1, -1], interpolation=gameanim.LINEAR)
+    f = corner.fit(1e-6, use_slopes=True)
+    assert list(f.times) == [0, 2, 4]
+    assert (f.in_slopes[1], f.out_slopes[1]) == (1.0, -1.0)
+
+
+def test_evaluate_fcurve_slopes_are_the_curves_derivatives():
+    t = gameanim.Track(0, "translation", 0, [0, 8, 16, 24], [0, 1, -0.5, 2], [0, 0.1, 0.2, -0.1], [0.3, 0.1, 0.2, 0],
+                       interpolation=[gameanim.BEZIER, gameanim.LINEAR, gameanim.BEZIER, gameanim.BEZIER])
+    co, left, right, interp = t.bezier()
+    frames = [float(i) for i in range(25)]
+    values, sl, sr = gameanim.evaluate_fcurve(co, left, right, interp, frames, slopes=True)
+    eps = 1e-3
+    fwd = gameanim.evaluate_fcurve(co, left, right, interp, [f + eps for f in frames])
+    back = gameanim.evaluate_fcurve(co, left, right, interp, [f - eps for f in frames])
+    for k, f in enumerate(frames):
+        if 0 < f < 24:
+            assert sl[k] == pytest.approx((values[k] - back[k]) / eps, abs=2e-3)
+        if f < 24:
+            assert sr[k] == pytest.approx((fwd[k] - values[k]) / eps, abs=2e-3)
+    # at the key at frame 8 the curve has a corner: Hermite slope in, chord slope out
+    assert sl[8] == pytest.approx(0.1, abs=1e-5) and sr[8] == pytest.approx((-0.5 - 1) / 8, abs=1e-5)
+    # outside the keys, constant extrapolation: flat
+    assert sl[0] == 0.0 and sr[24] == 0.0
+    # sampled with its slopes, a piecewise cubic curve reduces to about its own keys
+    dense = gameanim.Track(0, "translation", 0, frames, values, sl, sr)
+    assert len(dense.fit(1e-4, use_slopes=True)) <= 6
