@@ -11,7 +11,7 @@ targets="$*"
 [ -n "$targets" ] || targets="bck btk bca bk jba lz77 yaz0 yay0 rarezip load"
 secs=$((mins * 60))
 for t in $targets; do
-    sh "$here/fuzz/run.sh" "$secs" "$t" || { echo "campaign: fuzz_$t FAILED"; exit 1; }
+    JOBS=1 sh "$here/fuzz/run.sh" "$secs" "$t" || { echo "campaign: fuzz_$t FAILED"; exit 1; }
     log="$here/fuzz/build/fuzz_$t.log"
     execs=$(grep "stat::number_of_executed_units" "$log" | awk '{print $2}')
     last=$(grep -E "^#[0-9]+" "$log" | tail -1)
