@@ -352,9 +352,11 @@ static int bca_decode(const uint8_t *data, size_t size, const ga_decode_opts *op
             memset(ref[ch] + cc, 1, values_needed(n, blk[4 * s], blk[4 * s + 1]));
         }
     }
-    for (int i = 0; i < 3; i++)
-        for (uint32_t k = 0; k < lay.pool_n[i]; k++)
-            if (!ref[i][k]) raw->unref[i]++;
+    for (int i = 0; i < 3; i++) {
+        uint32_t unref = 0;
+        for (uint32_t k = 0; k < lay.pool_n[i]; k++) unref += ref[i][k] == 0; /* (vectorises) */
+        raw->unref[i] = unref;
+    }
 
     run = malloc(((size_t)n + 1) * sizeof *run);
     if (!run) {
@@ -393,11 +395,12 @@ static int bca_decode(const uint8_t *data, size_t size, const ga_decode_opts *op
             uint32_t nk = bb == 0 ? 1 : n;
             rc = ga_track_alloc(t, nk, err);
             if (rc) goto fail_clip;
-            for (uint32_t f = 0; f < nk; f++) {
-                t->time[f] = (float)f;
-                t->value[f] = value_of((int)ch, game_sample((int)ch, n, f, aa, bb, run));
-                t->interp[f] = bb == 0 ? GA_INTERP_CONSTANT : GA_INTERP_LINEAR;
-            }
+            for (uint32_t f = 0; f < nk; f++) t->time[f] = (float)f;
+            memset(t->interp, bb == 0 ? GA_INTERP_CONSTANT : GA_INTERP_LINEAR, nk);
+            if (bb != 0 && aa == 0) /* a value per frame: the sampler reads run[f] */
+                for (uint32_t f = 0; f < nk; f++) t->value[f] = value_of((int)ch, run[f]);
+            else
+                for (uint32_t f = 0; f < nk; f++) t->value[f] = value_of((int)ch, game_sample((int)ch, n, f, aa, bb, run));
         }
     }
     for (int i = 0; i < 3; i++) free(ref[i]);

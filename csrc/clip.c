@@ -28,11 +28,7 @@ void ga_clip_init(ga_clip *c, const char *format)
 void ga_track_free(ga_track *t)
 {
     free(t->target_name);
-    free(t->time);
-    free(t->value);
-    free(t->in_slope);
-    free(t->out_slope);
-    free(t->interp);
+    free(t->time); /* the whole key block (ga_track_alloc) */
     t->target_name = NULL;
     t->time = t->value = t->in_slope = t->out_slope = NULL;
     t->interp = NULL;
@@ -77,22 +73,21 @@ int ga_track_alloc(ga_track *t, uint32_t nkeys, ga_error *err)
     if (nkeys > GA_MAX_KEYS_TOTAL)
         return ga_fail(err, GA_ERR_LIMIT, "", "key count", -1,
                        "%u keys exceed the limit of %u", nkeys, GA_MAX_KEYS_TOTAL);
+    /* One block per track: times, values, in and out slopes, then the
+     * interpolation codes (ga_track_free frees it through t->time). */
     size_t n = nkeys ? nkeys : 1;
-    t->time = malloc(n * sizeof(float));
-    t->value = malloc(n * sizeof(float));
-    t->in_slope = calloc(n, sizeof(float));
-    t->out_slope = calloc(n, sizeof(float));
-    t->interp = calloc(n, 1);
-    if (!t->time || !t->value || !t->in_slope || !t->out_slope || !t->interp) {
-        free(t->time);
-        free(t->value);
-        free(t->in_slope);
-        free(t->out_slope);
-        free(t->interp);
+    float *block = malloc(n * (4 * sizeof(float) + 1));
+    if (!block) {
         t->time = t->value = t->in_slope = t->out_slope = NULL;
         t->interp = NULL;
         return ga_nomem(err, "");
     }
+    t->time = block;
+    t->value = block + n;
+    t->in_slope = block + 2 * n;
+    t->out_slope = block + 3 * n;
+    t->interp = (uint8_t *)(block + 4 * n);
+    memset(t->in_slope, 0, n * (2 * sizeof(float) + 1)); /* slopes and codes start at zero */
     t->nkeys = nkeys;
     return GA_OK;
 }

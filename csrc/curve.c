@@ -52,7 +52,7 @@ double ga_track_eval(const ga_track *t, double frame)
         return v0;
     case GA_INTERP_LINEAR: {
         double len = t1 - t0;
-        if (!(len != 0.0)) return v0;
+        if (!(len != 0.0) || frame == t0) return v0; /* on the key: its value, even next to an infinite one */
         return v0 + (v1 - v0) * ((frame - t0) / len);
     }
     default:
@@ -243,9 +243,11 @@ double ga_fcurve_eval(const float *co, const float *left, const float *right, co
 void ga_track_eval_many(const ga_track *t, const double *frames, size_t n, float *out)
 {
     uint32_t nk = t->nkeys;
-    int sorted = 1;
-    for (uint32_t k = 1; k < nk && sorted; k++)
+    int sorted = 1, strict = 1;
+    for (uint32_t k = 1; k < nk && sorted; k++) {
         if (!(t->time[k - 1] <= t->time[k])) sorted = 0;
+        if (!(t->time[k - 1] < t->time[k])) strict = 0;
+    }
     if (nk < 3 || !sorted) {
         for (size_t i = 0; i < n; i++) out[i] = (float)ga_track_eval(t, frames[i]);
         return;
@@ -253,6 +255,17 @@ void ga_track_eval_many(const ga_track *t, const double *frames, size_t n, float
     uint32_t k = 0;
     for (size_t i = 0; i < n; i++) {
         double f = frames[i];
+        /* Per-frame keys (key j at frame j) sampled at whole frames: with
+         * strictly increasing times key j is the segment start, so the
+         * value is the key's own (what the search below would find). */
+        if (strict && f >= 0.0 && f < (double)nk) {
+            uint32_t j = (uint32_t)f;
+            if ((double)j == f && (double)t->time[j] == f && t->interp[j] != GA_INTERP_BEZIER) {
+                out[i] = t->value[j];
+                k = j;
+                continue;
+            }
+        }
         if (!(f >= (double)t->time[0])) {
             out[i] = t->value[0];
             continue;
@@ -270,7 +283,13 @@ void ga_track_eval_many(const ga_track *t, const double *frames, size_t n, float
             }
             k++;
         }
-        double t0 = t->time[k], t1 = t->time[k + 1], v0 = t->value[k], v1 = t->value[k + 1];
+        double t0 = t->time[k];
+        if (f == t0 && t->interp[k] != GA_INTERP_BEZIER) {
+            /* on a key (per-frame tracks sampled at their frames): v0 + 0 */
+            out[i] = t->value[k];
+            continue;
+        }
+        double t1 = t->time[k + 1], v0 = t->value[k], v1 = t->value[k + 1];
         switch (t->interp[k]) {
         case GA_INTERP_CONSTANT:
             out[i] = (float)v0;

@@ -149,6 +149,8 @@ typedef struct ga_track {
     uint8_t channel;     /* ga_channel */
     uint8_t axis;        /* 0..2, or 0..3 for quaternions */
     uint32_t nkeys;
+    /* The five key arrays share one block from ga_track_alloc, which
+     * starts at `time` (ga_track_free frees only that pointer). */
     float *time;         /* frame of each key */
     float *value;
     float *in_slope;     /* value units per frame, arriving at the key */

@@ -73,9 +73,40 @@ static PyObject *raise_error(const ga_error *e)
 /* ------------------------------------------------------------------ */
 /* array helpers                                                       */
 
+/* One-item zero arrays ('f', 'i', 'B', 'd'): repeating one makes a new
+ * array of any length without building a bytes object first. */
+static PyObject *ZeroArrays[4];
+static const char ZeroCodes[4] = {'f', 'i', 'B', 'd'};
+
+/* A new array of n zero items of `code`, and its writable buffer in
+ * *view (release it once the items are written). */
+static PyObject *alloc_array(const char *code, Py_ssize_t n, Py_buffer *view)
+{
+    PyObject *zero = NULL;
+    for (int i = 0; i < 4; i++)
+        if (code[0] == ZeroCodes[i] && code[1] == 0) zero = ZeroArrays[i];
+    if (!zero) {
+        PyErr_Format(PyExc_SystemError, "no array code '%s'", code);
+        return NULL;
+    }
+    PyObject *arr = PySequence_Repeat(zero, n);
+    if (!arr) return NULL;
+    if (PyObject_GetBuffer(arr, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
+    return arr;
+}
+
 static PyObject *new_array(const char *code, const void *data, Py_ssize_t nbytes)
 {
-    return PyObject_CallFunction(ArrayType, "sy#", code, (const char *)data, nbytes);
+    Py_buffer view;
+    Py_ssize_t item = code[0] == 'B' ? 1 : code[0] == 'd' ? 8 : 4;
+    PyObject *arr = alloc_array(code, nbytes / item, &view);
+    if (!arr) return NULL;
+    if (nbytes) memcpy(view.buf, data, (size_t)nbytes);
+    PyBuffer_Release(&view);
+    return arr;
 }
 
 static int is_array_of(PyObject *obj, const char *code)
@@ -138,7 +169,54 @@ typedef struct {
     int axis;
     PyObject *arrays[4]; /* times, values, in_slopes, out_slopes: array('f') */
     PyObject *interp;    /* array('B') */
+    /* A decoded track keeps its keys in one C block (times, values, in
+     * and out slopes, then the codes) until something asks for the arrays:
+     * loading, sampling, baking or Track.bezier never build them.  NULL
+     * once the arrays exist (then the arrays are the truth). */
+    float *keys;
+    uint32_t nkeys;
 } TrackObject;
+
+/* The keys of a track that still has its C block, as a ga_track (the
+ * arrays point into the block: read only, never ga_track_free it). */
+static void lazy_view(const TrackObject *t, ga_track *v)
+{
+    memset(v, 0, sizeof *v);
+    v->channel = (uint8_t)t->channel;
+    v->axis = (uint8_t)t->axis;
+    v->target = -1;
+    size_t n = t->nkeys;
+    v->nkeys = t->nkeys;
+    v->time = t->keys;
+    v->value = t->keys + n;
+    v->in_slope = t->keys + 2 * n;
+    v->out_slope = t->keys + 3 * n;
+    v->interp = (uint8_t *)(t->keys + 4 * n);
+}
+
+/* Turns a track's C block into its arrays (once). */
+static int track_materialise(TrackObject *t)
+{
+    if (!t->keys) return 0;
+    ga_track v;
+    lazy_view(t, &v);
+    Py_ssize_t n = t->nkeys;
+    PyObject *arrs[5];
+    const float *src[4] = {v.time, v.value, v.in_slope, v.out_slope};
+    for (int i = 0; i < 5; i++) {
+        arrs[i] = i < 4 ? new_array("f", src[i], n * 4) : new_array("B", v.interp, n);
+        if (!arrs[i]) {
+            for (int j = 0; j < i; j++) Py_DECREF(arrs[j]);
+            return -1;
+        }
+    }
+    for (int i = 0; i < 4; i++) GA_SETREF(t->arrays[i], arrs[i]);
+    GA_SETREF(t->interp, arrs[4]);
+    free(t->keys);
+    t->keys = NULL;
+    t->nkeys = 0;
+    return 0;
+}
 
 static const char *const array_names[4] = {"times", "values", "in_slopes", "out_slopes"};
 
@@ -198,13 +276,15 @@ static void Track_dealloc(PyObject *self)
     Py_XDECREF(t->target);
     for (int i = 0; i < 4; i++) Py_XDECREF(t->arrays[i]);
     Py_XDECREF(t->interp);
+    free(t->keys);
     PyTypeObject *tp = Py_TYPE(self);
     freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
     f(self);
     Py_DECREF(tp);
 }
 
-/* Builds a Track object from a C track (copies the keys). */
+/* Builds a Track object from a C track (copies the keys into the
+ * track's C block; the arrays are made on first access). */
 static PyObject *track_from_c(const ga_track *c)
 {
     TrackObject *t = track_alloc();
@@ -216,15 +296,21 @@ static PyObject *track_from_c(const ga_track *c)
     } else {
         t->target = PyLong_FromLong(c->target);
     }
-    Py_ssize_t n = c->nkeys;
-    const float *src[4] = {c->time, c->value, c->in_slope, c->out_slope};
-    for (int i = 0; i < 4 && t->target; i++) {
-        t->arrays[i] = new_array("f", src[i], n * 4);
-        if (!t->arrays[i]) goto fail;
-    }
     if (!t->target) goto fail;
-    t->interp = new_array("B", c->interp, n);
-    if (!t->interp) goto fail;
+    size_t n = c->nkeys;
+    t->keys = malloc(n * 17 + 1);
+    if (!t->keys) {
+        PyErr_NoMemory();
+        goto fail;
+    }
+    t->nkeys = c->nkeys;
+    if (n) {
+        memcpy(t->keys, c->time, n * 4);
+        memcpy(t->keys + n, c->value, n * 4);
+        memcpy(t->keys + 2 * n, c->in_slope, n * 4);
+        memcpy(t->keys + 3 * n, c->out_slope, n * 4);
+        memcpy(t->keys + 4 * n, c->interp, n);
+    }
     return (PyObject *)t;
 fail:
     Py_DECREF(t);
@@ -354,6 +440,26 @@ static int track_to_c(PyObject *obj, Py_ssize_t index, ga_track *c)
     } else {
         c->target = (int32_t)PyLong_AsLong(t->target);
     }
+    if (t->keys) {
+        /* decoded keys, valid by construction */
+        ga_track v;
+        lazy_view(t, &v);
+        ga_error err;
+        if (ga_track_alloc(c, v.nkeys, &err)) {
+            ga_track_free(c);
+            PyErr_NoMemory();
+            return -1;
+        }
+        size_t n = v.nkeys;
+        if (n) {
+            memcpy(c->time, v.time, n * 4);
+            memcpy(c->value, v.value, n * 4);
+            memcpy(c->in_slope, v.in_slope, n * 4);
+            memcpy(c->out_slope, v.out_slope, n * 4);
+            memcpy(c->interp, v.interp, n);
+        }
+        return 0;
+    }
     Py_buffer views[5];
     int got = 0;
     Py_ssize_t n = -1;
@@ -464,6 +570,7 @@ static PyObject *Track_get_array(PyObject *self, void *c)
 {
     intptr_t i = (intptr_t)c;
     TrackObject *t = (TrackObject *)self;
+    if (track_materialise(t) < 0) return NULL;
     return Py_NewRef(i == 4 ? t->interp : t->arrays[i]);
 }
 
@@ -475,6 +582,7 @@ static int Track_set_array(PyObject *self, PyObject *v, void *c)
         PyErr_SetString(PyExc_AttributeError, "cannot delete key arrays");
         return -1;
     }
+    if (track_materialise(t) < 0) return -1;
     PyObject *arr = as_array(v, i == 4 ? "B" : "f", i == 4 ? "interpolation" : array_names[i]);
     if (!arr) return -1;
     if (i == 4) GA_SETREF(t->interp, arr);
@@ -484,14 +592,18 @@ static int Track_set_array(PyObject *self, PyObject *v, void *c)
 
 static Py_ssize_t Track_len(PyObject *self)
 {
-    return PyObject_Length(((TrackObject *)self)->arrays[0]);
+    TrackObject *t = (TrackObject *)self;
+    if (t->keys) return (Py_ssize_t)t->nkeys;
+    return PyObject_Length(t->arrays[0]);
 }
 
 static PyObject *Track_repr(PyObject *self)
 {
     TrackObject *t = (TrackObject *)self;
+    Py_ssize_t n = Track_len(self);
+    if (n < 0) return NULL;
     return PyUnicode_FromFormat("<gameanim.Track target=%R %s[%d] %zd keys>", t->target, channel_names[t->channel],
-                                t->axis, PyObject_Length(t->arrays[0]));
+                                t->axis, n);
 }
 
 static PyObject *Track_bezier(PyObject *self, PyObject *args, PyObject *kw)
@@ -499,34 +611,31 @@ static PyObject *Track_bezier(PyObject *self, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"value_scale", "value_offset", "time_scale", "time_offset", NULL};
     double vs = 1.0, vo = 0.0, ts = 1.0, to = 0.0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|dddd:bezier", kwlist, &vs, &vo, &ts, &to)) return NULL;
+    TrackObject *t = (TrackObject *)self;
     ga_track c;
-    if (track_to_c(self, 0, &c) < 0) return NULL;
-    size_t n = c.nkeys;
-    float *buf = malloc((6 * n + 1) * sizeof(float));
-    int32_t *ip = malloc((n + 1) * sizeof(int32_t));
-    if (!buf || !ip) {
-        free(buf);
-        free(ip);
-        ga_track_free(&c);
-        return PyErr_NoMemory();
+    int lazy = t->keys != NULL;
+    if (lazy) lazy_view(t, &c); /* the track's own block: nothing to copy */
+    else if (track_to_c(self, 0, &c) < 0) return NULL;
+    Py_ssize_t n = (Py_ssize_t)c.nkeys;
+    PyObject *out[4] = {NULL, NULL, NULL, NULL};
+    Py_buffer v[4];
+    int got = 0;
+    for (; got < 4; got++) {
+        out[got] = alloc_array(got < 3 ? "f" : "i", got < 3 ? 2 * n : n, &v[got]);
+        if (!out[got]) break;
     }
-    ga_track_bezier(&c, vs, vo, ts, to, buf, buf + 2 * n, buf + 4 * n);
-    for (size_t k = 0; k < n; k++) ip[k] = c.interp[k];
-    PyObject *co = new_array("f", buf, (Py_ssize_t)(2 * n * 4));
-    PyObject *l = new_array("f", buf + 2 * n, (Py_ssize_t)(2 * n * 4));
-    PyObject *r = new_array("f", buf + 4 * n, (Py_ssize_t)(2 * n * 4));
-    PyObject *i = new_array("i", ip, (Py_ssize_t)(n * 4));
-    free(buf);
-    free(ip);
-    ga_track_free(&c);
-    if (!co || !l || !r || !i) {
-        Py_XDECREF(co);
-        Py_XDECREF(l);
-        Py_XDECREF(r);
-        Py_XDECREF(i);
+    if (got == 4) {
+        ga_track_bezier(&c, vs, vo, ts, to, v[0].buf, v[1].buf, v[2].buf);
+        int32_t *ip = v[3].buf;
+        for (Py_ssize_t k = 0; k < n; k++) ip[k] = c.interp[k];
+    }
+    for (int k = 0; k < got; k++) PyBuffer_Release(&v[k]);
+    if (!lazy) ga_track_free(&c);
+    if (got < 4) {
+        for (int k = 0; k < got; k++) Py_DECREF(out[k]);
         return NULL;
     }
-    return Py_BuildValue("(NNNN)", co, l, r, i);
+    return Py_BuildValue("(NNNN)", out[0], out[1], out[2], out[3]);
 }
 
 /* Reads frames: a number or any iterable / buffer of numbers. */
@@ -568,22 +677,23 @@ static PyObject *Track_evaluate(PyObject *self, PyObject *frames_obj)
     double *frames;
     Py_ssize_t n;
     if (read_frames(frames_obj, &frames, &n) < 0) return NULL;
+    TrackObject *t = (TrackObject *)self;
     ga_track c;
-    if (track_to_c(self, 0, &c) < 0) {
+    int lazy = t->keys != NULL;
+    if (lazy) lazy_view(t, &c);
+    else if (track_to_c(self, 0, &c) < 0) {
         free(frames);
         return NULL;
     }
-    float *out = malloc((size_t)(n + 1) * sizeof(float));
-    if (!out) {
-        free(frames);
-        ga_track_free(&c);
-        return PyErr_NoMemory();
+    Py_buffer view;
+    PyObject *res = alloc_array("f", n, &view);
+    if (res) {
+        float *out = view.buf;
+        for (Py_ssize_t i = 0; i < n; i++) out[i] = (float)ga_track_eval(&c, frames[i]);
+        PyBuffer_Release(&view);
     }
-    for (Py_ssize_t i = 0; i < n; i++) out[i] = (float)ga_track_eval(&c, frames[i]);
-    PyObject *res = new_array("f", out, n * 4);
-    free(out);
     free(frames);
-    ga_track_free(&c);
+    if (!lazy) ga_track_free(&c);
     return res;
 }
 
@@ -1433,12 +1543,15 @@ static PyObject *Animation_sample(PyObject *self, PyObject *frames_obj)
         PyErr_SetString(PyExc_ValueError, "too many values requested at once (tracks x frames)");
         return NULL;
     }
-    float *out = malloc((total + 1) * sizeof(float));
-    if (!out) {
+    /* the values go straight into the result array's buffer */
+    Py_buffer view;
+    PyObject *res = alloc_array("f", (Py_ssize_t)total, &view);
+    if (!res) {
         free(frames);
         clip_release(a, &c, clip_borrows(a));
-        return PyErr_NoMemory();
+        return NULL;
     }
+    float *out = view.buf;
     ga_error err;
     int rc = GA_OK;
     const ga_format *fmt = a->fmt;
@@ -1449,14 +1562,13 @@ static PyObject *Animation_sample(PyObject *self, PyObject *frames_obj)
         else ga_track_eval_many(&c.tracks[i], frames, (size_t)nf, dst);
     }
     Py_END_ALLOW_THREADS
+    PyBuffer_Release(&view);
     free(frames);
     clip_release(a, &c, clip_borrows(a));
     if (rc) {
-        free(out);
+        Py_DECREF(res);
         return raise_error(&err);
     }
-    PyObject *res = new_array("f", out, (Py_ssize_t)(total * 4));
-    free(out);
     return res;
 }
 
@@ -2929,6 +3041,11 @@ PyMODINIT_FUNC PyInit_gameanim(void)
     ArrayType = PyObject_GetAttrString(array, "array");
     Py_DECREF(array);
     if (!ArrayType) goto fail;
+    for (int i = 0; i < 4; i++) {
+        char code[2] = {ZeroCodes[i], 0};
+        ZeroArrays[i] = PyObject_CallFunction(ArrayType, "s(i)", code, 0);
+        if (!ZeroArrays[i]) goto fail;
+    }
     FormatError = new_exception(m, "FormatError", PyExc_ValueError,
                                 "The bytes are not a valid animation file.  Attributes: format, field, offset.");
     EncodeError = new_exception(m, "EncodeError", PyExc_ValueError,

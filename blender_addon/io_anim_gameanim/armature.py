@@ -74,11 +74,67 @@ def _root_bone(arm):
     return (with_children or roots)[0]
 
 
-def match_bones(anim, arm_obj, mode, id_property="gameanim_bone_id"):
+class RigIndex:
+    """What the importer reads from one armature, once for all the files
+    of an import: the bones in order, the tables of each matching mode and
+    each bone's rest data (built on first use).  The armature must not
+    change while the index is in use."""
+
+    def __init__(self, arm_obj):
+        self.arm_obj = arm_obj
+        self.bones = list(arm_obj.data.bones)
+        self._by_id = {}
+        self._names = None
+        self._rest = {}
+
+    def by_id(self, id_property):
+        """({id: bone name}, notes about IDs shared by several bones)."""
+        got = self._by_id.get(id_property)
+        if got is None:
+            by_id, notes = {}, []
+            pose_bones = self.arm_obj.pose.bones
+            for b in self.bones:
+                value = b.get(id_property)
+                if value is None:
+                    pb = pose_bones.get(b.name)
+                    value = pb.get(id_property) if pb is not None else None
+                try:
+                    key = int(value)
+                except (TypeError, ValueError):
+                    continue
+                if key in by_id:
+                    notes.append(f"bones {by_id[key]!r} and {b.name!r} share {id_property} = {key}; using the first")
+                    continue
+                by_id[key] = b.name
+            got = self._by_id[id_property] = (by_id, notes)
+        return got
+
+    def names(self):
+        """(exact {name: name}, tolerant {normalised: name}, root bone or None)."""
+        if self._names is None:
+            exact = {b.name: b.name for b in self.bones}
+            tolerant = {}
+            for b in self.bones:
+                tolerant.setdefault(normalise_name(b.name), b.name)
+            self._names = (exact, tolerant, _root_bone(self.arm_obj.data))
+        return self._names
+
+    def rest(self, bone_name, fmt, up_axis):
+        """bone_rest() of a bone, cached."""
+        key = (bone_name, fmt in ABSOLUTE_FORMATS, up_axis)
+        got = self._rest.get(key)
+        if got is None:
+            got = self._rest[key] = bone_rest(self.arm_obj.data.bones[bone_name], fmt, UP_MATRICES[up_axis])
+        return got
+
+
+def match_bones(anim, arm_obj, mode, id_property="gameanim_bone_id", index=None):
     """{target: bone name} for the targets that found a bone, the list of
-    targets that did not, and notes (duplicates)."""
-    arm = arm_obj.data
-    bones = list(arm.bones)
+    targets that did not, and notes (duplicates).  index: a RigIndex of
+    arm_obj to reuse (one is made when None)."""
+    if index is None:
+        index = RigIndex(arm_obj)
+    bones = index.bones
     targets = anim_targets(anim)
     mapping, unmatched, notes = {}, [], []
     if mode == "INDEX":
@@ -88,20 +144,8 @@ def match_bones(anim, arm_obj, mode, id_property="gameanim_bone_id"):
             else:
                 unmatched.append(t)
     elif mode == "ID":
-        by_id = {}
-        for b in bones:
-            value = b.get(id_property)
-            if value is None:
-                pb = arm_obj.pose.bones.get(b.name)
-                value = pb.get(id_property) if pb is not None else None
-            try:
-                key = int(value)
-            except (TypeError, ValueError):
-                continue
-            if key in by_id:
-                notes.append(f"bones {by_id[key]!r} and {b.name!r} share {id_property} = {key}; using the first")
-                continue
-            by_id[key] = b.name
+        by_id, id_notes = index.by_id(id_property)
+        notes.extend(id_notes)
         for t in targets:
             name = by_id.get(t) if isinstance(t, int) else None
             if name is None:
@@ -109,10 +153,7 @@ def match_bones(anim, arm_obj, mode, id_property="gameanim_bone_id"):
             else:
                 mapping[t] = name
     else:  # NAME
-        exact = {b.name: b.name for b in bones}
-        tolerant = {}
-        for b in bones:
-            tolerant.setdefault(normalise_name(b.name), b.name)
+        exact, tolerant, root = index.names()
         gods = []
         for t in targets:
             candidates = [t] if isinstance(t, str) else index_bone_names(anim.format, t)
@@ -128,7 +169,6 @@ def match_bones(anim, arm_obj, mode, id_property="gameanim_bone_id"):
         # JBA's root channel: Bip01 in the GR2 rigs, else the rig's root,
         # unless another channel already drives that bone
         taken = set(mapping.values())
-        root = _root_bone(arm)
         for t in gods:
             name = tolerant.get("bip01")
             if name is None or name in taken:
@@ -321,15 +361,15 @@ def bake_spec(fmt, rl, q_rest):
     return _flat(q_rest.inverted()), _flat(q_rest)
 
 
-def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None):
+def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None):
     """Plans every curve of `anim` on arm_obj: {target: bone} in mapping.
     modes: optional {target: 'exact' | 'baked'} that overrides the choice
-    (the export passes what the import chose).  Returns (BoneWriteResult,
-    [BonePlan]) without touching Blender data."""
+    (the export passes what the import chose).  index: a RigIndex of
+    arm_obj to reuse.  Returns (BoneWriteResult, [BonePlan]) without
+    touching Blender data."""
     gameanim = native.require()
     res = BoneWriteResult()
     fmt = anim.format
-    up = UP_MATRICES[opts.up_axis]
     k = opts.translation_scale
     is_delta = fmt not in ABSOLUTE_FORMATS
     arm = arm_obj.data
@@ -340,9 +380,11 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None):
 
     plans = []
     euler, bake = [], []
+    if index is None:
+        index = RigIndex(arm_obj)
     for target, bone_name in mapping.items():
         bone = arm.bones[bone_name]
-        rl, q_rest, identity = bone_rest(bone, fmt, up)
+        rl, q_rest, identity = index.rest(bone_name, fmt, opts.up_axis)
         m = q_rest if is_delta else rl
         why = ("armature-space rest rotation is not the identity" if is_delta
                else "rest rotation relative to the parent is not the identity")
@@ -364,28 +406,30 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None):
                                  f"{why} ({math.degrees(rotation_angle(m)):.3g} degrees)"))
 
     # exact Euler bones: the file's keys, one curve per channel
+    t_scale, t_offset, t_start = tm.scale, tm.offset, tm.start
     for plan in euler:
         bone_name = plan.bone
         rest_t = plan.rest_local.to_translation()
+        paths = {ch: pose_path(bone_name, prop) for ch, prop in CHANNEL_PATH.items()}
+        out = plan.curves
         have = set()
-        for t in by_target.get(plan.target, []):
-            if t.channel not in CHANNEL_PATH or t.axis > 2:
+        for t in by_target.get(plan.target, ()):
+            ch, axis = t.channel, t.axis
+            if ch not in CHANNEL_PATH or axis > 2:
                 continue
-            have.add((t.channel, t.axis))
+            have.add((ch, axis))
             vs, vo = 1.0, 0.0
-            if t.channel == "translation":
+            if ch == "translation":
                 vs = k
-                vo = 0.0 if is_delta else -rest_t[t.axis]
-            path = pose_path(bone_name, CHANNEL_PATH[t.channel])
+                vo = 0.0 if is_delta else -rest_t[axis]
             source = ("track", t, vs, vo)
             if len(t) == 0:
-                cp = curves.plan_constant(path, t.axis, bone_name, tm.start, CHANNEL_DEFAULT[t.channel] * vs + vo,
-                                          source)
+                cp = curves.plan_constant(paths[ch], axis, bone_name, t_start, CHANNEL_DEFAULT[ch] * vs + vo, source)
             else:
-                cp, added = curves.plan_track(path, t.axis, bone_name, t.bezier(vs, vo, tm.scale, tm.offset), tm,
+                cp, added = curves.plan_track(paths[ch], axis, bone_name, t.bezier(vs, vo, t_scale, t_offset), tm,
                                               source)
                 res.period_keys |= added
-            plan.curves.append(cp)
+            out.append(cp)
         # channels the file does not animate hold the format's default
         for ch in ("scale", "rotation", "translation"):
             for axis in range(3):
@@ -395,8 +439,8 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None):
                 if ch == "translation":
                     vs = k
                     vo = 0.0 if is_delta else -rest_t[axis]
-                plan.curves.append(curves.plan_constant(pose_path(bone_name, CHANNEL_PATH[ch]), axis, bone_name,
-                                                        tm.start, value * vs + vo, ("default", ch, axis, vs, vo)))
+                out.append(curves.plan_constant(paths[ch], axis, bone_name, t_start, value * vs + vo,
+                                                ("default", ch, axis, vs, vo)))
         res.rotation_modes[bone_name] = "XYZ"
         res.exact.append(bone_name)
         res.bones[str(plan.target)] = [bone_name, "exact"]
@@ -411,8 +455,10 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None):
             spec.append((ROOT_MOTION, None, None))
         baked = gameanim.bake_pose(anim, spec, tm.bake_frames(), translation_scale=k, time_scale=tm.scale,
                                    time_offset=tm.offset)
+        # every buffer of one bake has the same frames
+        distinct = compat.times_distinct(baked[0][0]) if baked else True
         for plan, bufs in zip(bake, baked):
-            plan.curves = _plan_trs(bufs, lambda p, b=plan.bone: pose_path(b, p), plan.bone, tm)
+            plan.curves = _plan_trs(bufs, lambda p, b=plan.bone: pose_path(b, p), plan.bone, tm, distinct)
             res.rotation_modes[plan.bone] = "QUATERNION"
             if plan.exact:
                 res.exact.append(plan.bone)
@@ -423,7 +469,7 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None):
             plans.append(plan)
         if root_motion:
             plan = BonePlan(ROOT_MOTION, "", "bake", None, None)
-            plan.curves = _plan_trs(baked[-1], lambda p: p, "Object Transforms", tm)
+            plan.curves = _plan_trs(baked[-1], lambda p: p, "Object Transforms", tm, distinct)
             res.rotation_modes[""] = "QUATERNION"
             plans.append(plan)
     if ROOT_MOTION in by_target and not root_motion:
@@ -439,17 +485,18 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None):
     return res, plans
 
 
-def apply(anim, arm_obj, sink, opts, tm, fr):
+def apply(anim, arm_obj, sink, opts, tm, fr, index=None):
     """Writes `anim` into `sink` (the action's channelbag for arm_obj).
-    Fills the file report; returns a BoneWriteResult."""
+    Fills the file report; returns a BoneWriteResult.  index: a RigIndex
+    of arm_obj shared by the files of one import."""
     mode = opts.bone_match_for(anim.format)
-    mapping, unmatched, notes = match_bones(anim, arm_obj, mode, opts.id_property)
+    if index is None:
+        index = RigIndex(arm_obj)
+    mapping, unmatched, notes = match_bones(anim, arm_obj, mode, opts.id_property, index)
     fr.unmatched.extend(target_label(t) for t in unmatched)
     fr.notes.extend(notes)
-    res, plans = plan_bones(anim, arm_obj, mapping, opts, tm)
-    for plan in plans:
-        for cp in plan.curves:
-            curves.write_plan(sink, cp)
+    res, plans = plan_bones(anim, arm_obj, mapping, opts, tm, index=index)
+    curves.write_plans(sink, [cp for plan in plans for cp in plan.curves])
     fr.exact.extend(res.exact)
     fr.baked.extend(res.baked)
     fr.notes.extend(res.notes)
@@ -476,12 +523,12 @@ def _uniform_scale(tracks):
 TRS_PATHS = [("location", 3), ("rotation_quaternion", 4), ("scale", 3)]
 
 
-def _plan_trs(bufs, path_of, group, tm):
+def _plan_trs(bufs, path_of, group, tm, distinct=None):
     out = []
     i = 0
     for prop, n in TRS_PATHS:
         for axis in range(n):
-            out.append(curves.plan_baked(path_of(prop), axis, group, bufs[i], tm, ("baked", prop, axis)))
+            out.append(curves.plan_baked(path_of(prop), axis, group, bufs[i], tm, ("baked", prop, axis), distinct))
             i += 1
     return [cp for cp in out if cp is not None]
 

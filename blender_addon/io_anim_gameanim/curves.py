@@ -62,9 +62,24 @@ class TimeMap:
         return (scene_frame - self.offset) / self.scale
 
 
+_LITTLE = array("i", [1]).tobytes()[0] == 1
+
+
 def _constant_values(co):
+    """Whether the values of flat (x, y) pairs are all equal (as numbers:
+    0.0 and -0.0 are equal), more than one key.  Works on the bytes: no
+    Python object per key."""
     values = co[1::2]
-    return len(values) > 1 and min(values) == max(values)
+    n = len(values)
+    if n < 2:
+        return False
+    raw = values.tobytes()
+    if raw == raw[:4] * n:
+        return True
+    # equal as numbers but not as bits: only zeros of both signs
+    top = raw[3::4] if _LITTLE else raw[0::4]
+    rest = raw[0::4] + raw[1::4] + raw[2::4] if _LITTLE else raw[1::4] + raw[2::4] + raw[3::4]
+    return rest.count(0) == len(rest) and not top.translate(None, b"\x00\x80")
 
 
 def add_period_keys(co, left, right, interp, tm):
@@ -109,9 +124,13 @@ class CurvePlan:
     action's curves, so the two can never disagree about what "unchanged"
     means.  `source` says where the curve came from (for the export)."""
 
-    __slots__ = ("path", "index", "group", "co", "left", "right", "interp", "cycles", "source")
+    __slots__ = ("path", "index", "group", "co", "left", "right", "interp", "cycles", "source", "distinct",
+                 "bezier")
 
-    def __init__(self, path, index, group, co, interp, left=None, right=None, cycles=None, source=None):
+    def __init__(self, path, index, group, co, interp, left=None, right=None, cycles=None, source=None,
+                 distinct=None, bezier=None):
+        self.distinct = distinct  # no two keys share a time (None: not known yet)
+        self.bezier = bezier      # some segment is BEZIER (None: not known yet)
         self.path = path
         self.index = index
         self.group = group
@@ -130,35 +149,57 @@ class CurvePlan:
         return f"<CurvePlan {self.path}[{self.index}] {len(self.interp)} keys>"
 
 
+_BEZIER_CODE = array("i", (compat.INTERP["BEZIER"],)).tobytes()
+
+
 def plan_track(path, index, group, bez, tm, source=None):
     """bez: Track.bezier(...) output (co, left, right, interpolation); held
     keys for a Cycles period added."""
     co, left, right, interp = bez
-    co, left, right, interp, added = add_period_keys(co, left, right, interp, tm)
-    cycles = tm.cycles if tm.cycles and len(interp) > 1 else None
-    plan = CurvePlan(path, index, group, co, interp, left, right, cycles, source)
+    added = False
+    cycles = tm.cycles
+    if cycles is not None and len(interp) > 1:
+        co, left, right, interp, added = add_period_keys(co, left, right, interp, tm)
+    else:
+        cycles = None
+    # (a byte search: the codes are 0..2, so a match is always aligned)
+    plan = CurvePlan(path, index, group, co, interp, left, right, cycles, source,
+                     bezier=_BEZIER_CODE in interp.tobytes())
     return plan, added
 
 
 def plan_constant(path, index, group, frame, value, source=None):
-    return CurvePlan(path, index, group, array("f", (frame, value)), array("i", (CONSTANT,)), source=source)
+    return CurvePlan(path, index, group, array("f", (frame, value)), array("i", (CONSTANT,)), source=source,
+                     distinct=True, bezier=False)
 
 
-def plan_baked(path, index, group, co, tm, source=None):
+def plan_baked(path, index, group, co, tm, source=None, distinct=None):
     """co: flat (frame, value) pairs from gameanim.bake_pose.  LINEAR keys;
-    a channel that never changes becomes one key."""
+    a channel that never changes becomes one key.  distinct: whether the
+    frames are distinct (the same for every channel of one bake, so the
+    caller finds it once)."""
     n = len(co) // 2
     if n == 0:
         return None
     if _constant_values(co):
         return plan_constant(path, index, group, co[0], co[1], source)
-    return CurvePlan(path, index, group, co, array("i", (LINEAR,)) * n, cycles=tm.cycles or None, source=source)
+    return CurvePlan(path, index, group, co, array("i", (LINEAR,)) * n, cycles=tm.cycles or None, source=source,
+                     distinct=distinct, bezier=False)
+
+
+def write_plans(sink, plans):
+    """write_plan for many plans (one sink)."""
+    write_keys = compat.write_keys
+    new = sink.new_fcurve
+    for plan in plans:
+        write_keys(new(plan.path, plan.index, plan.group), plan.co, plan.interp, plan.left, plan.right,
+                   plan.distinct, plan.bezier, plan.cycles)
 
 
 def write_plan(sink, plan):
-    """Creates the plan's F-curve in sink and fills it."""
+    """Creates the plan's F-curve in sink and fills it (and its Cycles
+    modifier)."""
     fc = sink.new_fcurve(plan.path, plan.index, plan.group)
-    compat.write_keys(fc, plan.co, plan.interp, plan.left, plan.right)
-    if plan.cycles:
-        compat.add_cycles(fc, mirror=plan.cycles == "MIRROR")
+    compat.write_keys(fc, plan.co, plan.interp, plan.left, plan.right, distinct=plan.distinct, bezier=plan.bezier,
+                      cycles=plan.cycles)
     return fc

@@ -155,6 +155,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
 
     owners_seen = set()
     first_range = None
+    rig_indexes = {}  # one RigIndex per armature for all the files
     for i, (fr, anim, path) in enumerate(loaded):
         if progress:
             progress(i, len(loaded), path, "import")
@@ -164,7 +165,10 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
                 made = _import_btk(anim, path, mats, opts, tm, fr)
             else:
                 arm_obj = target_arm if target_arm is not None else new_rigs[anim.format]
-                made = _import_skeletal(anim, path, arm_obj, opts, tm, fr)
+                index = rig_indexes.get(arm_obj.as_pointer())
+                if index is None:
+                    index = rig_indexes[arm_obj.as_pointer()] = armature.RigIndex(arm_obj)
+                made = _import_skeletal(anim, path, arm_obj, opts, tm, fr, index)
         except Exception as e:  # a broken file or rig must not stop the batch
             fr.error = f"{type(e).__name__}: {e}"
             continue
@@ -195,10 +199,10 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
     return result
 
 
-def _import_skeletal(anim, path, arm_obj, opts, tm, fr):
+def _import_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
     action = compat.new_action(action_name_for(path))
     sink = compat.CurveSink(action, "OBJECT", arm_obj.name)
-    res = armature.apply(anim, arm_obj, sink, opts, tm, fr)
+    res = armature.apply(anim, arm_obj, sink, opts, tm, fr, index)
     fr.owners.append(arm_obj.name)
     _store_source(action, anim, path, opts, tm, {
         "options": {"bone_match": opts.bone_match_for(anim.format), "id_property": opts.id_property},

@@ -1,0 +1,573 @@
+"""Blender benchmarks of the add-on: import of the large animation (exact
+and baked), bulk import of many files, export in every format, and the
+peak memory of the large import.
+
+    python3 bench/bench_blender.py --gameanim <build dir> [--json out.json]      # bpy module (Blender 5.0)
+    blender -b --factory-startup --python-exit-code 1 --python bench/bench_blender.py -- \\
+        --gameanim <build dir> [--json out.json]                                  # a Blender binary
+
+Options: --only large,bulk,export,memory (default all); --repeat N (best of
+N, default 3); --bulk N (files, default 500); --naive-keys K (keys the
+keyframe_insert baseline writes before it is scaled, default 120000; 0 =
+every key); --quick (small sizes, for a smoke run).
+
+What is compared (each ratio in one run, best of --repeat):
+
+* import: api.import_files() of one file onto a 100-bone rig (identity
+  rest rotations, so the automatic mode is exact);
+* floor: the same F-curves written with no decoding at all: the key
+  buffers are read back (foreach_get) from the imported action beforehand;
+  the floor makes the action, its curves (fcurves.new), keys
+  (keyframe_points.add), foreach_set of co, interpolation, handles and
+  handle types where the import writes them, update() and the same Cycles
+  modifiers — the Blender work the same result needs;
+* naive: what older add-ons do: per key, set the pose bone's property and
+  keyframe_insert(); then per key interpolation and FREE handles; the
+  same curves and modifiers.  It is run on every n-th curve (whole curves,
+  at least --naive-keys keys) and scaled by the key count (stated in the
+  output) unless --naive-keys 0.
+"""
+import gc
+import json
+import math
+import os
+import platform
+import re
+import subprocess
+import sys
+import time
+from array import array
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+OUT = os.path.join(HERE, "out")
+
+
+def _args():
+    argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
+    opts = {"only": "large,bulk,export,memory", "repeat": 3, "bulk": 500, "naive_keys": 120000, "json": None,
+            "gameanim": None, "quick": False, "child": None}
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        key = a.lstrip("-").replace("-", "_")
+        if key == "quick":
+            opts["quick"] = True
+            i += 1
+            continue
+        if key not in opts:
+            raise SystemExit(f"unknown option {a}")
+        val = argv[i + 1]
+        opts[key] = int(val) if key in ("repeat", "bulk", "naive_keys") else val
+        i += 2
+    return opts
+
+
+OPTS = _args()
+if OPTS["gameanim"]:
+    sys.path.insert(0, os.path.abspath(OPTS["gameanim"]))
+for d in (os.path.join(ROOT, "blender_addon"), HERE):
+    if d not in sys.path:
+        sys.path.insert(0, d)
+
+import bpy  # noqa: E402
+
+import benchdata  # noqa: E402
+import gameanim  # noqa: E402
+from io_anim_gameanim import api, compat  # noqa: E402
+
+IS_MODULE = not os.path.basename(bpy.app.binary_path or "").startswith("blender") or bpy.app.binary_path == ""
+VARIANT = f"Blender {bpy.app.version_string} ({'bpy module' if IS_MODULE else 'binary'})"
+
+
+# ---------------------------------------------------------------------------
+# Scene helpers
+
+
+def reset():
+    bpy.ops.wm.read_factory_settings(use_empty=True)
+    gc.collect()
+
+
+def make_rig(nbones, name="Rig"):
+    """nbones unparented bones along +Y with identity rest rotations:
+    bone_000 ... in index order, gameanim_bone_id = index + 1 (the
+    Banjo-Kazooie files use IDs from 1), names as the JBA files use."""
+    arm = bpy.data.armatures.new(name)
+    obj = bpy.data.objects.new(name, arm)
+    bpy.context.scene.collection.objects.link(obj)
+    bpy.context.view_layer.objects.active = obj
+    bpy.ops.object.mode_set(mode="EDIT")
+    for i, n in enumerate(benchdata.bone_names(nbones)):
+        eb = arm.edit_bones.new(n)
+        eb.head = (0.3 * i, 0.0, 0.0)
+        eb.tail = (0.3 * i, 0.2, 0.0)
+    bpy.ops.object.mode_set(mode="OBJECT")
+    for i, b in enumerate(arm.bones):
+        b["gameanim_bone_id"] = i + 1
+    return obj
+
+
+def make_materials(n):
+    mats = []
+    for i in range(n):
+        m = bpy.data.materials.new(benchdata.bulk_material(i))
+        tree = compat.material_node_tree(m)
+        tex = tree.nodes.new("ShaderNodeTexImage")
+        bsdf = next((nd for nd in tree.nodes if nd.type == "BSDF_PRINCIPLED"), None)
+        if bsdf is not None:
+            tree.links.new(tex.outputs["Color"], bsdf.inputs["Base Color"])
+        mats.append(m)
+    return mats
+
+
+def remove_actions(actions):
+    for a in list(actions):
+        bpy.data.actions.remove(a)
+
+
+def best_of(fn, repeat, before=None, after=None):
+    best, last = float("inf"), None
+    for _ in range(repeat):
+        if before:
+            before()
+        gc.collect()
+        t0 = time.perf_counter()
+        last = fn()
+        dt = time.perf_counter() - t0
+        best = min(best, dt)
+        if after:
+            after(last)
+    return best, last
+
+
+def rss_kib(field):
+    with open("/proc/self/status") as f:
+        for line in f:
+            if line.startswith(field + ":"):
+                return int(line.split()[1])
+    return 0
+
+
+def reset_peak():
+    """Resets VmHWM (Linux >= 4.0): the peak from here on."""
+    try:
+        with open("/proc/self/clear_refs", "w") as f:
+            f.write("5")
+        return True
+    except OSError:
+        return False
+
+
+# ---------------------------------------------------------------------------
+# Reading curves back (the floor's ready buffers)
+
+
+class CurveData:
+    __slots__ = ("path", "index", "group", "co", "interp", "left", "right", "bezier", "cycles", "update", "n")
+
+
+def read_action(action, owner_type="OBJECT"):
+    """Every curve of an action as ready buffers."""
+    out = []
+    for fc in compat.action_fcurves(action):
+        kp = fc.keyframe_points
+        n = len(kp)
+        c = CurveData()
+        c.path, c.index = fc.data_path, fc.array_index
+        c.group = fc.group.name if fc.group is not None else ""
+        c.n = n
+        c.co = array("f", bytes(8 * n))
+        kp.foreach_get("co", c.co)
+        c.interp = array("i", bytes(4 * n))
+        kp.foreach_get("interpolation", c.interp)
+        c.bezier = compat.INTERP["BEZIER"] in c.interp
+        c.left = c.right = None
+        if c.bezier:
+            c.left = array("f", bytes(8 * n))
+            c.right = array("f", bytes(8 * n))
+            kp.foreach_get("handle_left", c.left)
+            kp.foreach_get("handle_right", c.right)
+        mods = [m for m in fc.modifiers if m.type == "CYCLES"]
+        c.cycles = mods[0].mode_before if mods else None
+        xs = c.co[0::2]
+        c.update = len(set(xs)) == n
+        out.append(c)
+    return out
+
+
+def keys_in(curves):
+    return sum(c.n for c in curves)
+
+
+def floor_write(curves, owner, id_type="OBJECT", name="floor"):
+    """The same curves from ready buffers: the least Blender work for the
+    same result (no decoding, no planning)."""
+    action = bpy.data.actions.new(name)
+    sink = compat.CurveSink(action, id_type, owner.name)
+    for c in curves:
+        fc = sink.new_fcurve(c.path, c.index, c.group)
+        if c.cycles:
+            mod = fc.modifiers.new("CYCLES")
+            mod.mode_before = mod.mode_after = c.cycles
+        kp = fc.keyframe_points
+        kp.add(c.n)
+        kp.foreach_set("co", c.co)
+        kp.foreach_set("interpolation", c.interp)
+        if c.bezier:
+            compat.set_handles_free(kp, c.n, c.interp)
+            kp.foreach_set("handle_left", c.left)
+            kp.foreach_set("handle_right", c.right)
+        if c.update:
+            fc.update()
+    return action
+
+
+_PATH = re.compile(r'^pose\.bones\["((?:[^"\\]|\\.)*)"\]\.(\w+)$')
+
+
+def naive_write(curves, obj, name="naive"):
+    """Older add-ons: per key, set the property and keyframe_insert, then
+    per key the interpolation and FREE handles (as they did for tangents)."""
+    action = bpy.data.actions.new(name)
+    ad = obj.animation_data or obj.animation_data_create()
+    ad.action = action
+    names = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
+    inv = {v: k for k, v in compat.INTERP.items()}
+    for c in curves:
+        m = _PATH.match(c.path)
+        if m:
+            pb = obj.pose.bones[m.group(1).replace('\\"', '"').replace("\\\\", "\\")]
+            prop = m.group(2)
+        else:
+            pb, prop = obj, c.path
+        vec = getattr(pb, prop)
+        for i in range(c.n):
+            vec[c.index] = c.co[2 * i + 1]
+            pb.keyframe_insert(prop, index=c.index, frame=c.co[2 * i], group=c.group)
+        fc = find_fcurve(action, obj, pb, prop, c.index)
+        kps = fc.keyframe_points
+        for i in range(c.n):
+            k = kps[i]
+            k.interpolation = inv[c.interp[i]]
+            if c.bezier:
+                k.handle_left_type = "FREE"
+                k.handle_right_type = "FREE"
+                k.handle_left = (c.left[2 * i], c.left[2 * i + 1])
+                k.handle_right = (c.right[2 * i], c.right[2 * i + 1])
+        if c.cycles:
+            mod = fc.modifiers.new("CYCLES")
+            mod.mode_before = mod.mode_after = c.cycles
+    del names
+    return action
+
+
+def find_fcurve(action, obj, pb, prop, index):
+    path = pb.path_from_id(prop) if pb is not obj else prop
+    for fc in compat.action_fcurves(action):
+        if fc.data_path == path and fc.array_index == index:
+            return fc
+    raise LookupError(path)
+
+
+def stride_subset(curves, min_keys):
+    """Every k-th curve, k as large as possible with at least min_keys keys."""
+    total = keys_in(curves)
+    if min_keys <= 0 or total <= min_keys:
+        return curves, 1
+    step = max(1, total // min_keys)
+    while step > 1 and keys_in(curves[::step]) < min_keys:
+        step -= 1
+    return curves[::step], step
+
+
+# ---------------------------------------------------------------------------
+# Benchmarks
+
+
+def write_file(name, data):
+    os.makedirs(OUT, exist_ok=True)
+    path = os.path.join(OUT, name)
+    with open(path, "wb") as f:
+        f.write(data)
+    return path
+
+
+LARGE_CASES = [
+    # (label, format, import options)
+    ("exact", "bck", {}),
+    ("baked", "bck", {"curve_mode": "BAKED"}),
+    ("jba", "jba", {}),
+]
+
+
+def large_paths(quick):
+    bones, frames = (20, 200) if quick else (benchdata.BONES, None)
+    paths = {}
+    for fmt in ("bck", "jba", "bk", "bca"):
+        data = benchdata.large_file(fmt, bones=bones, frames=frames)
+        paths[fmt] = write_file(f"large{'_quick' if quick else ''}.{fmt if fmt != 'bk' else 'anim.bin'}", data)
+    return paths, bones
+
+
+def bench_large(repeat, naive_keys, quick):
+    paths, bones = large_paths(quick)
+    rows = []
+    for label, fmt, kw in LARGE_CASES:
+        reset()
+        rig = make_rig(bones)
+        path = paths[fmt]
+        opts = dict(armature=rig, others="FAKE_USER", **kw)
+
+        def run():
+            return api.import_files([path], **opts)
+
+        def drop(result):
+            assert result.report.files[0].ok, result.report.text()
+            remove_actions(result)
+
+        api.import_files([path], **opts)  # warm-up (and the curves for the floor)
+        action = bpy.data.actions[-1] if not compat.HAS_SLOTS else rig.animation_data.action
+        curves = read_action(action)
+        nkeys, ncurves = keys_in(curves), len(curves)
+        remove_actions([action])
+        t_imp, _ = best_of(run, repeat, after=drop)
+        t_floor, _ = best_of(lambda: floor_write(curves, rig), repeat, after=lambda a: remove_actions([a]))
+        subset, step = stride_subset(curves, naive_keys)
+        sub_keys = keys_in(subset)
+        t0 = time.perf_counter()
+        a = naive_write(subset, rig)
+        t_naive_sub = time.perf_counter() - t0
+        assert sum(len(fc.keyframe_points) for fc in compat.action_fcurves(a)) == sub_keys
+        remove_actions([a])
+        t_naive = t_naive_sub * nkeys / sub_keys
+        row = {"case": label, "format": fmt, "file": os.path.relpath(path, ROOT), "bytes": os.path.getsize(path),
+               "curves": ncurves, "keys": nkeys, "import_s": t_imp, "floor_s": t_floor,
+               "naive_s": t_naive, "naive_measured_keys": sub_keys, "naive_measured_s": t_naive_sub,
+               "naive_scaled": sub_keys != nkeys, "keys_per_s": nkeys / t_imp,
+               "vs_naive": t_naive / t_imp, "vs_floor": t_imp / t_floor}
+        rows.append(row)
+        print(f"  {label:6} {fmt:4} {ncurves:5d} curves {nkeys:8d} keys  import {t_imp * 1e3:8.1f} ms  "
+              f"floor {t_floor * 1e3:8.1f} ms  naive {t_naive:8.2f} s"
+              f"{' (scaled from %d keys)' % sub_keys if sub_keys != nkeys else ''}  "
+              f"-> {row['vs_naive']:6.0f}x faster than naive, {row['vs_floor']:.2f}x the floor", flush=True)
+    return rows
+
+
+def bench_bulk(nfiles, repeat):
+    folder = os.path.join(OUT, f"bulk{nfiles}")
+    stamp = os.path.join(folder, ".stamp")
+    want = f"{nfiles} {gameanim.__version__} 2"
+    if not (os.path.exists(stamp) and open(stamp).read() == want):
+        os.makedirs(folder, exist_ok=True)
+        for f in os.listdir(folder):
+            os.remove(os.path.join(folder, f))
+        for name, data in benchdata.bulk_files(nfiles):
+            with open(os.path.join(folder, name), "wb") as f:
+                f.write(data)
+        with open(stamp, "w") as f:
+            f.write(want)
+    paths = api.collect_files([folder])
+    assert len(paths) == nfiles, len(paths)
+    total_bytes = sum(os.path.getsize(p) for p in paths)
+
+    def setup():
+        reset()
+        rig = make_rig(benchdata.BULK_BONES)
+        make_materials(benchdata.BULK_MATERIALS)
+        return rig
+
+    best_imp = float("inf")
+    curves_by_action = None
+    for r in range(repeat):
+        rig = setup()
+        gc.collect()
+        t0 = time.perf_counter()
+        res = api.import_files(paths, armature=rig)
+        dt = time.perf_counter() - t0
+        failed = [f.path for f in res.report.files if not f.ok]
+        assert not failed, res.report.text()[:2000]
+        best_imp = min(best_imp, dt)
+        if curves_by_action is None:
+            curves_by_action = []
+            for a in res:
+                if a.get("gameanim_format") == "btk":
+                    mat = bpy.data.materials[a["gameanim_material"]]
+                    curves_by_action.append((read_action(a), "NODETREE", mat.node_tree.name))
+                else:
+                    curves_by_action.append((read_action(a), "OBJECT", rig.name))
+    nkeys = sum(keys_in(c) for c, _, _ in curves_by_action)
+    ncurves = sum(len(c) for c, _, _ in curves_by_action)
+
+    best_floor = float("inf")
+    for r in range(repeat):
+        rig = setup()
+        trees = {m.node_tree.name: m.node_tree for m in bpy.data.materials}
+        gc.collect()
+        t0 = time.perf_counter()
+        for curves, id_type, owner in curves_by_action:
+            floor_write(curves, rig if id_type == "OBJECT" else trees[owner], id_type)
+        best_floor = min(best_floor, time.perf_counter() - t0)
+    reset()
+    row = {"files": nfiles, "bytes": total_bytes, "actions": len(curves_by_action), "curves": ncurves,
+           "keys": nkeys, "import_s": best_imp, "floor_s": best_floor, "vs_floor": best_imp / best_floor,
+           "per_file_ms": best_imp / nfiles * 1e3, "overhead_per_file_ms": (best_imp - best_floor) / nfiles * 1e3}
+    print(f"  {nfiles} files ({total_bytes / 1e6:.1f} MB, {len(curves_by_action)} actions, {ncurves} curves, "
+          f"{nkeys} keys): import {best_imp:.2f} s ({row['per_file_ms']:.1f} ms per file), floor {best_floor:.2f} s "
+          f"-> {row['vs_floor']:.2f}x the floor, overhead {row['overhead_per_file_ms']:.2f} ms per file", flush=True)
+    return row
+
+
+EXPORT_FORMATS = ("bck", "bk", "jba", "bca")
+
+
+def bench_export(repeat, quick):
+    """The large animation as made in Blender (Euler XYZ, one LINEAR key
+    per frame on every animated channel) exported to every format with
+    rate Every Frame and tolerance 1e-3."""
+    bones = 20 if quick else benchdata.BONES
+    frames = 200 if quick else benchdata.FRAMES
+    reset()
+    rig = make_rig(bones)
+    # (no scale channels: JBA stores none)
+    anim = gameanim.Animation("bck", benchdata.large_tracks(bones, frames, scale=False), frame_count=frames)
+    src = write_file("export_source.bck", gameanim.Animation.to_bytes(anim, compression=None))
+    # imported exact with per-frame LINEAR keys, then made "new": no gameanim_* properties
+    res = api.import_files([src], armature=rig, use_cycles=False)
+    action = res[0]
+    for k in [k for k in action.keys() if k.startswith("gameanim_")]:
+        del action[k]
+    src_keys = sum(len(fc.keyframe_points) for fc in compat.action_fcurves(action))
+    rows = []
+    os.makedirs(os.path.join(OUT, "export"), exist_ok=True)
+    for fmt in EXPORT_FORMATS:
+        path = os.path.join(OUT, "export", "large" + (".anim.bin" if fmt == "bk" else "." + fmt))
+        err = None
+        best = float("inf")
+        result = None
+        for _ in range(repeat):
+            gc.collect()
+            t0 = time.perf_counter()
+            try:
+                result = api.export_action(path, action, armature=rig, format=fmt, rate="FRAMES", tolerance=1e-3,
+                                           compression="NONE")
+            except api.ExportError as e:
+                err = str(e)
+                break
+            best = min(best, time.perf_counter() - t0)
+        row = {"format": fmt, "source_keys": src_keys, "curves": len(compat.action_fcurves(action))}
+        if err:
+            row.update({"error": err})
+            print(f"  {fmt:4} cannot hold it: {err[:160]}", flush=True)
+        else:
+            out_keys = benchdata.keys_of(open(path, "rb").read())
+            row.update({"export_s": best, "bytes": result.size, "file_keys": out_keys,
+                        "source_keys_per_s": src_keys / best})
+            print(f"  {fmt:4} {best * 1e3:8.1f} ms  {result.size:9d} bytes  {out_keys:8d} keys in the file "
+                  f"({src_keys} keys in Blender, {src_keys / best / 1e6:.2f} M keys/s)", flush=True)
+        rows.append(row)
+    reset()
+    return rows
+
+
+def memory_child(label):
+    """Runs in a fresh process: peak RSS of one import (or the floor) of the
+    large animation over the RSS after Blender's startup and the rig."""
+    paths, bones = large_paths(OPTS["quick"])
+    case = {c[0]: c for c in LARGE_CASES}[label.split(":")[0]]
+    _, fmt, kw = case
+    reset()
+    rig = make_rig(bones)
+    floor = label.endswith(":floor")
+    curves = None
+    if floor:
+        res = api.import_files([paths[fmt]], armature=rig, **kw)
+        curves = read_action(res[0])
+        remove_actions(res)
+    gc.collect()
+    base = rss_kib("VmRSS")
+    if not reset_peak():
+        return {"error": "cannot reset VmHWM"}
+    if floor:
+        floor_write(curves, rig)
+        nkeys = keys_in(curves)
+    else:
+        res = api.import_files([paths[fmt]], armature=rig, **kw)
+        assert res.report.files[0].ok
+        nkeys = sum(len(fc.keyframe_points) for fc in compat.action_fcurves(res[0]))
+    peak = rss_kib("VmHWM")
+    return {"label": label, "base_kib": base, "peak_kib": peak, "keys": nkeys}
+
+
+def bench_memory():
+    rows = []
+    script = os.path.abspath(__file__)
+    for label, fmt, _kw in LARGE_CASES:
+        got = {}
+        for which in ("import", "floor"):
+            child = f"{label}:{which}"
+            args = ["--child", child] + (["--gameanim", OPTS["gameanim"]] if OPTS["gameanim"] else []) + \
+                   (["--quick"] if OPTS["quick"] else [])
+            if IS_MODULE:
+                cmd = [sys.executable, script, *args]
+            else:
+                cmd = [bpy.app.binary_path, "-b", "--factory-startup", "--python-exit-code", "1", "--python", script,
+                       "--", *args]
+            env = dict(os.environ)
+            r = subprocess.run(cmd, capture_output=True, text=True, env=env)
+            m = re.search(r"^CHILD (.*)$", r.stdout, re.M)
+            if r.returncode != 0 or not m:
+                raise RuntimeError(f"memory child {child} failed:\n{r.stdout[-3000:]}\n{r.stderr[-3000:]}")
+            got[which] = json.loads(m.group(1))
+        imp, flo = got["import"], got["floor"]
+        keys = imp["keys"]
+        f32 = keys * 2 * 4  # (frame, value) per key as float32
+        row = {"case": label, "format": fmt, "keys": keys, "keys_f32_mib": f32 / 2**20,
+               "startup_mib": imp["base_kib"] / 1024, "import_peak_mib": imp["peak_kib"] / 1024,
+               "import_over_startup_mib": (imp["peak_kib"] - imp["base_kib"]) / 1024,
+               "floor_over_startup_mib": (flo["peak_kib"] - flo["base_kib"]) / 1024}
+        row["import_over_floor_mib"] = row["import_over_startup_mib"] - row["floor_over_startup_mib"]
+        row["over_floor_vs_keys"] = row["import_over_floor_mib"] / row["keys_f32_mib"]
+        rows.append(row)
+        print(f"  {label:6} {keys:8d} keys ({row['keys_f32_mib']:.1f} MiB as float32 pairs): startup "
+              f"{row['startup_mib']:.0f} MiB; peak over startup: import {row['import_over_startup_mib']:.1f} MiB, "
+              f"floor {row['floor_over_startup_mib']:.1f} MiB -> import - floor = "
+              f"{row['import_over_floor_mib']:.1f} MiB = {row['over_floor_vs_keys']:.2f}x the keys", flush=True)
+    return rows
+
+
+def main():
+    if OPTS["child"]:
+        print("CHILD " + json.dumps(memory_child(OPTS["child"])), flush=True)
+        return 0
+    only = set(OPTS["only"].split(","))
+    quick = OPTS["quick"]
+    res = {"variant": VARIANT, "machine": benchdata.machine(), "python": platform.python_version(),
+           "gameanim": gameanim.__version__, "command": " ".join(sys.argv), "quick": quick}
+    print(f"{VARIANT}, Python {platform.python_version()}; {res['machine']}", flush=True)
+    if "large" in only:
+        print("import of the large animation (100 bones x 1000 frames) onto a 100-bone rig", flush=True)
+        res["large"] = bench_large(OPTS["repeat"], OPTS["naive_keys"], quick)
+    if "bulk" in only:
+        n = 25 if quick else OPTS["bulk"]
+        print(f"bulk import of {n} files (mixed formats) into one session", flush=True)
+        res["bulk"] = bench_bulk(n, OPTS["repeat"] if not quick else 1)
+    if "export" in only:
+        print("export of the large animation in each format (rate Every Frame, tolerance 1e-3)", flush=True)
+        res["export"] = bench_export(OPTS["repeat"], quick)
+    if "memory" in only:
+        print("peak memory of the large import (fresh process each)", flush=True)
+        res["memory"] = bench_memory()
+    res["handle_types"] = compat.handle_types_bulk_mode()
+    print(f"handle types written with: {res['handle_types']}", flush=True)
+    if OPTS["json"]:
+        with open(OPTS["json"], "w") as f:
+            json.dump(res, f, indent=1)
+    return 0
+
+
+if __name__ == "__main__":
+    code = main()
+    sys.stdout.flush()
+    sys.stderr.flush()
+    os._exit(code)

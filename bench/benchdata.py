@@ -1,0 +1,245 @@
+"""Benchmark animations, built with our own encoders (deterministic, no
+random state shared with anything else).
+
+The large animation: 100 bones x 1000 frames of smooth motion (sums of
+sines with per-bone phases), so key reduction has something to reduce:
+
+* every bone rotates on all three axes (radians, within +-1.2);
+* every tenth bone (and the root) also translates; the others hold a
+  constant offset; scale is 1 except on every twentieth bone, which
+  pulses gently.
+
+`large_tracks()` gives per-frame LINEAR tracks (frames 0..1000, both ends);
+`large_file(fmt)` encodes them:
+
+* bck: J3D joint animation, Hermite keys fitted within `BCK_TOLERANCE`
+  (a dense per-frame BCK of this size cannot exist: J3D value tables hold
+  at most 65536 elements);
+* bca: SM64DS, one value per frame.  Its pools are indexed by u16, so at
+  most 65536 rotation values: 300 animated rotation channels fit only up
+  to 218 frames.  `large_file("bca")` therefore has `BCA_FRAMES` frames
+  (100 bones x 200 frames) and the 1000-frame BCA is reported as an
+  EncodeError;
+* bk:  Banjo-Kazooie, LINEAR keys every `BK_STEP` frames (the game's linear
+  segments: both key flags clear), values on its 1/64 grid;
+* jba: SWTOR, one quaternion per frame (the Euler XYZ angles converted),
+  translations per frame; JBA stores no scale.
+
+`bulk_files(n)` makes the mixed set for the bulk import: small files of
+every format (10-40 bones, 20-120 frames) cycling through bck, bca, bk,
+jba and btk.
+"""
+import math
+import os
+import platform
+import warnings
+
+import gameanim
+
+BONES = 100
+FRAMES = 1000
+BCK_TOLERANCE = 1e-3
+BK_STEP = 10
+BCA_FRAMES = 200
+PI = math.pi
+
+
+def _wave(b, ch, axis, f, frames):
+    """The smooth value of bone b, channel ch, axis at frame f."""
+    x = f / frames * 2.0 * PI
+    ph = 0.37 * b + 1.3 * axis + 0.11 * ch
+    if ch == 1:  # rotation, radians
+        return 0.6 * math.sin(2 * x + ph) + 0.35 * math.sin(5 * x + 2 * ph) + 0.15 * math.sin(11 * x + ph * 0.5)
+    if ch == 2:  # translation
+        return 4.0 * math.sin(x + ph) + 1.5 * math.sin(3 * x + ph * 0.7)
+    return 1.0 + 0.2 * math.sin(3 * x + ph)  # scale
+
+
+def bone_channels(b):
+    """{channel index: animated?} for bone b (0 scale, 1 rotation, 2 translation)."""
+    return {0: b % 20 == 0, 1: True, 2: b % 10 == 0}
+
+
+def bone_names(n):
+    return [f"bone_{i:03d}" for i in range(n)]
+
+
+def large_tracks(bones=BONES, frames=FRAMES, quaternions=False, named=False, scale=True):
+    """Per-frame tracks (LINEAR keys at frames 0..frames).  Constant
+    channels are one key.  quaternions: rotation as w, x, y, z (from the
+    Euler XYZ angles, sign-continuous) instead of Euler angles."""
+    names = bone_names(bones)
+    times = [float(f) for f in range(frames + 1)]
+    tracks = []
+    for b in range(bones):
+        target = names[b] if named else b
+        anim = bone_channels(b)
+        for ch, chname in ((0, "scale"), (1, "rotation"), (2, "translation")):
+            if (ch == 1 and quaternions) or (ch == 0 and not scale):
+                continue
+            for axis in range(3):
+                if anim[ch]:
+                    vals = [_wave(b, ch, axis, f, frames) for f in range(frames + 1)]
+                    tracks.append(gameanim.Track(target, chname, axis, times, vals,
+                                                 interpolation=[1] * len(times)))
+                else:
+                    v = 1.0 if ch == 0 else (0.0 if ch == 1 else 2.0 * axis + 0.25 * b)
+                    tracks.append(gameanim.Track(target, chname, axis, [0.0], [v], interpolation=[1]))
+        if quaternions:
+            qs = []
+            prev = None
+            for f in range(frames + 1):
+                q = quat_from_euler_xyz([_wave(b, 1, a, f, frames) for a in range(3)])
+                if prev is not None and sum(x * y for x, y in zip(q, prev)) < 0:
+                    q = [-x for x in q]
+                qs.append(q)
+                prev = q
+            for axis in range(4):
+                tracks.append(gameanim.Track(target, "rotation_quaternion", axis, times, [q[axis] for q in qs],
+                                             interpolation=[1] * len(times)))
+    return tracks
+
+
+def quat_from_euler_xyz(e):
+    """Blender's XYZ Euler (X first) as a quaternion w, x, y, z."""
+    cx, sx = math.cos(e[0] / 2), math.sin(e[0] / 2)
+    cy, sy = math.cos(e[1] / 2), math.sin(e[1] / 2)
+    cz, sz = math.cos(e[2] / 2), math.sin(e[2] / 2)
+    # q = qz * qy * qx
+    w = cz * cy * cx + sz * sy * sx
+    x = cz * cy * sx - sz * sy * cx
+    y = cz * sy * cx + sz * cy * sx
+    z = sz * cy * cx - cz * sy * sx
+    return [w, x, y, z]
+
+
+def _bk_tracks(tracks, step, frames):
+    """Banjo-Kazooie: LINEAR keys every `step` frames (and the last frame)
+    on the 1/64 grid (degrees for rotations), bone IDs from 1."""
+    out = []
+    for t in tracks:
+        idx = list(range(0, frames + 1, step)) if len(t) > 1 else [0]
+        if idx[-1] != frames and len(t) > 1:
+            idx.append(frames)
+        unit = PI / 180.0 if t.channel == "rotation" else 1.0
+        vs = [round(t.values[min(i, len(t) - 1)] / unit * 64) / 64 * unit for i in idx]
+        sl = [0.0] * len(idx)
+        for k in range(len(idx) - 1):
+            sl[k] = (vs[k + 1] - vs[k]) / (idx[k + 1] - idx[k])
+        out.append(gameanim.Track(t.target + 1, t.channel, t.axis, [float(i) for i in idx], vs, sl, sl,
+                                  [1] * len(idx)))
+    return out
+
+
+def _quiet(fn):
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gameanim.PrecisionWarning)
+        return fn()
+
+
+def large_animation(fmt, bones=BONES, frames=FRAMES):
+    """The Animation to encode for fmt (not yet encoded)."""
+    if fmt == "jba":
+        return gameanim.Animation("jba", large_tracks(bones, frames, quaternions=True, named=True, scale=False),
+                                  frame_count=frames, fps=30.0)
+    tracks = large_tracks(bones, frames)
+    if fmt == "bck":
+        return gameanim.Animation("bck", tracks, frame_count=frames, loop="loop")
+    if fmt == "bca":
+        return gameanim.Animation("bca", tracks, frame_count=frames + 1, loop="loop")
+    if fmt == "bk":
+        return gameanim.Animation("bk", _bk_tracks(tracks, BK_STEP, frames), frame_count=frames + 1,
+                                  start_frame=0.0)
+    raise ValueError(fmt)
+
+
+def large_frames(fmt):
+    return BCA_FRAMES if fmt == "bca" else FRAMES
+
+
+def large_file(fmt, bones=BONES, frames=None):
+    """The encoded large animation (BCA: LZ77-wrapped, BCA_FRAMES frames)."""
+    frames = large_frames(fmt) if frames is None else frames
+    anim = large_animation(fmt, bones, frames)
+    tol = BCK_TOLERANCE if fmt == "bck" else 0.0
+    comp = "lz77" if fmt == "bca" else None
+    return _quiet(lambda: anim.to_bytes(compression=comp, tolerance=tol))
+
+
+def keys_of(data):
+    """Keys stored in a file as decoded (sum of track lengths)."""
+    return sum(len(t) for t in gameanim.load(data).tracks)
+
+
+# ---------------------------------------------------------------------------
+# The bulk set: many small files of every format
+
+BULK_FORMATS = ("bck", "bca", "bk", "jba", "btk")
+BULK_BONES = 40       # the rig of the bulk import has this many bones
+BULK_MATERIALS = 10   # and BTK files animate these materials
+
+
+def bulk_material(i):
+    return f"mat_{i:02d}"
+
+
+def _btk_file(i, frames):
+    """A texture-matrix scroll/spin on one or two materials."""
+    mats = [bulk_material(i % BULK_MATERIALS)]
+    if i % 3 == 0:
+        mats.append(bulk_material((i + 1) % BULK_MATERIALS))
+    entries = [{"material": m, "texmtx_id": 0, "center": (0.5, 0.5, 0.5)} for m in mats]
+    tracks = []
+    for e in range(len(mats)):
+        times = [float(f) for f in range(0, frames + 1, max(frames // 8, 1))]
+        if times[-1] != frames:
+            times.append(float(frames))
+        for ch, axis, amp in (("translation", 0, 1.0), ("translation", 1, -0.5), ("rotation", 2, 1.0),
+                              ("scale", 0, 0.3)):
+            vals = [amp * math.sin(t / frames * 2 * PI + e + i) + (1.0 if ch == "scale" else 0.0) for t in times]
+            sl = [amp * 2 * PI / frames * math.cos(t / frames * 2 * PI + e + i) for t in times]
+            tracks.append(gameanim.Track(e, ch, axis, times, vals, sl, sl, [2] * len(times)))
+    anim = gameanim.Animation("btk", tracks, frame_count=frames, loop="loop", entries=entries,
+                              calc_type="basic")
+    return _quiet(lambda: anim.to_bytes(compression="yaz0" if i % 2 else None))
+
+
+def bulk_files(n=500):
+    """[(file name, bytes)] of n small files cycling through the formats:
+    10-40 bones (BCK, BCA, Banjo-Kazooie, JBA) or 1-2 materials (BTK),
+    20-120 frames."""
+    out = []
+    for i in range(n):
+        fmt = BULK_FORMATS[i % len(BULK_FORMATS)]
+        bones = 10 + (i * 7) % (BULK_BONES - 9)
+        frames = 20 + (i * 37) % 101
+        if fmt == "btk":
+            out.append((f"f{i:03d}.btk", _btk_file(i, frames)))
+            continue
+        anim = large_animation(fmt, bones, frames)
+        tol = BCK_TOLERANCE if fmt == "bck" else 0.0
+        comp = {"bca": "lz77", "bk": "rarezip" if i % 2 else None}.get(fmt)
+        data = _quiet(lambda: anim.to_bytes(compression=comp, tolerance=tol))
+        ext = {"bk": ".anim.bin"}.get(fmt, "." + fmt)
+        out.append((f"f{i:03d}{ext}", data))
+    return out
+
+
+def machine():
+    """The machine a figure was measured on: CPU, cores, RAM, OS."""
+    cpu = platform.processor() or platform.machine()
+    try:
+        for line in open("/proc/cpuinfo"):
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    mem = ""
+    try:
+        for line in open("/proc/meminfo"):
+            if line.startswith("MemTotal"):
+                mem = f", {int(line.split()[1]) // 1024 // 1024} GiB RAM"
+    except OSError:
+        pass
+    return f"{cpu}, {os.cpu_count()} cores{mem}, {platform.system()} {platform.release()}"
