@@ -2,7 +2,7 @@
 and decode + sample in C against a straightforward pure-Python decoder
 (bench/pure_python.py) for BCK and BCA.
 
-    PYTHONPATH=build/lib python3 bench/bench_codecs.py [--repeat N]
+    PYTHONPATH=build/lib python3 bench/bench_codecs.py [--repeat N] [--json out.json]
 
 Prints one line per format: file size, keys, MB/s decoded, keys/s sampled,
 MB/s encoded (a re-encode of every track).  Figures depend on the machine;
@@ -101,7 +101,9 @@ def versus_python(repeat):
 def main(argv=None):
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--repeat", type=int, default=5)
+    ap.add_argument("--json", help="also write the figures to this JSON file")
     args = ap.parse_args(argv)
+    results = {"throughput": [], "versus_python": []}
     sys.path.insert(0, str(Path(__file__).resolve().parent))
     import benchdata
 
@@ -114,13 +116,22 @@ def main(argv=None):
             print(f"{fmt:6} (no sample {rel})")
             continue
         r = bench_file(fmt, path, args.repeat)
+        results["throughput"].append(r)
         print(f"{fmt:6} {r['file']:34} {r['bytes']:9d} {r['keys']:8d} {r['decode_MBps']:12.1f} "
               f"{r['decode_keys_per_s']:14.3g} {r['sample_values_per_s']:16.3g} {r['encode_MBps']:12.1f}")
     print()
     print("decode + sample every frame, C extension vs a straightforward pure-Python decoder (target: >= 100x)")
     for fmt, rel, values, t_c, t_py, ratio in versus_python(args.repeat):
+        results["versus_python"].append({"format": fmt, "file": rel, "values": values, "c_s": t_c, "python_s": t_py,
+                                         "ratio": ratio})
         print(f"{fmt:6} {rel:34} {values:9d} values  C {t_c * 1e3:8.2f} ms  Python {t_py * 1e3:9.1f} ms  "
               f"ratio {ratio:7.0f}x (median of the rounds)")
+    if args.json:
+        import json
+
+        results["machine"] = benchdata.machine()
+        with open(args.json, "w") as f:
+            json.dump(results, f, indent=1)
     return 0
 
 

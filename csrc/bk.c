@@ -1188,7 +1188,19 @@ static int bk_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
         track_ctx c = {it->bone, it->type, start, ctx->report, who};
         uint32_t nk = 0;
         int sampled = 0;
-        rc = track_to_keys(t, &c, it->orig >= 0 ? hint : NULL, nh, &keys, &nk, &sampled, err);
+        /* Key reduction (a tolerance was given): a LINEAR curve (per-frame
+         * values from Blender) keeps only the keys its straight segments
+         * need; both flags clear makes each a linear segment in the game. */
+        ga_track reduced;
+        int use_reduced = 0;
+        if (ctx->tolerance > 0.0 && t->nkeys > 2 && ga_track_is_linear(t)) {
+            rc = ga_reduce_linear(t, ctx->tolerance, &reduced, err);
+            if (rc) break;
+            use_reduced = 1;
+        }
+        rc = track_to_keys(use_reduced ? &reduced : t, &c, it->orig >= 0 ? hint : NULL, nh, &keys, &nk, &sampled,
+                           err);
+        if (use_reduced) ga_track_free(&reduced);
         if (rc) break;
         ga_buf_u16be(out, (uint16_t)((it->bone << 4) | it->type));
         ga_buf_u16be(out, (uint16_t)nk);

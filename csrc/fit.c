@@ -11,6 +11,7 @@
 
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 static double slope_at(const double *t, const double *v, size_t n, size_t i)
 {
@@ -107,4 +108,64 @@ int ga_fit_hermite(const double *time, const double *value, const double *in_slo
     free(sin);
     free(sout);
     return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Linear key reduction                                                */
+
+/* Whether every segment of t is LINEAR and its times strictly increase
+ * (the only tracks ga_reduce_linear takes). */
+int ga_track_is_linear(const ga_track *t)
+{
+    for (uint32_t k = 0; k + 1 < t->nkeys; k++)
+        if (t->interp[k] != GA_INTERP_LINEAR || !(t->time[k] < t->time[k + 1])) return 0;
+    return t->nkeys > 0;
+}
+
+/* Drops keys of a LINEAR track while the straight line between the kept
+ * neighbours passes within tol of every dropped key.  Kept keys keep their
+ * exact values.  From each kept key the method keeps the set of slopes
+ * that pass every key so far within tol (a cone that only narrows) and
+ * ends the segment at the farthest key whose own slope lies in that cone:
+ * linear time per segment.  out gets a new track (LINEAR keys). */
+int ga_reduce_linear(const ga_track *t, double tol, ga_track *out, ga_error *err)
+{
+    uint32_t n = t->nkeys;
+    uint32_t *keep = malloc(((size_t)n + 1) * sizeof *keep);
+    if (!keep) return ga_nomem(err, "");
+    uint32_t nk = 0;
+    uint32_t a = 0;
+    keep[nk++] = 0;
+    while (a + 1 < n) {
+        double ta = t->time[a], va = t->value[a];
+        double lo = -INFINITY, hi = INFINITY;
+        uint32_t end = a + 1;
+        for (uint32_t j = a + 1; j < n; j++) {
+            double dt = (double)t->time[j] - ta;
+            double s = ((double)t->value[j] - va) / dt;
+            if (s >= lo && s <= hi) end = j; /* the line a -> j passes every key between */
+            double l = ((double)t->value[j] - tol - va) / dt, h = ((double)t->value[j] + tol - va) / dt;
+            if (l > lo) lo = l;
+            if (h < hi) hi = h;
+            if (!(lo <= hi)) break; /* (NaN ends it too) */
+        }
+        keep[nk++] = end;
+        a = end;
+    }
+    memset(out, 0, sizeof *out);
+    int rc = ga_track_alloc(out, nk, err);
+    if (rc) {
+        free(keep);
+        return rc;
+    }
+    out->target = t->target;
+    out->channel = t->channel;
+    out->axis = t->axis;
+    for (uint32_t i = 0; i < nk; i++) {
+        out->time[i] = t->time[keep[i]];
+        out->value[i] = t->value[keep[i]];
+        out->interp[i] = GA_INTERP_LINEAR;
+    }
+    free(keep);
+    return GA_OK;
 }

@@ -255,6 +255,13 @@ double ga_fcurve_slope(const float *co, const float *left, const float *right, c
 int ga_fit_hermite(const double *time, const double *value, const double *in_slope, const double *out_slope,
                    size_t n, double tolerance, ga_track *out, ga_error *err);
 
+/* Linear key reduction (csrc/fit.c): whether a track is all LINEAR with
+ * strictly increasing times, and a copy of it without the keys that the
+ * straight line between their kept neighbours passes within tolerance
+ * (out->target_name is left NULL: set it if needed). */
+int ga_track_is_linear(const ga_track *t);
+int ga_reduce_linear(const ga_track *t, double tolerance, ga_track *out, ga_error *err);
+
 /* Game frame clock: frame after `ticks` updates of J3DFrameCtrl. */
 double ga_j3d_frame_at(double ticks, double duration, int loop, double rate);
 

@@ -768,13 +768,18 @@ static int jba_sample(const ga_clip *clip, uint32_t ti, const double *frames, si
     int quat = t->channel == GA_CH_ROTATION_QUATERNION && t->axis <= 3;
     const ga_track *g[4] = {NULL, NULL, NULL, NULL};
     if (quat) find_quat_group(clip, ti, g);
+    /* Whole frames and the ends are the track's own values: one pass that
+     * walks the keys (the keys are floats, so no value overflows); the
+     * frames between keys are interpolated below. */
+    ga_track_eval_many(t, frames, n, out);
     for (size_t i = 0; i < n; i++) {
         double f = frames[i];
-        if (t->nkeys < 2 || !isfinite(f) || f <= (double)t->time[0] || f >= (double)t->time[t->nkeys - 1] ||
-            floor(f) == f) {
+        if (!isfinite(f)) {
             out[i] = to_f32(ga_track_eval(t, f));
             continue;
         }
+        if (t->nkeys < 2 || f <= (double)t->time[0] || f >= (double)t->time[t->nkeys - 1] || floor(f) == f)
+            continue;
         double f0 = floor(f), a = f - f0;
         if (!quat) {
             double v0 = ga_track_eval(t, f0), v1 = ga_track_eval(t, f0 + 1.0);

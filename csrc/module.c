@@ -1925,7 +1925,8 @@ static PyMethodDef Animation_methods[] = {
     {"to_bytes", (PyCFunction)(void (*)(void))Animation_to_bytes, METH_VARARGS | METH_KEYWORDS,
      "to_bytes(*, compression=<self.compression>, tolerance=0.0, reencode=None) -> bytes\n\nEncodes the "
      "animation.  An unedited animation gives back exactly the bytes it was loaded from.  tolerance: key "
-     "reduction tolerance for formats that fit keys to per-frame data.  reencode='raw' always runs the encoder "
+     "reduction tolerance for re-encoded tracks (0 = none): BCK / BTK fit Hermite keys to all-LINEAR tracks; "
+     "BK drops the LINEAR keys its straight segments pass within the tolerance.  reencode='raw' always runs the encoder "
      "(reusing the original data of unchanged tracks); reencode='full' encodes every track from its values as "
      "if the animation were new."},
     {"save", (PyCFunction)(void (*)(void))Animation_save, METH_VARARGS | METH_KEYWORDS,
@@ -2475,6 +2476,13 @@ typedef struct bake_bone {
     int32_t track[13]; /* scale xyz, euler xyz, translation xyz, quat wxyz */
 } bake_bone;
 
+static int mat_is_identity(const double m[16])
+{
+    for (int i = 0; i < 16; i++)
+        if (m[i] != (i % 5 == 0 ? 1.0 : 0.0)) return 0;
+    return 1;
+}
+
 static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
 {
     (void)mod;
@@ -2492,7 +2500,8 @@ static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
     Py_ssize_t nf = 0;
     bake_bone *bb = NULL;
     float *samples = NULL;
-    float *outbuf = NULL;
+    Py_buffer *outv = NULL;
+    size_t nviews = 0;
     PyObject *result = NULL;
     ga_clip c;
     int have_clip = 0;
@@ -2554,11 +2563,26 @@ static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_ValueError, "too many bones x frames to bake at once");
         goto done;
     }
-    samples = malloc((total + 1) * sizeof(float));
-    outbuf = malloc(((size_t)nb * 10 * 2 * (size_t)nf + 1) * sizeof(float));
-    if (!samples || !outbuf) {
-        PyErr_NoMemory();
+    /* The result arrays first: the baked keys are written straight into
+     * them (no second copy), from one bone's samples at a time. */
+    samples = malloc((per_bone + 1) * sizeof(float));
+    outv = calloc((size_t)nb * 10 + 1, sizeof *outv);
+    result = PyList_New(nb);
+    if (!samples || !outv || !result) {
+        if (!PyErr_Occurred()) PyErr_NoMemory();
         goto done;
+    }
+    for (Py_ssize_t b = 0; b < nb; b++) {
+        PyObject *tup = PyTuple_New(10);
+        if (!tup) goto done;
+        PyList_SetItem(result, b, tup);
+        for (int k = 0; k < 10; k++) {
+            Py_buffer *v = &outv[(size_t)b * 10 + (size_t)k];
+            PyObject *arr = alloc_array("f", 2 * nf, v);
+            if (!arr) goto done;
+            nviews++;
+            PyTuple_SetItem(tup, k, arr);
+        }
     }
     ga_error err;
     int rc = GA_OK;
@@ -2567,7 +2591,7 @@ static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
     for (Py_ssize_t b = 0; b < nb && !rc; b++) {
         int has_quat = bb[b].track[9] >= 0 || bb[b].track[10] >= 0 || bb[b].track[11] >= 0 || bb[b].track[12] >= 0;
         for (int k = 0; k < 13 && !rc; k++) {
-            float *dst = samples + (size_t)b * per_bone + (size_t)k * (size_t)nf;
+            float *dst = samples + (size_t)k * (size_t)nf;
             int ti = bb[b].track[k];
             if (ti < 0) {
                 float d = (k < 3 || k == 9) ? 1.0f : 0.0f;
@@ -2579,9 +2603,13 @@ static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
             }
         }
         if (rc) break;
-        const float *S = samples + (size_t)b * per_bone;
+        const float *S = samples;
+        /* multiplying by an identity matrix changes nothing (finite
+         * values): skip it */
+        int pre_id = mat_is_identity(bb[b].pre), post_id = mat_is_identity(bb[b].post);
         double prev[4] = {1, 0, 0, 0};
-        float *o = outbuf + (size_t)b * 10 * 2 * (size_t)nf;
+        float *o[10];
+        for (int k = 0; k < 10; k++) o[k] = outv[(size_t)b * 10 + (size_t)k].buf;
         for (Py_ssize_t f = 0; f < nf; f++) {
             double sc[3], tr[3], q[4];
             for (int i = 0; i < 3; i++) {
@@ -2596,10 +2624,17 @@ static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
             }
             double local[16], m[16], basis[16];
             ga_mat_from_trs(tr, q, sc, local);
-            ga_mat_mul(bb[b].pre, local, m);
-            ga_mat_mul(m, bb[b].post, basis);
+            const double *cur = local;
+            if (!pre_id) {
+                ga_mat_mul(bb[b].pre, cur, m);
+                cur = m;
+            }
+            if (!post_id) {
+                ga_mat_mul(cur, bb[b].post, basis);
+                cur = basis;
+            }
             double bt[3], bq[4], bs[3];
-            ga_mat_decompose(basis, bt, bq, bs);
+            ga_mat_decompose(cur, bt, bq, bs);
             /* keep the quaternion on the side of the previous frame so that
              * Blender's per-component interpolation goes the short way */
             double dot = bq[0] * prev[0] + bq[1] * prev[1] + bq[2] * prev[2] + bq[3] * prev[3];
@@ -2609,40 +2644,23 @@ static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
             double vals[10] = {bt[0], bt[1], bt[2], bq[0], bq[1], bq[2], bq[3], bs[0], bs[1], bs[2]};
             float x = (float)(frames[f] * time_scale + time_offset);
             for (int k = 0; k < 10; k++) {
-                o[(size_t)k * 2 * nf + 2 * (size_t)f] = x;
-                o[(size_t)k * 2 * nf + 2 * (size_t)f + 1] = (float)vals[k];
+                o[k][2 * (size_t)f] = x;
+                o[k][2 * (size_t)f + 1] = (float)vals[k];
             }
         }
     }
     Py_END_ALLOW_THREADS
     if (rc) {
         raise_error(&err);
-        goto done;
-    }
-    result = PyList_New(nb);
-    if (!result) goto done;
-    for (Py_ssize_t b = 0; b < nb; b++) {
-        PyObject *tup = PyTuple_New(10);
-        if (!tup) {
-            Py_CLEAR(result);
-            goto done;
-        }
-        for (int k = 0; k < 10; k++) {
-            PyObject *arr = new_array("f", outbuf + ((size_t)b * 10 + (size_t)k) * 2 * nf, (Py_ssize_t)(2 * nf * 4));
-            if (!arr) {
-                Py_DECREF(tup);
-                Py_CLEAR(result);
-                goto done;
-            }
-            PyTuple_SetItem(tup, k, arr);
-        }
-        PyList_SetItem(result, b, tup);
+        Py_CLEAR(result);
     }
 done:
+    for (size_t i = 0; i < nviews; i++) PyBuffer_Release(&outv[i]);
+    free(outv);
+    if (PyErr_Occurred()) Py_CLEAR(result);
     free(frames);
     free(bb);
     free(samples);
-    free(outbuf);
     if (have_clip) clip_release(a, &c, clip_borrows(a));
     Py_DECREF(bones);
     return result;

@@ -835,3 +835,29 @@ def test_mutated_compressed_sample():
     path = SAMPLES / "bk" / "features_rarezip.bin"
     for m in mutations(path.read_bytes(), mutation_count(200), seed=4):
         decode_or_format_error(m)
+
+
+def test_tolerance_reduces_linear_keys_within_tolerance_plus_quantisation():
+    """Per-frame LINEAR curves (what Blender exports) keep only the keys their
+    straight segments need: every original frame stays within the tolerance
+    plus half a 1/64 step (degrees for rotation), and tolerance 0 keeps all."""
+    frames = [float(f) for f in range(301)]
+    rot = [0.6 * math.sin(f / 20.0) for f in frames]
+    tra = [3.0 * math.cos(f / 15.0) + 0.02 * f for f in frames]
+    tracks = [gameanim.Track(1, "rotation", 0, frames, rot, interpolation=[gameanim.LINEAR] * 301),
+              gameanim.Track(1, "translation", 2, frames, tra, interpolation=[gameanim.LINEAR] * 301)]
+    anim = gameanim.Animation("bk", tracks, frame_count=301)
+    tol = 0.01
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        full = gameanim.load(anim.to_bytes(compression=None))
+        reduced = gameanim.load(anim.to_bytes(compression=None, tolerance=tol))
+    assert [len(t) for t in full.tracks] == [301, 301]
+    assert all(len(t) < 200 for t in reduced.tracks), [len(t) for t in reduced.tracks]
+    half_step = {"rotation": math.radians(1.0 / 64) / 2, "translation": 1.0 / 128}
+    for track, want in zip(sorted(reduced.tracks, key=lambda t: t.channel), (rot, tra)):
+        got = reduced.sample(frames)
+        idx = [t.channel for t in reduced.tracks].index(track.channel)
+        got = got[idx * len(frames):(idx + 1) * len(frames)]
+        worst = max(abs(g - w) for g, w in zip(got, want))
+        assert worst <= tol + half_step[track.channel] + 1e-6, (track.channel, worst)

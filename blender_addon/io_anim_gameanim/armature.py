@@ -496,7 +496,9 @@ def apply(anim, arm_obj, sink, opts, tm, fr, index=None):
     fr.unmatched.extend(target_label(t) for t in unmatched)
     fr.notes.extend(notes)
     res, plans = plan_bones(anim, arm_obj, mapping, opts, tm, index=index)
-    curves.write_plans(sink, [cp for plan in plans for cp in plan.curves])
+    flat = [cp for plan in plans for cp in plan.curves]
+    del plans  # (the flat list alone holds the buffers: write_plans frees them as it goes)
+    curves.write_plans(sink, flat)
     fr.exact.extend(res.exact)
     fr.baked.extend(res.baked)
     fr.notes.extend(res.notes)

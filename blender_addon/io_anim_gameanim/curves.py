@@ -188,10 +188,15 @@ def plan_baked(path, index, group, co, tm, source=None, distinct=None):
 
 
 def write_plans(sink, plans):
-    """write_plan for many plans (one sink)."""
+    """write_plan for a list of plans (one sink).  The list is emptied as
+    the curves are written, so that each plan's buffers are freed as soon
+    as Blender holds its keys (the peak memory of a large import is then
+    Blender's keys plus what is not written yet, not both in full)."""
     write_keys = compat.write_keys
     new = sink.new_fcurve
-    for plan in plans:
+    plans.reverse()
+    while plans:
+        plan = plans.pop()
         write_keys(new(plan.path, plan.index, plan.group), plan.co, plan.interp, plan.left, plan.right,
                    plan.distinct, plan.bezier, plan.cycles)
 

@@ -216,6 +216,8 @@ def encode(anim, xopts, exp, result):
     elif comp == "NONE":
         comp = None
     tol = xopts.tolerance
+    if anim.format == "bk" and xopts.rate != "FRAMES":
+        tol = 0.0  # the BK encoder drops collinear LINEAR keys; Keep Keys keeps the user's keys
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ga.PrecisionWarning)
         try:

@@ -173,7 +173,8 @@ EXPORT_SPECS = [
                                            for c in COMPRESSIONS], "encoding"),
     ("tolerance", "float", 1e-3, "Tolerance",
      "Key reduction: sampled curves become Hermite keys within this distance (radians for rotations, file units "
-     "otherwise; BCK and BTK).  0 writes every frame", (0.0, 1e3), "encoding"),
+     "otherwise; BCK and BTK), or keep only the keys their straight segments need (Banjo-Kazooie, rate Every "
+     "Frame).  0 writes every frame", (0.0, 1e3), "encoding"),
     ("loop", "enum", "AUTO", "Loop", "Loop mode written to the file (formats that store one)",
      [("AUTO", "Automatic", "As imported; else 'loop' when every animated curve has a Cycles modifier"),
       ("once", "Once", ""), ("once_reset", "Once, Reset", ""), ("loop", "Loop", ""),
@@ -250,8 +251,8 @@ EXPORT_FIELDS = {
             "translation_scale", "up_axis"),
     "btk": ("frame_range", "frame_start", "frame_end", "rate", "compression", "tolerance", "loop", "calc_type"),
     "bca": ("frame_range", "frame_start", "frame_end", "compression", "loop", "translation_scale", "up_axis"),
-    "bk": ("frame_range", "frame_start", "frame_end", "rate", "compression", "translation_scale", "up_axis",
-           "id_property"),
+    "bk": ("frame_range", "frame_start", "frame_end", "rate", "compression", "tolerance", "translation_scale",
+           "up_axis", "id_property"),
     "jba": ("frame_range", "frame_start", "frame_end", "compression", "layout", "translation_scale", "up_axis",
             "root_motion"),
 }
