@@ -2,6 +2,7 @@
 on an action, tracks from per-frame values or from one curve, the frame
 range and the loop mode of an action."""
 import json
+from array import array
 
 from . import curves, readback
 from .armature import CHANNEL_DEFAULT
@@ -110,6 +111,17 @@ def direct_track(gameanim, fc, target, channel, axis, vs, vo, tm, rate, frames_s
                 if tolerance > 0:
                     track = readback.linear_as_hermite(gameanim, track)
                 return track
+    if tolerance > 0:
+        # per-frame values with the curve's own slopes: the key reduction
+        # then places Hermite keys with the true derivatives (fewer keys)
+        got = readback.sample_with_slopes(fc, keys, frames_scene)
+        if got is not None:
+            values = readback.affine(got[0], 1.0 / vs, -vo / vs)
+            if is_constant(values):
+                return gameanim.Track(target, channel, axis, times[:1], values[:1])
+            k = tm.scale / vs  # per scene frame -> per file frame, file units
+            return gameanim.Track(target, channel, axis, times, values, readback.affine(got[1], k, 0.0),
+                                  readback.affine(got[2], k, 0.0), array("B", (gameanim.LINEAR,)) * len(values))
     values = readback.affine(readback.sample(fc, keys, frames_scene), 1.0 / vs, -vo / vs)
     return per_frame_track(gameanim, target, channel, axis, times, values)
 

@@ -249,6 +249,17 @@ def sample(fc, keys, frames):
     return gameanim.evaluate_fcurve(keys.co, keys.left, keys.right, keys.interp, frames, extrapolation=extrap)
 
 
+def sample_with_slopes(fc, keys, frames):
+    """(values, left slopes, right slopes) of the F-curve at the scene
+    frames, per scene frame, in C; None where Blender must evaluate the
+    curve itself (modifiers, easing modes)."""
+    if needs_blender_evaluation(fc, keys, frames):
+        return None
+    extrap = fc.extrapolation if fc.extrapolation in ("CONSTANT", "LINEAR") else "CONSTANT"
+    return native.require().evaluate_fcurve(keys.co, keys.left, keys.right, keys.interp, frames,
+                                            extrapolation=extrap, slopes=True)
+
+
 def constant(value, n):
     return array("f", (value,)) * n
 

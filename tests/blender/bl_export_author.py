@@ -269,3 +269,37 @@ def test_root_motion_from_the_object_for_jba(api, ga, tmp_path):
     assert ty.evaluate(20.0)[0] == pytest.approx(0.05 * 21, abs=2e-3)
     qz = anim.find("__root_motion__", "rotation_quaternion", 3)
     assert qz.evaluate(40.0)[0] == pytest.approx(math.sin(0.02 * LAST / 2), abs=1e-3)
+
+
+def test_sampled_curves_carry_their_own_slopes_into_the_key_reduction(api, ga, tmp_path):
+    """A Bezier curve whose handles are not one third of the way to the
+    neighbouring key is sampled per frame for BCK; the samples go to the
+    encoder with the curve's own derivatives, so the fitted file needs fewer
+    keys than a fit that estimates slopes from the samples alone (the same
+    samples, fitted here with Track.fit), and stays within the tolerance."""
+    rig = make_rig("Rig", [("a", None, (0, 0, 0), (0, 1, 0), 0.0)])
+    pb = rig.pose.bones[0]
+    pb.rotation_mode = "XYZ"
+    for f, v in ((1, 0.0), (31, 1.2), (61, -0.6), (91, 0.4), (121, 0.0)):
+        pb.location = (v, 0.0, 0.0)
+        pb.keyframe_insert("location", index=0, frame=f)
+    action = rig.animation_data.action
+    from blhelpers import fcurve_map, pose_path
+
+    fc = fcurve_map(action)[(pose_path("a", "location"), 0)]
+    for kp in fc.keyframe_points:  # long handles: not a Hermite key
+        kp.handle_left_type = kp.handle_right_type = "FREE"
+        kp.handle_left = (kp.co[0] - 14.0, kp.co[1] - 0.3)
+        kp.handle_right = (kp.co[0] + 14.0, kp.co[1] + 0.3)
+    fc.update()
+    out = tmp_path / "slopes.bck"
+    tol = 1e-3
+    api.export_action(str(out), action, format="bck", tolerance=tol)
+    anim = ga.load(str(out))
+    got = anim.find(0, "translation", 0)
+    frames = [float(f) for f in range(0, 121)]
+    want = [fc.evaluate(f + 1) for f in frames]
+    estimated = ga.Track(0, "translation", 0, frames, want, interpolation=[ga.LINEAR] * len(frames)).fit(tol)
+    assert len(got) < len(estimated), (len(got), len(estimated))
+    values = got.evaluate(frames)
+    assert max(abs(a - b) for a, b in zip(values, want)) <= tol + 1e-5
