@@ -28,7 +28,8 @@ void ga_clip_init(ga_clip *c, const char *format)
 void ga_track_free(ga_track *t)
 {
     free(t->target_name);
-    free(t->time); /* the whole key block (ga_track_alloc) */
+    if (!t->borrowed) free(t->time); /* the whole key block (ga_track_alloc) */
+    t->borrowed = 0;
     t->target_name = NULL;
     t->time = t->value = t->in_slope = t->out_slope = NULL;
     t->interp = NULL;
@@ -82,6 +83,7 @@ int ga_track_alloc(ga_track *t, uint32_t nkeys, ga_error *err)
         t->interp = NULL;
         return ga_nomem(err, "");
     }
+    t->borrowed = 0;
     t->time = block;
     t->value = block + n;
     t->in_slope = block + 2 * n;

@@ -156,6 +156,7 @@ typedef struct ga_track {
     float *in_slope;     /* value units per frame, arriving at the key */
     float *out_slope;    /* value units per frame, leaving the key */
     uint8_t *interp;     /* ga_interp of the segment starting at the key */
+    uint8_t borrowed;    /* the key arrays belong to someone else (a view): ga_track_free leaves them */
 } ga_track;
 
 /* Per-target extra data (BTK texture-matrix entries, JBA name order). */

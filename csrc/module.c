@@ -162,6 +162,16 @@ static int get_buffer(PyObject *obj, Py_buffer *view, const char *code, Py_ssize
 /* ------------------------------------------------------------------ */
 /* Track                                                               */
 
+/* The decoded tracks of a loaded file, shared by its Animation and the
+ * Track objects that still read their keys from them (no copy).  Counted
+ * by hand (always under the GIL); not a Python object, so no reference
+ * cycle between an Animation and its tracks. */
+typedef struct track_store {
+    Py_ssize_t refs;
+    uint32_t ntracks;
+    ga_track *tracks;
+} track_store;
+
 typedef struct {
     PyObject_HEAD
     PyObject *target;
@@ -169,38 +179,62 @@ typedef struct {
     int axis;
     PyObject *arrays[4]; /* times, values, in_slopes, out_slopes: array('f') */
     PyObject *interp;    /* array('B') */
-    /* A decoded track keeps its keys in one C block (times, values, in
-     * and out slopes, then the codes) until something asks for the arrays:
-     * loading, sampling, baking or Track.bezier never build them.  NULL
-     * once the arrays exist (then the arrays are the truth). */
-    float *keys;
-    uint32_t nkeys;
+    /* A decoded track keeps its keys in C until something asks for the
+     * arrays: loading, sampling, baking or Track.bezier never build them.
+     * `lazy` points at them: at the Animation's decoded track (shared
+     * through `store`, which this track keeps alive) or at `own` (a track
+     * made by copy() or fit()).  NULL once the arrays exist (then the
+     * arrays are the truth). */
+    const ga_track *lazy;
+    track_store *store;
+    ga_track *own;
 } TrackObject;
 
-/* The keys of a track that still has its C block, as a ga_track (the
- * arrays point into the block: read only, never ga_track_free it). */
+/* The keys of a lazy track as a ga_track view (the arrays are borrowed:
+ * ga_track_free on it frees nothing). */
 static void lazy_view(const TrackObject *t, ga_track *v)
 {
     memset(v, 0, sizeof *v);
     v->channel = (uint8_t)t->channel;
     v->axis = (uint8_t)t->axis;
     v->target = -1;
-    size_t n = t->nkeys;
-    v->nkeys = t->nkeys;
-    v->time = t->keys;
-    v->value = t->keys + n;
-    v->in_slope = t->keys + 2 * n;
-    v->out_slope = t->keys + 3 * n;
-    v->interp = (uint8_t *)(t->keys + 4 * n);
+    v->nkeys = t->lazy->nkeys;
+    v->time = t->lazy->time;
+    v->value = t->lazy->value;
+    v->in_slope = t->lazy->in_slope;
+    v->out_slope = t->lazy->out_slope;
+    v->interp = t->lazy->interp;
+    v->borrowed = 1;
 }
 
-/* Turns a track's C block into its arrays (once). */
+static void track_store_decref(track_store *s)
+{
+    if (!s || --s->refs > 0) return;
+    for (uint32_t i = 0; i < s->ntracks; i++) ga_track_free(&s->tracks[i]);
+    free(s->tracks);
+    free(s);
+}
+
+/* Lets go of a lazy track's keys. */
+static void track_drop_lazy(TrackObject *t)
+{
+    if (t->own) {
+        ga_track_free(t->own);
+        free(t->own);
+    }
+    track_store_decref(t->store);
+    t->own = NULL;
+    t->store = NULL;
+    t->lazy = NULL;
+}
+
+/* Turns a lazy track's keys into its arrays (once). */
 static int track_materialise(TrackObject *t)
 {
-    if (!t->keys) return 0;
+    if (!t->lazy) return 0;
     ga_track v;
     lazy_view(t, &v);
-    Py_ssize_t n = t->nkeys;
+    Py_ssize_t n = (Py_ssize_t)v.nkeys;
     PyObject *arrs[5];
     const float *src[4] = {v.time, v.value, v.in_slope, v.out_slope};
     for (int i = 0; i < 5; i++) {
@@ -212,9 +246,7 @@ static int track_materialise(TrackObject *t)
     }
     for (int i = 0; i < 4; i++) GA_SETREF(t->arrays[i], arrs[i]);
     GA_SETREF(t->interp, arrs[4]);
-    free(t->keys);
-    t->keys = NULL;
-    t->nkeys = 0;
+    track_drop_lazy(t);
     return 0;
 }
 
@@ -276,16 +308,15 @@ static void Track_dealloc(PyObject *self)
     Py_XDECREF(t->target);
     for (int i = 0; i < 4; i++) Py_XDECREF(t->arrays[i]);
     Py_XDECREF(t->interp);
-    free(t->keys);
+    track_drop_lazy(t);
     PyTypeObject *tp = Py_TYPE(self);
     freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
     f(self);
     Py_DECREF(tp);
 }
 
-/* Builds a Track object from a C track (copies the keys into the
- * track's C block; the arrays are made on first access). */
-static PyObject *track_from_c(const ga_track *c)
+/* A Track object for a C track's target, channel and axis (no keys yet). */
+static TrackObject *track_head(const ga_track *c)
 {
     TrackObject *t = track_alloc();
     if (!t) return NULL;
@@ -296,25 +327,40 @@ static PyObject *track_from_c(const ga_track *c)
     } else {
         t->target = PyLong_FromLong(c->target);
     }
-    if (!t->target) goto fail;
-    size_t n = c->nkeys;
-    t->keys = malloc(n * 17 + 1);
-    if (!t->keys) {
-        PyErr_NoMemory();
-        goto fail;
+    if (!t->target) {
+        Py_DECREF(t);
+        return NULL;
     }
-    t->nkeys = c->nkeys;
-    if (n) {
-        memcpy(t->keys, c->time, n * 4);
-        memcpy(t->keys + n, c->value, n * 4);
-        memcpy(t->keys + 2 * n, c->in_slope, n * 4);
-        memcpy(t->keys + 3 * n, c->out_slope, n * 4);
-        memcpy(t->keys + 4 * n, c->interp, n);
+    return t;
+}
+
+/* Builds a Track object from a C track (copies the keys; the arrays are
+ * made on first access). */
+static PyObject *track_from_c(const ga_track *c)
+{
+    TrackObject *t = track_head(c);
+    if (!t) return NULL;
+    ga_error err;
+    t->own = malloc(sizeof *t->own);
+    if (!t->own || ga_track_copy(t->own, c, &err)) {
+        free(t->own);
+        t->own = NULL;
+        Py_DECREF(t);
+        return PyErr_NoMemory();
     }
+    t->lazy = t->own;
     return (PyObject *)t;
-fail:
-    Py_DECREF(t);
-    return NULL;
+}
+
+/* A Track object reading track i of a shared store (no copy). */
+static PyObject *track_from_store(track_store *s, uint32_t i)
+{
+    TrackObject *t = track_head(&s->tracks[i]);
+    if (!t) return NULL;
+    s->refs++;
+    t->store = s;
+    t->lazy = &s->tracks[i];
+    return (PyObject *)t;
 }
 
 static PyObject *Track_new(PyTypeObject *type, PyObject *args, PyObject *kw)
@@ -440,24 +486,18 @@ static int track_to_c(PyObject *obj, Py_ssize_t index, ga_track *c)
     } else {
         c->target = (int32_t)PyLong_AsLong(t->target);
     }
-    if (t->keys) {
-        /* decoded keys, valid by construction */
+    if (t->lazy) {
+        /* decoded keys, valid by construction: a view, no copy (the clip
+         * is only read; ga_track_free leaves borrowed arrays alone) */
         ga_track v;
         lazy_view(t, &v);
-        ga_error err;
-        if (ga_track_alloc(c, v.nkeys, &err)) {
-            ga_track_free(c);
-            PyErr_NoMemory();
-            return -1;
-        }
-        size_t n = v.nkeys;
-        if (n) {
-            memcpy(c->time, v.time, n * 4);
-            memcpy(c->value, v.value, n * 4);
-            memcpy(c->in_slope, v.in_slope, n * 4);
-            memcpy(c->out_slope, v.out_slope, n * 4);
-            memcpy(c->interp, v.interp, n);
-        }
+        c->nkeys = v.nkeys;
+        c->time = (float *)v.time;
+        c->value = (float *)v.value;
+        c->in_slope = (float *)v.in_slope;
+        c->out_slope = (float *)v.out_slope;
+        c->interp = (uint8_t *)v.interp;
+        c->borrowed = 1;
         return 0;
     }
     Py_buffer views[5];
@@ -593,7 +633,7 @@ static int Track_set_array(PyObject *self, PyObject *v, void *c)
 static Py_ssize_t Track_len(PyObject *self)
 {
     TrackObject *t = (TrackObject *)self;
-    if (t->keys) return (Py_ssize_t)t->nkeys;
+    if (t->lazy) return (Py_ssize_t)t->lazy->nkeys;
     return PyObject_Length(t->arrays[0]);
 }
 
@@ -613,7 +653,7 @@ static PyObject *Track_bezier(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|dddd:bezier", kwlist, &vs, &vo, &ts, &to)) return NULL;
     TrackObject *t = (TrackObject *)self;
     ga_track c;
-    int lazy = t->keys != NULL;
+    int lazy = t->lazy != NULL;
     if (lazy) lazy_view(t, &c); /* the track's own block: nothing to copy */
     else if (track_to_c(self, 0, &c) < 0) return NULL;
     Py_ssize_t n = (Py_ssize_t)c.nkeys;
@@ -679,7 +719,7 @@ static PyObject *Track_evaluate(PyObject *self, PyObject *frames_obj)
     if (read_frames(frames_obj, &frames, &n) < 0) return NULL;
     TrackObject *t = (TrackObject *)self;
     ga_track c;
-    int lazy = t->keys != NULL;
+    int lazy = t->lazy != NULL;
     if (lazy) lazy_view(t, &c);
     else if (track_to_c(self, 0, &c) < 0) {
         free(frames);
@@ -832,6 +872,7 @@ typedef struct {
     PyObject *report;
     /* what was loaded */
     int has_orig;
+    track_store *store;      /* owns orig.tracks (shared with lazy Tracks) */
     void *raw;
     ga_clip orig;
     PyObject *orig_bytes;    /* the input as given (wrapped) */
@@ -850,7 +891,12 @@ static void Animation_dealloc(PyObject *self)
     Py_XDECREF(a->orig_bytes);
     Py_XDECREF(a->orig_payload);
     if (a->raw && a->fmt) a->fmt->free_raw(a->raw);
-    if (a->has_orig) ga_clip_free(&a->orig);
+    if (a->has_orig) {
+        a->orig.tracks = NULL; /* the store's */
+        a->orig.ntracks = 0;
+        ga_clip_free(&a->orig);
+    }
+    track_store_decref(a->store);
     PyTypeObject *tp = Py_TYPE(self);
     freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
     f(self);
@@ -961,7 +1007,7 @@ static PyObject *ensure_tracks(AnimationObject *a)
     PyObject *tracks = PyList_New((Py_ssize_t)a->orig.ntracks);
     if (!tracks) return NULL;
     for (uint32_t i = 0; i < a->orig.ntracks; i++) {
-        PyObject *t = track_from_c(&a->orig.tracks[i]);
+        PyObject *t = track_from_store(a->store, i);
         if (!t) {
             Py_DECREF(tracks);
             return NULL;
@@ -1137,8 +1183,18 @@ static PyObject *animation_from_data(PyObject *data_obj, const ga_decode_opts *o
     }
     a->raw = l.raw;
     l.raw = NULL;
+    a->store = malloc(sizeof *a->store);
+    if (!a->store) {
+        ga_loaded_free(&l);
+        Py_DECREF(bytes);
+        Py_DECREF(a);
+        return PyErr_NoMemory();
+    }
     a->orig = l.clip;
     memset(&l.clip, 0, sizeof l.clip);
+    a->store->refs = 1;
+    a->store->tracks = a->orig.tracks;
+    a->store->ntracks = a->orig.ntracks;
     a->has_orig = 1;
     a->orig_wrapper = l.wrapper;
     a->orig_bytes = bytes;

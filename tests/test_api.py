@@ -315,3 +315,25 @@ def test_bake_pose_defaults_for_missing_channels_and_named_targets():
     assert [c[1] for c in curves] == [0, 0, 0, 1, 0, 0, 0, 1, 1, 1]
     with pytest.raises(ValueError, match="4x4"):
         gameanim.bake_pose(anim, [(0, [1, 2, 3], None)], [0.0])
+
+
+def test_tracks_of_a_loaded_file_outlive_their_animation():
+    """Tracks read their keys from the loaded Animation's decoded data (no
+    copy); they keep those keys alive when the Animation is gone, and a
+    track whose arrays were replaced no longer depends on them."""
+    import gc
+
+    data = (SAMPLES / "jba" / "legacy_humanoid_106x300.jba").read_bytes()
+    anim = gameanim.load(data)
+    want = [(list(t.times), list(t.values)) for t in gameanim.load(data).tracks[:8]]
+    tracks = anim.tracks[:8]
+    sampled = [list(t.evaluate([0.0, 0.5, 7.0])) for t in tracks]
+    del anim
+    gc.collect()
+    for t, (times, values), s in zip(tracks, want, sampled):
+        assert list(t.evaluate([0.0, 0.5, 7.0])) == s
+        assert list(t.times) == times and list(t.values) == values
+    new = array.array("f", [v + 1.0 for v in want[0][1]])
+    tracks[0].values = new
+    assert tracks[0].values == new
+    assert list(tracks[1].values) == want[1][1]
