@@ -317,10 +317,8 @@ def write_keys(fc, co, interpolation, left=None, right=None, distinct=None, bezi
         add_cycles(fc, mirror=cycles == "MIRROR")
     if n == 0:
         return
-    # new curves extrapolate CONSTANT already; setting it runs the curve's
-    # RNA update, which (4.0+) would merge keys that share a time
-    if fc.extrapolation != "CONSTANT":
-        fc.extrapolation = "CONSTANT"
+    # (new curves extrapolate CONSTANT already; setting it would run the
+    # curve's RNA update, which (4.0+) merges keys that share a time)
     kp = fc.keyframe_points
     kp.add(n)
     kp.foreach_set("co", co)
