@@ -140,7 +140,11 @@ def main(argv=None):
               "* The exact BCK case holds few keys per curve (Hermite keys fitted within 1e-3: a J3D value table "
               "cannot hold 100 x 1000 dense keys), so per-curve Blender work (creating 900 F-curves) dominates "
               "both the import and the floor, and even the floor is not 50x faster than keyframe_insert there. "
-              "The dense cases (baked BCK, JBA) are where per-key cost shows.", ""]
+              "The dense cases (baked BCK, JBA) are where per-key cost shows.",
+              "* Memory figures are the peak resident set (VmHWM) of fresh processes over their resident set "
+              "before the import; they move by several MiB between runs (allocator reuse, Blender's own "
+              "buffers), and a negative difference means the import peaked below the floor's run.  "
+              "See docs/performance.md for where the time and memory go.", ""]
     for title, cmd, text in parts:
         lines += [f"## {title}", "", "```", "$ " + " ".join(cmd).replace(gdir, "build/lib"), text.rstrip(), "```",
                   ""]
