@@ -125,11 +125,9 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
     target_arm = _collect_armature(armature_obj, opts, context)
     mats = list(materials) if materials is not None else list(bpy.data.materials)
 
-    # load everything first: a new armature is built from all the files of
-    # its format at once
-    loaded = []
     n = len(paths)
-    for i, path in enumerate(paths):
+
+    def load_one(i, path):
         if progress:
             progress(i, n, path, "load")
         fr = report.add(path)
@@ -137,13 +135,18 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             anim = ga.load(path, keyless_rule=opts.keyless_rule)
         except (ga.FormatError, OSError, ValueError) as e:
             fr.error = str(e) or type(e).__name__
-            continue
+            return None
         fr.format = anim.format
         fr.compression = anim.compression
-        loaded.append((fr, anim, path))
+        return fr, anim, path
 
+    loading = (x for x in (load_one(i, p) for i, p in enumerate(paths)) if x is not None)
     new_rigs = {}
     if target_arm is None:
+        # a new armature is built from all the files of its format at once:
+        # load everything first
+        loaded = list(loading)
+        count = len(loaded)
         by_fmt = {}
         for fr, anim, path in loaded:
             if anim.format != "btk":
@@ -152,13 +155,18 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             name = action_name_for(items[0][1]) + "_rig"
             new_rigs[fmt] = armature.build_armature([a for a, _ in items], fmt, name, context,
                                                     opts.translation_scale)
+    else:
+        # one file at a time: only one decoded file is alive at once, so a
+        # bulk import of a whole folder needs the memory of its largest file
+        loaded = loading
+        count = n
 
     owners_seen = set()
     first_range = None
     rig_indexes = {}  # one RigIndex per armature for all the files
     for i, (fr, anim, path) in enumerate(loaded):
         if progress:
-            progress(i, len(loaded), path, "import")
+            progress(i, count, path, "import")
         tm = time_map_for(anim, opts, scene)
         try:
             if anim.format == "btk":

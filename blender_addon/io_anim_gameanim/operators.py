@@ -67,9 +67,11 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
         total = 2 * len(paths)
         wm.progress_begin(0, total)
 
+        events = [0]  # a load and an import per file, in whichever order they come
+
         def progress(i, n, path, stage):
-            step = i if stage == "load" else len(paths) + i
-            wm.progress_update(step)
+            events[0] += 1
+            wm.progress_update(min(events[0], total))
             compat.status_text(context, f"Game animation: {stage} {i + 1}/{n}: {os.path.basename(path)}")
 
         try:

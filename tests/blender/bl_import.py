@@ -93,6 +93,26 @@ def test_bad_file_is_reported_and_the_others_import(api, tmp_path):
     assert [a.name for a in res] == ["walk_type0"]
 
 
+def test_onto_a_given_armature_files_are_loaded_one_at_a_time(api, tmp_path):
+    """With a target armature each file is loaded, imported and let go
+    before the next is read (a folder import holds one decoded file at a
+    time); a new armature needs every file first.  Seen through the
+    progress callback's order."""
+    files = [str(p) for p in samples("j3d/walk_type0.bck", "j3d/swing_type1_shift2.bck", "j3d/jump_sound.bck")]
+    bad = tmp_path / "broken.bck"
+    bad.write_bytes(b"J3D1bck1" + bytes(40))
+    files.insert(1, str(bad))
+    stages = []
+    rig = chain_rig(["a", "b", "c"])
+    res = api.import_files(files, armature=rig, progress=lambda i, n, path, stage: stages.append(stage[0]))
+    assert "".join(stages) == "lillili", stages
+    assert [f.ok for f in res.report.files] == [True, False, True, True]
+    assert len(res) == 3
+    stages.clear()
+    api.import_files(files, target="NEW", progress=lambda i, n, path, stage: stages.append(stage[0]))
+    assert "".join(stages) == "lllliii", stages
+
+
 def test_operator_report_lists_baked_bones(addon, api):
     path = samples("j3d/walk_type0.bck")[0]
     rig = make_rig("Rig", [("a", None, (0, 0, 0), (1, 0, 0), 0.0), ("b", "a", (1, 0, 0), (1, 1, 0), 0.0),
