@@ -454,8 +454,9 @@ fail:
     return NULL;
 }
 
-/* Copies a Track object's keys into a C track (validating them). */
-static int track_to_c(PyObject *obj, Py_ssize_t index, ga_track *c)
+/* A Track as a C track.  Keys of a lazy track that reads `share` (the
+ * calling Animation's own store) are borrowed; anything else is copied. */
+static int track_to_c(PyObject *obj, Py_ssize_t index, ga_track *c, const track_store *share)
 {
     memset(c, 0, sizeof *c);
     if (!PyObject_TypeCheck(obj, TrackType)) {
@@ -487,17 +488,36 @@ static int track_to_c(PyObject *obj, Py_ssize_t index, ga_track *c)
         c->target = (int32_t)PyLong_AsLong(t->target);
     }
     if (t->lazy) {
-        /* decoded keys, valid by construction: a view, no copy (the clip
-         * is only read; ga_track_free leaves borrowed arrays alone) */
+        /* decoded keys, valid by construction */
         ga_track v;
         lazy_view(t, &v);
-        c->nkeys = v.nkeys;
-        c->time = (float *)v.time;
-        c->value = (float *)v.value;
-        c->in_slope = (float *)v.in_slope;
-        c->out_slope = (float *)v.out_slope;
-        c->interp = (uint8_t *)v.interp;
-        c->borrowed = 1;
+        if (share && t->store == share) {
+            /* the caller's own store, which outlives the call (the GIL may be
+             * released meanwhile): a view, no copy; the clip is only read and
+             * ga_track_free leaves borrowed arrays alone */
+            c->nkeys = v.nkeys;
+            c->time = (float *)v.time;
+            c->value = (float *)v.value;
+            c->in_slope = (float *)v.in_slope;
+            c->out_slope = (float *)v.out_slope;
+            c->interp = (uint8_t *)v.interp;
+            c->borrowed = 1;
+            return 0;
+        }
+        ga_error err;
+        if (ga_track_alloc(c, v.nkeys, &err)) {
+            ga_track_free(c);
+            PyErr_NoMemory();
+            return -1;
+        }
+        size_t n = v.nkeys;
+        if (n) {
+            memcpy(c->time, v.time, n * 4);
+            memcpy(c->value, v.value, n * 4);
+            memcpy(c->in_slope, v.in_slope, n * 4);
+            memcpy(c->out_slope, v.out_slope, n * 4);
+            memcpy(c->interp, v.interp, n);
+        }
         return 0;
     }
     Py_buffer views[5];
@@ -655,7 +675,7 @@ static PyObject *Track_bezier(PyObject *self, PyObject *args, PyObject *kw)
     ga_track c;
     int lazy = t->lazy != NULL;
     if (lazy) lazy_view(t, &c); /* the track's own block: nothing to copy */
-    else if (track_to_c(self, 0, &c) < 0) return NULL;
+    else if (track_to_c(self, 0, &c, NULL) < 0) return NULL;
     Py_ssize_t n = (Py_ssize_t)c.nkeys;
     PyObject *out[4] = {NULL, NULL, NULL, NULL};
     Py_buffer v[4];
@@ -721,7 +741,7 @@ static PyObject *Track_evaluate(PyObject *self, PyObject *frames_obj)
     ga_track c;
     int lazy = t->lazy != NULL;
     if (lazy) lazy_view(t, &c);
-    else if (track_to_c(self, 0, &c) < 0) {
+    else if (track_to_c(self, 0, &c, NULL) < 0) {
         free(frames);
         return NULL;
     }
@@ -741,7 +761,7 @@ static PyObject *Track_copy(PyObject *self, PyObject *unused)
 {
     (void)unused;
     ga_track c;
-    if (track_to_c(self, 0, &c) < 0) return NULL;
+    if (track_to_c(self, 0, &c, NULL) < 0) return NULL;
     PyObject *res = track_from_c(&c);
     if (res) GA_SETREF(((TrackObject *)res)->target, Py_NewRef(((TrackObject *)self)->target));
     ga_track_free(&c);
@@ -756,7 +776,7 @@ static PyObject *Track_fit(PyObject *self, PyObject *args, PyObject *kw)
     int use_slopes = 0;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "d|$p:fit", kwlist, &tol, &use_slopes)) return NULL;
     ga_track c;
-    if (track_to_c(self, 0, &c) < 0) return NULL;
+    if (track_to_c(self, 0, &c, NULL) < 0) return NULL;
     size_t n = c.nkeys;
     double *t = malloc((n + 1) * sizeof *t), *v = malloc((n + 1) * sizeof *v);
     double *si = malloc((n + 1) * sizeof *si), *so = malloc((n + 1) * sizeof *so);
@@ -1067,7 +1087,7 @@ static int clip_from_python(AnimationObject *a, ga_clip *c)
     }
     size_t total = 0;
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (track_to_c(PyList_GetItem(a->tracks, i), i, &c->tracks[i]) < 0) {
+        if (track_to_c(PyList_GetItem(a->tracks, i), i, &c->tracks[i], a->store) < 0) {
             ga_clip_free(c);
             return -1;
         }
