@@ -156,38 +156,89 @@ static double bezier_1d(double p0, double p1, double p2, double p3, double s)
     return u * u * u * p0 + 3.0 * u * u * s * p1 + 3.0 * u * s * s * p2 + s * s * s * p3;
 }
 
+/* Slope of the linear extrapolation before the first key (after = 0) or
+ * after the last (after = 1): the outer handle of a Bezier end key, else
+ * the end segment's chord. */
+static double extrapolation_slope(const float *co, const float *left, const float *right, const int32_t *interp,
+                                  size_t last, int after)
+{
+    double dx, dy;
+    if (!after) {
+        if (interp[0] == GA_INTERP_BEZIER) {
+            dx = (double)co[0] - left[0];
+            dy = (double)co[1] - left[1];
+        } else {
+            dx = (double)co[2] - co[0];
+            dy = (double)co[3] - co[1];
+        }
+    } else if (interp[last - 1] == GA_INTERP_BEZIER) {
+        dx = (double)right[2 * last] - co[2 * last];
+        dy = (double)right[2 * last + 1] - co[2 * last + 1];
+    } else {
+        dx = (double)co[2 * last] - co[2 * last - 2];
+        dy = (double)co[2 * last + 1] - co[2 * last - 1];
+    }
+    return dx != 0.0 ? dy / dx : 0.0;
+}
+
+/* The Bezier segment from key lo to key hi as Blender evaluates it: the
+ * handles shortened where they overlap in time (correct_bezpart). */
+typedef struct bez_seg {
+    double x0, x1, x2, x3, y0, y1, y2, y3;
+} bez_seg;
+
+static bez_seg bez_segment(const float *co, const float *left, const float *right, size_t lo, size_t hi)
+{
+    bez_seg b = {co[2 * lo], right[2 * lo], left[2 * hi], co[2 * hi],
+                 co[2 * lo + 1], right[2 * lo + 1], left[2 * hi + 1], co[2 * hi + 1]};
+    double h1x = b.x0 - b.x1, h1y = b.y0 - b.y1, h2x = b.x3 - b.x2, h2y = b.y3 - b.y2;
+    double len = b.x3 - b.x0, len1 = fabs(h1x), len2 = fabs(h2x);
+    if (len1 + len2 > 0.0 && len1 + len2 > len) {
+        double fac = len / (len1 + len2);
+        b.x1 = b.x0 - fac * h1x;
+        b.y1 = b.y0 - fac * h1y;
+        b.x2 = b.x3 - fac * h2x;
+        b.y2 = b.y3 - fac * h2y;
+    }
+    return b;
+}
+
+/* The parameter s of the segment where x(s) = frame, within rel_tol:
+ * x(s) is monotonic once the handles are shortened, so bisection with a
+ * Newton polish. */
+static double bez_solve(const bez_seg *b, double frame, double rel_tol)
+{
+    double len = b->x3 - b->x0;
+    double lo = 0.0, hi = 1.0, s = (frame - b->x0) / (len != 0.0 ? len : 1.0);
+    if (s < 0.0) s = 0.0;
+    if (s > 1.0) s = 1.0;
+    for (int it = 0; it < 60; it++) {
+        double x = bezier_1d(b->x0, b->x1, b->x2, b->x3, s);
+        if (fabs(x - frame) < rel_tol * (1.0 + fabs(frame))) break;
+        if (x < frame) lo = s;
+        else hi = s;
+        double u = 1.0 - s;
+        double dx = 3.0 * (u * u * (b->x1 - b->x0) + 2.0 * u * s * (b->x2 - b->x1) + s * s * (b->x3 - b->x2));
+        double ns = dx > 0.0 ? s - (x - frame) / dx : -1.0;
+        s = (ns > lo && ns < hi) ? ns : 0.5 * (lo + hi);
+    }
+    return s;
+}
+
 double ga_fcurve_eval(const float *co, const float *left, const float *right, const int32_t *interp,
                       size_t n, double frame, int linear_extrapolation)
 {
     if (n == 0) return 0.0;
     if (n == 1) return co[1];
     if (frame <= co[0]) {
-        if (linear_extrapolation && frame < co[0]) {
-            double slope;
-            if (interp[0] == GA_INTERP_BEZIER) {
-                double dx = (double)co[0] - left[0];
-                slope = dx != 0.0 ? ((double)co[1] - left[1]) / dx : 0.0;
-            } else {
-                double dx = (double)co[2] - co[0];
-                slope = dx != 0.0 ? ((double)co[3] - co[1]) / dx : 0.0;
-            }
-            return co[1] + slope * (frame - co[0]);
-        }
+        if (linear_extrapolation && frame < co[0])
+            return co[1] + extrapolation_slope(co, left, right, interp, n - 1, 0) * (frame - co[0]);
         return co[1];
     }
     size_t last = n - 1;
     if (frame >= co[2 * last]) {
-        if (linear_extrapolation && frame > co[2 * last]) {
-            double slope;
-            if (interp[last - 1] == GA_INTERP_BEZIER) {
-                double dx = (double)right[2 * last] - co[2 * last];
-                slope = dx != 0.0 ? ((double)right[2 * last + 1] - co[2 * last + 1]) / dx : 0.0;
-            } else {
-                double dx = (double)co[2 * last] - co[2 * last - 2];
-                slope = dx != 0.0 ? ((double)co[2 * last + 1] - co[2 * last - 1]) / dx : 0.0;
-            }
-            return co[2 * last + 1] + slope * (frame - co[2 * last]);
-        }
+        if (linear_extrapolation && frame > co[2 * last])
+            return co[2 * last + 1] + extrapolation_slope(co, left, right, interp, last, 1) * (frame - co[2 * last]);
         return co[2 * last + 1];
     }
     /* last key with x <= frame */
@@ -207,33 +258,9 @@ double ga_fcurve_eval(const float *co, const float *left, const float *right, co
     default:
         break;
     }
-    double x1 = right[2 * lo], y1 = right[2 * lo + 1];
-    double x2 = left[2 * hi], y2 = left[2 * hi + 1];
-    /* Blender shortens handles that overlap in time (correct_bezpart) */
-    double h1x = x0 - x1, h1y = y0 - y1, h2x = x3 - x2, h2y = y3 - y2;
-    double len = x3 - x0, len1 = fabs(h1x), len2 = fabs(h2x);
-    if (len1 + len2 > 0.0 && len1 + len2 > len) {
-        double fac = len / (len1 + len2);
-        x1 = x0 - fac * h1x;
-        y1 = y0 - fac * h1y;
-        x2 = x3 - fac * h2x;
-        y2 = y3 - fac * h2y;
-    }
-    /* x(s) is monotonic now: bisection then Newton polish */
-    double a = 0.0, b = 1.0, s = (frame - x0) / (len != 0.0 ? len : 1.0);
-    if (s < 0.0) s = 0.0;
-    if (s > 1.0) s = 1.0;
-    for (int it = 0; it < 60; it++) {
-        double x = bezier_1d(x0, x1, x2, x3, s);
-        if (fabs(x - frame) < 1e-9 * (1.0 + fabs(frame))) break;
-        if (x < frame) a = s;
-        else b = s;
-        double u = 1.0 - s;
-        double dx = 3.0 * (u * u * (x1 - x0) + 2.0 * u * s * (x2 - x1) + s * s * (x3 - x2));
-        double ns = dx > 0.0 ? s - (x - frame) / dx : -1.0;
-        s = (ns > a && ns < b) ? ns : 0.5 * (a + b);
-    }
-    return bezier_1d(y0, y1, y2, y3, s);
+    bez_seg b = bez_segment(co, left, right, lo, hi);
+    double s = bez_solve(&b, frame, 1e-9);
+    return bezier_1d(b.y0, b.y1, b.y2, b.y3, s);
 }
 
 /* ga_track_eval over many frames.  Sorted keys let each frame start its
@@ -315,24 +342,10 @@ double ga_fcurve_slope(const float *co, const float *left, const float *right, c
     if (n < 2) return 0.0;
     size_t last = n - 1;
     double first_x = co[0], last_x = co[2 * last];
-    if (frame < first_x || (frame == first_x && side < 0)) {
-        if (!linear_extrapolation) return 0.0;
-        if (interp[0] == GA_INTERP_BEZIER) {
-            double dx = (double)co[0] - left[0];
-            return dx != 0.0 ? ((double)co[1] - left[1]) / dx : 0.0;
-        }
-        double dx = (double)co[2] - co[0];
-        return dx != 0.0 ? ((double)co[3] - co[1]) / dx : 0.0;
-    }
-    if (frame > last_x || (frame == last_x && side > 0)) {
-        if (!linear_extrapolation) return 0.0;
-        if (interp[last - 1] == GA_INTERP_BEZIER) {
-            double dx = (double)right[2 * last] - co[2 * last];
-            return dx != 0.0 ? ((double)right[2 * last + 1] - co[2 * last + 1]) / dx : 0.0;
-        }
-        double dx = (double)co[2 * last] - co[2 * last - 2];
-        return dx != 0.0 ? ((double)co[2 * last + 1] - co[2 * last - 1]) / dx : 0.0;
-    }
+    if (frame < first_x || (frame == first_x && side < 0))
+        return linear_extrapolation ? extrapolation_slope(co, left, right, interp, last, 0) : 0.0;
+    if (frame > last_x || (frame == last_x && side > 0))
+        return linear_extrapolation ? extrapolation_slope(co, left, right, interp, last, 1) : 0.0;
     /* the segment: the one starting at the last key <= frame (right side),
      * or ending at the first key >= frame (left side) */
     size_t lo = 0, hi = last;
@@ -344,32 +357,10 @@ double ga_fcurve_slope(const float *co, const float *left, const float *right, c
     double x0 = co[2 * lo], y0 = co[2 * lo + 1], x3 = co[2 * hi], y3 = co[2 * hi + 1];
     if (interp[lo] == GA_INTERP_CONSTANT) return 0.0;
     if (interp[lo] == GA_INTERP_LINEAR || x3 == x0) return x3 != x0 ? (y3 - y0) / (x3 - x0) : 0.0;
-    double x1 = right[2 * lo], y1 = right[2 * lo + 1];
-    double x2 = left[2 * hi], y2 = left[2 * hi + 1];
-    double h1x = x0 - x1, h1y = y0 - y1, h2x = x3 - x2, h2y = y3 - y2;
-    double len = x3 - x0, len1 = fabs(h1x), len2 = fabs(h2x);
-    if (len1 + len2 > 0.0 && len1 + len2 > len) {
-        double fac = len / (len1 + len2);
-        x1 = x0 - fac * h1x;
-        y1 = y0 - fac * h1y;
-        x2 = x3 - fac * h2x;
-        y2 = y3 - fac * h2y;
-    }
-    double a = 0.0, b = 1.0, s = (frame - x0) / len;
-    if (s < 0.0) s = 0.0;
-    if (s > 1.0) s = 1.0;
-    for (int it = 0; it < 60; it++) {
-        double x = bezier_1d(x0, x1, x2, x3, s);
-        if (fabs(x - frame) < 1e-12 * (1.0 + fabs(frame))) break;
-        if (x < frame) a = s;
-        else b = s;
-        double u = 1.0 - s;
-        double dx = 3.0 * (u * u * (x1 - x0) + 2.0 * u * s * (x2 - x1) + s * s * (x3 - x2));
-        double ns = dx > 0.0 ? s - (x - frame) / dx : -1.0;
-        s = (ns > a && ns < b) ? ns : 0.5 * (a + b);
-    }
+    bez_seg b = bez_segment(co, left, right, lo, hi);
+    double s = bez_solve(&b, frame, 1e-12);
     double u = 1.0 - s;
-    double dxs = 3.0 * (u * u * (x1 - x0) + 2.0 * u * s * (x2 - x1) + s * s * (x3 - x2));
-    double dys = 3.0 * (u * u * (y1 - y0) + 2.0 * u * s * (y2 - y1) + s * s * (y3 - y2));
+    double dxs = 3.0 * (u * u * (b.x1 - b.x0) + 2.0 * u * s * (b.x2 - b.x1) + s * s * (b.x3 - b.x2));
+    double dys = 3.0 * (u * u * (b.y1 - b.y0) + 2.0 * u * s * (b.y2 - b.y1) + s * s * (b.y3 - b.y2));
     return dxs != 0.0 ? dys / dxs : 0.0;
 }
