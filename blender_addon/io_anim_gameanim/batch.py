@@ -17,8 +17,8 @@ import sys
 
 
 def _bootstrap():
-    """Run as a script (blender --python batch.py): import the package this
-    file belongs to, so that its relative imports work."""
+    """Run as a script (blender --python batch.py / batch_export.py): import
+    the package this file belongs to, so that its relative imports work."""
     here = os.path.dirname(os.path.abspath(__file__))
     parent, pkg = os.path.split(here)
     if parent not in sys.path:
@@ -36,6 +36,24 @@ def _script_args(argv):
     return sys.argv[1:]
 
 
+def to_bool(s):
+    return s.lower() in ("1", "true", "yes", "on")
+
+
+def add_option_arguments(ap, specs):
+    """One --flag per option spec (options.SPECS / EXPORT_SPECS)."""
+    for name, kind, default, label, desc, extra, _section in specs:
+        flag = "--" + name.replace("_", "-")
+        if kind == "enum":
+            ap.add_argument(flag, choices=[e[0] for e in extra], default=default, help=f"{desc} ({label})")
+        elif kind == "bool":
+            ap.add_argument(flag, default=default, type=to_bool, metavar="BOOL", help=desc)
+        elif kind == "float":
+            ap.add_argument(flag, type=float, default=default, help=desc)
+        else:
+            ap.add_argument(flag, default=default, help=desc)
+
+
 def build_parser(option_specs):
     ap = argparse.ArgumentParser(prog="batch.py", description="Import game animations into a .blend in bulk.")
     ap.add_argument("inputs", nargs="+", help="files or folders (searched recursively)")
@@ -43,17 +61,7 @@ def build_parser(option_specs):
     ap.add_argument("--armature", metavar="NAME", help="armature object to animate (default: the active "
                                                          "armature, the only armature, or a new one)")
     ap.add_argument("--gameanim-path", metavar="DIR", help="folder holding the gameanim module")
-    for name, kind, default, label, desc, extra, _section in option_specs:
-        flag = "--" + name.replace("_", "-")
-        if kind == "enum":
-            ap.add_argument(flag, choices=[e[0] for e in extra], default=default, help=f"{desc} ({label})")
-        elif kind == "bool":
-            ap.add_argument(flag, default=default, type=lambda s: s.lower() in ("1", "true", "yes", "on"),
-                            metavar="BOOL", help=desc)
-        elif kind == "float":
-            ap.add_argument(flag, type=float, default=default, help=desc)
-        else:
-            ap.add_argument(flag, default=default, help=desc)
+    add_option_arguments(ap, option_specs)
     return ap
 
 

@@ -20,28 +20,17 @@ import os
 import sys
 
 
-def _bootstrap():
-    """Run as a script: import the package this file belongs to, so that
-    its relative imports work."""
-    here = os.path.dirname(os.path.abspath(__file__))
-    parent, pkg = os.path.split(here)
-    if parent not in sys.path:
-        sys.path.insert(0, parent)
-    import importlib
+try:  # the command line helpers of the import batch
+    from .batch import _bootstrap, _script_args, add_option_arguments
+except ImportError:  # run as a script: load the sibling batch.py by path
+    import importlib.util
 
-    return importlib.import_module(pkg)
-
-
-def _script_args(argv):
-    if argv is not None:
-        return list(argv)
-    if "--" in sys.argv:
-        return sys.argv[sys.argv.index("--") + 1:]
-    return sys.argv[1:]
-
-
-def _bool(s):
-    return s.lower() in ("1", "true", "yes", "on")
+    _spec = importlib.util.spec_from_file_location(
+        "_gameanim_batch", os.path.join(os.path.dirname(os.path.abspath(__file__)), "batch.py"))
+    _batch = importlib.util.module_from_spec(_spec)
+    _spec.loader.exec_module(_batch)
+    _bootstrap, _script_args, add_option_arguments = _batch._bootstrap, _batch._script_args, \
+        _batch.add_option_arguments
 
 
 def build_parser(specs):
@@ -54,16 +43,7 @@ def build_parser(specs):
     ap.add_argument("--armature", metavar="NAME", help="armature object for skeletal actions (default: the "
                                                        "object using each action, else the only armature)")
     ap.add_argument("--gameanim-path", metavar="DIR", help="folder holding the gameanim module")
-    for name, kind, default, label, desc, extra, _section in specs:
-        flag = "--" + name.replace("_", "-")
-        if kind == "enum":
-            ap.add_argument(flag, choices=[e[0] for e in extra], default=default, help=f"{desc} ({label})")
-        elif kind == "bool":
-            ap.add_argument(flag, default=default, type=_bool, metavar="BOOL", help=desc)
-        elif kind == "float":
-            ap.add_argument(flag, type=float, default=default, help=desc)
-        else:
-            ap.add_argument(flag, default=default, help=desc)
+    add_option_arguments(ap, specs)
     return ap
 
 
