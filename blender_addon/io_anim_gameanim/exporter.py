@@ -321,6 +321,11 @@ def export_action(path, action=None, armature=None, materials=None, options=None
         anim, exp = build_btk([(m, action) for m in mats], xopts, context, result)
     else:
         anim, exp = build_skeletal(action, fmt, xopts, armature, context, result)
+    return _write_encoded(path, anim, xopts, exp, result)
+
+
+def _write_encoded(path, anim, xopts, exp, result):
+    """Encodes anim, writes the file atomically and completes the result."""
     data = encode(anim, xopts, exp, result)
     write(path, data)
     result.size = len(data)
@@ -330,7 +335,6 @@ def export_action(path, action=None, armature=None, materials=None, options=None
 def export_materials(path, materials=None, options=None, context=None, **kw):
     """Writes the node-tree actions of materials as one BTK; see
     api.export_materials."""
-    global LAST_RESULT
     native.require()
     xopts = make_export_options(options, **kw)
     context = context or bpy.context
@@ -341,12 +345,7 @@ def export_materials(path, materials=None, options=None, context=None, **kw):
         raise ExportError(f"material(s) {', '.join(repr(n) for n in missing)} have no node-tree action")
     if not pairs:
         raise ExportError("no material with a node-tree action selected")
-    result = LAST_RESULT = ExportResult(path, sorted({a.name for _m, a in pairs}), "btk")
-    anim, exp = build_btk(pairs, xopts, context, result)
-    data = encode(anim, xopts, exp, result)
-    write(path, data)
-    result.size = len(data)
-    return result
+    return export_pairs(path, pairs, xopts, context)
 
 
 def default_file_name(action, fmt):
@@ -450,10 +449,7 @@ def export_pairs(path, pairs, xopts, context):
     global LAST_RESULT
     result = LAST_RESULT = ExportResult(path, sorted({a.name for _m, a in pairs}), "btk")
     anim, exp = build_btk(pairs, xopts, context, result)
-    data = encode(anim, xopts, exp, result)
-    write(path, data)
-    result.size = len(data)
-    return result
+    return _write_encoded(path, anim, xopts, exp, result)
 
 
 def export_actions(folder, actions=None, armature=None, options=None, context=None, progress=None, **kw):

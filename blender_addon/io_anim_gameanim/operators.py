@@ -13,6 +13,18 @@ from . import compat, exporter, importer, native, options
 FILTER_GLOB = "*.bck;*.btk;*.bca;*.jba;*.bin"
 
 
+def _panel_layout(layout):
+    """The file browser sidebar's layout, with a warning when the C module
+    is missing."""
+    layout.use_property_split = True
+    layout.use_property_decorate = False
+    if not native.available():
+        box = layout.box()
+        box.alert = True
+        box.label(text="gameanim C module missing", icon="ERROR")
+    return layout
+
+
 class _OptionsMixin:
     __annotations__ = options.operator_annotations()
 
@@ -34,13 +46,7 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
         return compat.invoke_import(self, context, event, ImportHelper)
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
-        if not native.available():
-            box = layout.box()
-            box.alert = True
-            box.label(text="gameanim C module missing", icon="ERROR")
+        layout = _panel_layout(self.layout)
         for section, title in options.SECTIONS:
             body = compat.draw_section(layout, f"GAMEANIM_import_{section}", title)
             if body is None:
@@ -120,13 +126,7 @@ class _ExportBase:
         return exporter.active_action(context)
 
     def draw(self, context):
-        layout = self.layout
-        layout.use_property_split = True
-        layout.use_property_decorate = False
-        if not native.available():
-            box = layout.box()
-            box.alert = True
-            box.label(text="gameanim C module missing", icon="ERROR")
+        layout = _panel_layout(self.layout)
         layout.prop_search(self, "action", bpy.data, "actions")
         fields = options.EXPORT_FIELDS[self.fmt]
         for section, title in options.EXPORT_SECTIONS:
