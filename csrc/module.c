@@ -666,11 +666,21 @@ static PyObject *Track_repr(PyObject *self)
                                 t->axis, n);
 }
 
+/* Whether the times of flat (x, y) pairs strictly increase (then no two
+ * keys share a time; NaN fails the test). */
+static int co_times_increasing(const float *co, Py_ssize_t n)
+{
+    for (Py_ssize_t k = 1; k < n; k++)
+        if (!(co[2 * k] > co[2 * (k - 1)])) return 0;
+    return 1;
+}
+
 static PyObject *Track_bezier(PyObject *self, PyObject *args, PyObject *kw)
 {
-    static char *kwlist[] = {"value_scale", "value_offset", "time_scale", "time_offset", NULL};
+    static char *kwlist[] = {"value_scale", "value_offset", "time_scale", "time_offset", "flags", NULL};
     double vs = 1.0, vo = 0.0, ts = 1.0, to = 0.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|dddd:bezier", kwlist, &vs, &vo, &ts, &to)) return NULL;
+    int flags = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|dddd$p:bezier", kwlist, &vs, &vo, &ts, &to, &flags)) return NULL;
     TrackObject *t = (TrackObject *)self;
     ga_track c;
     int lazy = t->lazy != NULL;
@@ -684,10 +694,15 @@ static PyObject *Track_bezier(PyObject *self, PyObject *args, PyObject *kw)
         out[got] = alloc_array(got < 3 ? "f" : "i", got < 3 ? 2 * n : n, &v[got]);
         if (!out[got]) break;
     }
+    int increasing = 1, has_bezier = 0;
     if (got == 4) {
         ga_track_bezier(&c, vs, vo, ts, to, v[0].buf, v[1].buf, v[2].buf);
         int32_t *ip = v[3].buf;
-        for (Py_ssize_t k = 0; k < n; k++) ip[k] = c.interp[k];
+        for (Py_ssize_t k = 0; k < n; k++) {
+            ip[k] = c.interp[k];
+            has_bezier |= c.interp[k] == GA_INTERP_BEZIER;
+        }
+        if (flags) increasing = co_times_increasing(v[0].buf, n);
     }
     for (int k = 0; k < got; k++) PyBuffer_Release(&v[k]);
     if (!lazy) ga_track_free(&c);
@@ -695,6 +710,9 @@ static PyObject *Track_bezier(PyObject *self, PyObject *args, PyObject *kw)
         for (int k = 0; k < got; k++) Py_DECREF(out[k]);
         return NULL;
     }
+    if (flags)
+        return Py_BuildValue("(NNNNOO)", out[0], out[1], out[2], out[3], increasing ? Py_True : Py_False,
+                             has_bezier ? Py_True : Py_False);
     return Py_BuildValue("(NNNN)", out[0], out[1], out[2], out[3]);
 }
 
@@ -833,10 +851,12 @@ static PyGetSetDef Track_getset[] = {
 
 static PyMethodDef Track_methods[] = {
     {"bezier", (PyCFunction)(void (*)(void))Track_bezier, METH_VARARGS | METH_KEYWORDS,
-     "bezier(value_scale=1, value_offset=0, time_scale=1, time_offset=0) -> (co, handle_left, handle_right, "
-     "interpolation)\n\nFlat buffers for FCurve.keyframe_points.foreach_set: (x, y) pairs as array('f') and the "
-     "interpolation codes as array('i').  Handles sit one third of the way to the neighbouring key, which makes "
-     "each Bezier segment equal the Hermite segment exactly; use handle type FREE."},
+     "bezier(value_scale=1, value_offset=0, time_scale=1, time_offset=0, *, flags=False) -> (co, handle_left, "
+     "handle_right, interpolation[, increasing, has_bezier])\n\nFlat buffers for FCurve.keyframe_points.foreach_set: "
+     "(x, y) pairs as array('f') and the interpolation codes as array('i').  Handles sit one third of the way to the "
+     "neighbouring key, which makes each Bezier segment equal the Hermite segment exactly; use handle type FREE.  "
+     "With flags=True two booleans follow: whether the times in co strictly increase (so no two keys share one) "
+     "and whether some key's interpolation is BEZIER, so an importer need not scan the buffers again."},
     {"evaluate", Track_evaluate, METH_O,
      "evaluate(frames) -> array('f'): the curve at the frames (generic rules: hold outside the keys)."},
     {"copy", Track_copy, METH_NOARGS, "A deep copy of the track."},
@@ -2562,12 +2582,15 @@ static int mat_is_identity(const double m[16])
 static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
 {
     (void)mod;
-    static char *kwlist[] = {"animation", "bones", "frames", "translation_scale", "time_scale", "time_offset", NULL};
+    static char *kwlist[] = {"animation", "bones", "frames", "translation_scale", "time_scale", "time_offset",
+                             "collapse", NULL};
     PyObject *anim_obj, *bones_obj, *frames_obj;
     double tscale = 1.0, time_scale = 1.0, time_offset = 0.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OO|ddd:bake_pose", kwlist, AnimationType, &anim_obj, &bones_obj,
-                                     &frames_obj, &tscale, &time_scale, &time_offset))
+    int collapse = 0;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OO|ddd$p:bake_pose", kwlist, AnimationType, &anim_obj, &bones_obj,
+                                     &frames_obj, &tscale, &time_scale, &time_offset, &collapse))
         return NULL;
+    uint8_t *constant = NULL; /* per result buffer (collapse): all its values are one number */
     AnimationObject *a = (AnimationObject *)anim_obj;
     PyObject *bones = PySequence_List(bones_obj);
     if (!bones) return NULL;
@@ -2730,9 +2753,40 @@ static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
         raise_error(&err);
         Py_CLEAR(result);
     }
+    if (result && collapse && nf > 1) {
+        constant = calloc(nviews + 1, 1);
+        if (!constant) {
+            PyErr_NoMemory();
+            goto done;
+        }
+        for (size_t i = 0; i < nviews; i++) {
+            /* one number: each value equal to the first bit for bit (a
+             * NaN too) or as a number (0.0 and -0.0) */
+            const float *o = outv[i].buf;
+            uint32_t first;
+            memcpy(&first, &o[1], 4);
+            int same = 1;
+            for (Py_ssize_t f = 1; f < nf && same; f++) {
+                uint32_t bits;
+                memcpy(&bits, &o[2 * (size_t)f + 1], 4);
+                same = bits == first || o[2 * (size_t)f + 1] == o[1];
+            }
+            constant[i] = (uint8_t)same;
+        }
+    }
 done:
     for (size_t i = 0; i < nviews; i++) PyBuffer_Release(&outv[i]);
     free(outv);
+    if (constant && !PyErr_Occurred()) {
+        /* a constant channel keeps its first key only (the views are
+         * released: the arrays can shrink) */
+        for (size_t i = 0; i < nviews; i++) {
+            if (!constant[i]) continue;
+            PyObject *arr = PyTuple_GetItem(PyList_GetItem(result, (Py_ssize_t)(i / 10)), (Py_ssize_t)(i % 10));
+            if (PySequence_DelSlice(arr, 2, 2 * nf) < 0) break;
+        }
+    }
+    free(constant);
     if (PyErr_Occurred()) Py_CLEAR(result);
     free(frames);
     free(bb);
@@ -3062,13 +3116,16 @@ static PyMethodDef module_methods[] = {
      "(J3DFrameCtrl) shows after `ticks` updates of an animation of `duration` frames played in loop mode "
      "`loop` at `rate` frames per tick, in single precision as the game computes it."},
     {"bake_pose", (PyCFunction)(void (*)(void))mod_bake_pose, METH_VARARGS | METH_KEYWORDS,
-     "bake_pose(animation, bones, frames, translation_scale=1.0, time_scale=1.0, time_offset=0.0) -> list\n\n"
+     "bake_pose(animation, bones, frames, translation_scale=1.0, time_scale=1.0, time_offset=0.0, *, "
+     "collapse=False) -> list\n\n"
      "Samples every bone's channels at the frames (game-exact, as Animation.sample), builds the local matrix "
      "L = T(translation * translation_scale) * R * S (R from Euler XYZ or the quaternion channels) and returns, "
      "per bone, the pose basis pre * L * post decomposed into 10 FCurve 'co' buffers: location x, y, z, "
      "rotation_quaternion w, x, y, z (sign kept continuous), scale x, y, z.  Each is an array('f') of "
      "(frame * time_scale + time_offset, value) pairs.  bones: sequence of (target, pre_matrix, post_matrix); "
-     "matrices are 4x4 (rows) or 16 numbers row-major, or None for identity.  For absolute formats use "
+     "matrices are 4x4 (rows) or 16 numbers row-major, or None for identity.  With collapse=True a buffer whose "
+     "values are all one number (as numbers: 0.0 and -0.0 are one) keeps its first key only.  "
+     "For absolute formats use "
      "pre = rest_local.inverted(), post = None; for Banjo-Kazooie deltas pre = Q.inverted(), post = Q with Q the "
      "bone's rest rotation in armature space."},
     {"evaluate_fcurve", (PyCFunction)(void (*)(void))mod_evaluate_fcurve, METH_VARARGS | METH_KEYWORDS,

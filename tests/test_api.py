@@ -114,6 +114,28 @@ def test_bezier_buffers_reproduce_the_hermite_curve():
             assert f == pytest.approx(times[k] + s * (times[k + 1] - times[k]), abs=1e-4)
 
 
+@pytest.mark.parametrize("times, interp, increasing, has_bezier", [
+    ([0, 3, 4.5, 10], [gameanim.BEZIER] * 4, True, True),
+    ([0, 3, 4.5, 10], [gameanim.LINEAR, gameanim.BEZIER, gameanim.LINEAR, gameanim.LINEAR], True, True),
+    ([0, 3, 4.5, 10], [gameanim.LINEAR, gameanim.CONSTANT, gameanim.LINEAR, gameanim.LINEAR], True, False),
+    ([0, 3, 3, 10], [gameanim.LINEAR] * 4, False, False),          # a step: two keys share frame 3
+    ([0, 5, 2, 10], [gameanim.CONSTANT] * 4, False, False),        # out of order
+    ([7], [gameanim.BEZIER], True, True),
+])
+def test_bezier_flags_say_whether_times_increase_and_a_segment_is_bezier(times, interp, increasing, has_bezier):
+    t = T(0, "rotation", 2, times, [1.0] * len(times), interpolation=interp)
+    plain = t.bezier(2.0, 1.0, 0.5, 3.0)
+    got = t.bezier(2.0, 1.0, 0.5, 3.0, flags=True)
+    assert len(plain) == 4 and len(got) == 6
+    assert [bytes(b) for b in got[:4]] == [bytes(b) for b in plain]  # the same buffers
+    co = got[0]
+    xs = co[0::2]
+    # independently: strictly increasing scene times; a BEZIER code anywhere
+    assert got[4] is (all(b > a for a, b in zip(xs, xs[1:]))) is increasing
+    assert got[5] is (gameanim.BEZIER in list(got[3])) is has_bezier
+    assert t.bezier(flags=False) == t.bezier()
+
+
 def test_evaluate_holds_outside_and_honours_interpolation():
     t = T(0, "translation", 0, [0, 10, 20], [0, 10, 0], interpolation=[gameanim.LINEAR, gameanim.CONSTANT, 0])
     got = list(t.evaluate([-5, 0, 5, 10, 15, 19.9, 20, 30]))
@@ -315,6 +337,37 @@ def test_bake_pose_defaults_for_missing_channels_and_named_targets():
     assert [c[1] for c in curves] == [0, 0, 0, 1, 0, 0, 0, 1, 1, 1]
     with pytest.raises(ValueError, match="4x4"):
         gameanim.bake_pose(anim, [(0, [1, 2, 3], None)], [0.0])
+
+
+def test_bake_pose_collapse_keeps_one_key_of_a_constant_channel():
+    """collapse=True: a buffer whose values are all one number keeps its
+    first key; the others are exactly the uncollapsed buffers.  -0.0 and
+    0.0 count as one number; NaN never equals a different value."""
+    frames = [0.0, 1.0, 2.0, 3.0]
+    tracks = [
+        T(0, "translation", 0, [0, 3], [1.0, 4.0], interpolation=gameanim.LINEAR),   # moves
+        T(0, "translation", 1, [0, 3], [2.5, 2.5], interpolation=gameanim.LINEAR),   # constant
+        T(0, "translation", 2, [0, 1, 3], [0.0, -0.0, 0.0], interpolation=gameanim.LINEAR),  # zeros of both signs
+        T(0, "scale", 0, [0, 2], [1.0, 3.0], interpolation=gameanim.CONSTANT),      # a step
+    ]
+    anim = gameanim.Animation("bck", tracks, frame_count=3)
+    (full,) = gameanim.bake_pose(anim, [(0, None, None)], frames, time_scale=2.0, time_offset=1.0)
+    (short,) = gameanim.bake_pose(anim, [(0, None, None)], frames, time_scale=2.0, time_offset=1.0, collapse=True)
+    assert len(full) == len(short) == 10
+    for f, c in zip(full, short):
+        values = f[1::2]
+        one_number = all(v == values[0] for v in values)
+        if one_number:
+            assert list(c) == list(f[:2])   # the first key: (frame 0 -> 1.0, the value)
+        else:
+            assert bytes(c) == bytes(f)
+    # location x and scale x move, y and z do not; rotation (identity) and
+    # scale y, z are constant
+    assert [len(c) // 2 for c in short] == [4, 1, 1, 1, 1, 1, 1, 4, 1, 1]
+    assert list(short[1]) == [1.0, 2.5]
+    # one frame: nothing to collapse, the buffers are as without collapse
+    (one,) = gameanim.bake_pose(anim, [(0, None, None)], [2.0], collapse=True)
+    assert [len(c) for c in one] == [2] * 10
 
 
 def test_tracks_of_a_loaded_file_outlive_their_animation():

@@ -13,6 +13,7 @@ and the add-on writes quaternion keys."""
 import json
 import math
 import re
+from array import array
 
 import bpy
 from mathutils import Matrix, Vector
@@ -361,6 +362,9 @@ def bake_spec(fmt, rl, q_rest):
     return _flat(q_rest.inverted()), _flat(q_rest)
 
 
+BAKE_CHUNK = 8  # bones per bake_pose call: the baked buffers of a few bones are alive at once, not all
+
+
 def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None):
     """Plans every curve of `anim` on arm_obj: {target: bone} in mapping.
     modes: optional {target: 'exact' | 'baked'} that overrides the choice
@@ -368,6 +372,7 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None):
     arm_obj to reuse.  Returns (BoneWriteResult, [BonePlan]) without
     touching Blender data."""
     gameanim = native.require()
+
     res = BoneWriteResult()
     fmt = anim.format
     k = opts.translation_scale
@@ -407,27 +412,30 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None):
 
     # exact Euler bones: the file's keys, one curve per channel
     t_scale, t_offset, t_start = tm.scale, tm.offset, tm.start
+    plan_track, plan_constant = curves.plan_track, curves.plan_constant
     for plan in euler:
         bone_name = plan.bone
         rest_t = plan.rest_local.to_translation()
-        paths = {ch: pose_path(bone_name, prop) for ch, prop in CHANNEL_PATH.items()}
+        prefix = pose_path(bone_name, "")
+        paths = {ch: prefix + prop for ch, prop in CHANNEL_PATH.items()}
         out = plan.curves
         have = set()
         for t in by_target.get(plan.target, ()):
             ch, axis = t.channel, t.axis
-            if ch not in CHANNEL_PATH or axis > 2:
+            if axis > 2 or ch not in paths:
                 continue
             have.add((ch, axis))
-            vs, vo = 1.0, 0.0
             if ch == "translation":
-                vs = k
-                vo = 0.0 if is_delta else -rest_t[axis]
+                vs, vo = k, (0.0 if is_delta else -rest_t[axis])
+            else:
+                vs, vo = 1.0, 0.0
             source = ("track", t, vs, vo)
             if len(t) == 0:
-                cp = curves.plan_constant(paths[ch], axis, bone_name, t_start, CHANNEL_DEFAULT[ch] * vs + vo, source)
+                cp = plan_constant(paths[ch], axis, bone_name, t_start, CHANNEL_DEFAULT[ch] * vs + vo, source)
             else:
-                cp, added = curves.plan_track(paths[ch], axis, bone_name, t.bezier(vs, vo, t_scale, t_offset), tm,
-                                              source)
+                # (flags: C says whether times are distinct and a segment is Bezier)
+                cp, added = plan_track(paths[ch], axis, bone_name, t.bezier(vs, vo, t_scale, t_offset, flags=True),
+                                       tm, source)
                 res.period_keys |= added
             out.append(cp)
         # channels the file does not animate hold the format's default
@@ -446,30 +454,38 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None):
         res.bones[str(plan.target)] = [bone_name, "exact"]
         plans.append(plan)
 
-    # everything else (and quaternion formats) through one bake call:
-    # basis = pre * T(t*k) * R * S * post for all bones and frames in C
+    # everything else (and quaternion formats) through bake_pose, a few
+    # bones a call: basis = pre * T(t*k) * R * S * post for all their
+    # frames in C; a channel that never changes comes back as one key
     root_motion = opts.root_motion == "OBJECT" and ROOT_MOTION in by_target
     if bake or root_motion:
-        spec = [(p.target, *bake_spec(fmt, p.rest_local, p.rest_rot)) for p in bake]
-        if root_motion:
-            spec.append((ROOT_MOTION, None, None))
-        baked = gameanim.bake_pose(anim, spec, tm.bake_frames(), translation_scale=k, time_scale=tm.scale,
-                                   time_offset=tm.offset)
-        # every buffer of one bake has the same frames
-        distinct = compat.times_distinct(baked[0][0]) if baked else True
-        for plan, bufs in zip(bake, baked):
-            plan.curves = _plan_trs(bufs, lambda p, b=plan.bone: pose_path(b, p), plan.bone, tm, distinct)
-            res.rotation_modes[plan.bone] = "QUATERNION"
-            if plan.exact:
-                res.exact.append(plan.bone)
-                res.bones[str(plan.target)] = [plan.bone, "exact"]
-            else:
-                res.baked.append((plan.bone, plan.reason))
-                res.bones[str(plan.target)] = [plan.bone, "baked"]
-            plans.append(plan)
+        frames = tm.bake_frames()
+        # every buffer of a bake has these times (one key when collapsed)
+        distinct = compat.times_distinct(array("f", [f * tm.scale + tm.offset for f in frames]))
+        collapsible = len(frames) > 1
+
+        def bake_some(spec):
+            return gameanim.bake_pose(anim, spec, frames, translation_scale=k, time_scale=tm.scale,
+                                      time_offset=tm.offset, collapse=True)
+
+        for first in range(0, len(bake), BAKE_CHUNK):
+            chunk = bake[first:first + BAKE_CHUNK]
+            baked = bake_some([(p.target, *bake_spec(fmt, p.rest_local, p.rest_rot)) for p in chunk])
+            for plan, bufs in zip(chunk, baked):
+                plan.curves = _plan_trs(bufs, pose_path(plan.bone, ""), plan.bone, tm, distinct, collapsible)
+                res.rotation_modes[plan.bone] = "QUATERNION"
+                if plan.exact:
+                    res.exact.append(plan.bone)
+                    res.bones[str(plan.target)] = [plan.bone, "exact"]
+                else:
+                    res.baked.append((plan.bone, plan.reason))
+                    res.bones[str(plan.target)] = [plan.bone, "baked"]
+                plans.append(plan)
+            del baked
         if root_motion:
             plan = BonePlan(ROOT_MOTION, "", "bake", None, None)
-            plan.curves = _plan_trs(baked[-1], lambda p: p, "Object Transforms", tm, distinct)
+            plan.curves = _plan_trs(bake_some([(ROOT_MOTION, None, None)])[0], "", "Object Transforms", tm, distinct,
+                                    collapsible)
             res.rotation_modes[""] = "QUATERNION"
             plans.append(plan)
     if ROOT_MOTION in by_target and not root_motion:
@@ -485,10 +501,13 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None):
     return res, plans
 
 
-def apply(anim, arm_obj, sink, opts, tm, fr, index=None):
-    """Writes `anim` into `sink` (the action's channelbag for arm_obj).
-    Fills the file report; returns a BoneWriteResult.  index: a RigIndex
-    of arm_obj shared by the files of one import."""
+def plan_file(anim, arm_obj, opts, tm, fr, index=None):
+    """Plans `anim` onto arm_obj without touching Blender data: matches
+    the bones, fills the file report and returns (BoneWriteResult, the
+    list of every CurvePlan in writing order).  The plans hold all the
+    importer needs, so the caller can let go of the decoded animation
+    before writing them.  index: a RigIndex of arm_obj shared by the
+    files of one import."""
     mode = opts.bone_match_for(anim.format)
     if index is None:
         index = RigIndex(arm_obj)
@@ -496,13 +515,10 @@ def apply(anim, arm_obj, sink, opts, tm, fr, index=None):
     fr.unmatched.extend(target_label(t) for t in unmatched)
     fr.notes.extend(notes)
     res, plans = plan_bones(anim, arm_obj, mapping, opts, tm, index=index)
-    flat = [cp for plan in plans for cp in plan.curves]
-    del plans  # (the flat list alone holds the buffers: write_plans frees them as it goes)
-    curves.write_plans(sink, flat)
     fr.exact.extend(res.exact)
     fr.baked.extend(res.baked)
     fr.notes.extend(res.notes)
-    return res
+    return res, [cp for plan in plans for cp in plan.curves]
 
 
 def _uniform_scale(tracks):
@@ -525,14 +541,21 @@ def _uniform_scale(tracks):
 TRS_PATHS = [("location", 3), ("rotation_quaternion", 4), ("scale", 3)]
 
 
-def _plan_trs(bufs, path_of, group, tm, distinct=None):
+def _plan_trs(bufs, prefix, group, tm, distinct=None, collapsed=False):
+    """The 10 curves of one bone's bake_pose buffers; prefix: the data path
+    before the property name.  collapsed: the bake collapsed constant
+    channels to one key (bake_pose(collapse=True) of several frames)."""
     out = []
     i = 0
+    plan_baked = curves.plan_baked
     for prop, n in TRS_PATHS:
+        path = prefix + prop
         for axis in range(n):
-            out.append(curves.plan_baked(path_of(prop), axis, group, bufs[i], tm, ("baked", prop, axis), distinct))
+            cp = plan_baked(path, axis, group, bufs[i], tm, ("baked", prop, axis), distinct, collapsed)
+            if cp is not None:
+                out.append(cp)
             i += 1
-    return [cp for cp in out if cp is not None]
+    return out
 
 
 def apply_rotation_modes(arm_obj, action):

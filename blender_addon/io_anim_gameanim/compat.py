@@ -329,8 +329,14 @@ def write_keys(fc, co, interpolation, left=None, right=None, distinct=None, bezi
             bezier = has_bezier(interpolation)
         if bezier:
             set_handles_free(kp, n, interpolation)
-        kp.foreach_set("handle_left", left)
-        kp.foreach_set("handle_right", right)
+            kp.foreach_set("handle_left", left)
+            kp.foreach_set("handle_right", right)
+        elif not distinct or n < 2:
+            kp.foreach_set("handle_left", left)
+            kp.foreach_set("handle_right", right)
+        # else: no Bezier segment, and update() below recomputes the
+        # handles of two or more AUTO_CLAMPED keys (what add() makes):
+        # writing them would be wasted
     if distinct:
         fc.update()
     # else: two keys share a time (a step, as J3D and Banjo-Kazooie files

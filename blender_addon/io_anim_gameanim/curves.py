@@ -153,19 +153,27 @@ _BEZIER_CODE = array("i", (compat.INTERP["BEZIER"],)).tobytes()
 
 
 def plan_track(path, index, group, bez, tm, source=None):
-    """bez: Track.bezier(...) output (co, left, right, interpolation); held
-    keys for a Cycles period added."""
-    co, left, right, interp = bez
-    added = False
-    cycles = tm.cycles
-    if cycles is not None and len(interp) > 1:
-        co, left, right, interp, added = add_period_keys(co, left, right, interp, tm)
+    """bez: Track.bezier(..., flags=True) output (co, left, right,
+    interpolation, increasing, has_bezier), or the plain 4-tuple (the flags
+    are then found here); held keys for a Cycles period added."""
+    if len(bez) == 6:
+        co, left, right, interp, increasing, bezier = bez
+        # strictly increasing times are distinct; others are looked at
+        # when written
+        distinct = True if increasing else None
     else:
-        cycles = None
-    # (a byte search: the codes are 0..2, so a match is always aligned)
-    plan = CurvePlan(path, index, group, co, interp, left, right, cycles, source,
-                     bezier=_BEZIER_CODE in interp.tobytes())
-    return plan, added
+        co, left, right, interp = bez
+        # (a byte search: the codes are 0..2, so a match is always aligned)
+        distinct, bezier = None, _BEZIER_CODE in interp.tobytes()
+    cycles = tm.cycles
+    if cycles is None or len(interp) < 2:
+        return CurvePlan(path, index, group, co, interp, left, right, None, source, distinct, bezier), False
+    co, left, right, interp, added = add_period_keys(co, left, right, interp, tm)
+    if added and distinct:
+        # (the held keys lie outside the key range, but as float32 a far
+        # frame could round onto the key next to it)
+        distinct = co[0] < co[2] and co[-4] < co[-2]
+    return CurvePlan(path, index, group, co, interp, left, right, cycles, source, distinct, bezier), added
 
 
 def plan_constant(path, index, group, frame, value, source=None):
@@ -173,15 +181,18 @@ def plan_constant(path, index, group, frame, value, source=None):
                      distinct=True, bezier=False)
 
 
-def plan_baked(path, index, group, co, tm, source=None, distinct=None):
+def plan_baked(path, index, group, co, tm, source=None, distinct=None, collapsed=False):
     """co: flat (frame, value) pairs from gameanim.bake_pose.  LINEAR keys;
     a channel that never changes becomes one key.  distinct: whether the
     frames are distinct (the same for every channel of one bake, so the
-    caller finds it once)."""
+    caller finds it once).  collapsed: bake_pose already collapsed a
+    constant channel to one key (collapse=True, several frames), so one
+    key means constant."""
     n = len(co) // 2
     if n == 0:
         return None
-    if _constant_values(co):
+    constant = n == 1 if collapsed else _constant_values(co)
+    if constant:
         return plan_constant(path, index, group, co[0], co[1], source)
     return CurvePlan(path, index, group, co, array("i", (LINEAR,)) * n, cycles=tm.cycles or None, source=source,
                      distinct=distinct, bezier=False)
@@ -195,8 +206,9 @@ def write_plans(sink, plans):
     write_keys = compat.write_keys
     new = sink.new_fcurve
     plans.reverse()
+    pop = plans.pop
     while plans:
-        plan = plans.pop()
+        plan = pop()
         write_keys(new(plan.path, plan.index, plan.group), plan.co, plan.interp, plan.left, plan.right,
                    plan.distinct, plan.bezier, plan.cycles)
 

@@ -60,14 +60,23 @@ def file_range(anim):
 def _store_source(action, anim, path, opts, tm, extra):
     """What a later export needs to write an untouched animation back byte
     for byte, and the options that shaped the curves."""
+    for key, value in _source_properties(anim, path, opts, tm, extra).items():
+        action[key] = value
+
+
+def _source_properties(anim, path, opts, tm, extra):
+    """The custom properties _store_source puts on an action, as a dict
+    (taken before the decoded animation is let go)."""
     original = anim.original_bytes()
-    action["gameanim_format"] = anim.format
-    action["gameanim_fps"] = float(anim.fps or 0.0)
-    action["gameanim_loop"] = anim.loop or ""
-    action["gameanim_frame_count"] = float(anim.frame_count)
-    action["gameanim_compression"] = anim.compression or ""
-    action["gameanim_source"] = os.path.basename(str(path))
-    action["gameanim_original"] = base64.b64encode(original).decode("ascii") if original is not None else ""
+    props = {
+        "gameanim_format": anim.format,
+        "gameanim_fps": float(anim.fps or 0.0),
+        "gameanim_loop": anim.loop or "",
+        "gameanim_frame_count": float(anim.frame_count),
+        "gameanim_compression": anim.compression or "",
+        "gameanim_source": os.path.basename(str(path)),
+        "gameanim_original": base64.b64encode(original).decode("ascii") if original is not None else "",
+    }
     values = {
         "translation_scale": opts.translation_scale,
         "up_axis": opts.up_axis,
@@ -76,10 +85,11 @@ def _store_source(action, anim, path, opts, tm, extra):
         "root_motion": opts.root_motion,
     }
     values.update(tm.as_dict())
+    extra = dict(extra)
     values.update(extra.pop("options", {}))
-    action["gameanim_options"] = json.dumps(values, sort_keys=True)
-    for key, value in extra.items():
-        action[key] = value
+    props["gameanim_options"] = json.dumps(values, sort_keys=True)
+    props.update(extra)
+    return props
 
 
 def original_bytes(action):
@@ -138,7 +148,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             return None
         fr.format = anim.format
         fr.compression = anim.compression
-        return fr, anim, path
+        return _Loaded(fr, anim, path)
 
     loading = (x for x in (load_one(i, p) for i, p in enumerate(paths)) if x is not None)
     new_rigs = {}
@@ -148,12 +158,12 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         loaded = list(loading)
         count = len(loaded)
         by_fmt = {}
-        for fr, anim, path in loaded:
-            if anim.format != "btk":
-                by_fmt.setdefault(anim.format, []).append((anim, path))
+        for item in loaded:
+            if item.anim.format != "btk":
+                by_fmt.setdefault(item.anim.format, []).append(item)
         for fmt, items in by_fmt.items():
-            name = action_name_for(items[0][1]) + "_rig"
-            new_rigs[fmt] = armature.build_armature([a for a, _ in items], fmt, name, context,
+            name = action_name_for(items[0].path) + "_rig"
+            new_rigs[fmt] = armature.build_armature([it.anim for it in items], fmt, name, context,
                                                     opts.translation_scale)
     else:
         # one file at a time: only one decoded file is alive at once, so a
@@ -164,10 +174,13 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
     owners_seen = set()
     first_range = None
     rig_indexes = {}  # one RigIndex per armature for all the files
-    for i, (fr, anim, path) in enumerate(loaded):
+    for i, item in enumerate(loaded):
+        fr, anim, path = item.report, item.anim, item.path
+        item.anim = None  # (whatever still refers to the item must not keep the decoded file)
         if progress:
             progress(i, count, path, "import")
         tm = time_map_for(anim, opts, scene)
+        loop = anim.loop
         try:
             if anim.format == "btk":
                 made = _import_btk(anim, path, mats, opts, tm, fr)
@@ -176,10 +189,15 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
                 index = rig_indexes.get(arm_obj.as_pointer())
                 if index is None:
                     index = rig_indexes[arm_obj.as_pointer()] = armature.RigIndex(arm_obj)
-                made = _import_skeletal(anim, path, arm_obj, opts, tm, fr, index)
+                write = _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index)
+                anim = None  # the decoded keys go before Blender's are made
+                made = write()
+                del write
         except Exception as e:  # a broken file or rig must not stop the batch
             fr.error = f"{type(e).__name__}: {e}"
             continue
+        finally:
+            anim = None
         for owner, sink, post in made:
             key = owner.as_pointer()
             if opts.assign and key not in owners_seen:
@@ -195,7 +213,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             result.append(sink.action)
             fr.actions.append(sink.action.name)
         if first_range is None and made:
-            first_range = (tm, anim.loop)
+            first_range = (tm, loop)
 
     if opts.set_scene_range and first_range is not None:
         tm, loop = first_range
@@ -207,12 +225,28 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
     return result
 
 
-def _import_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
-    action = compat.new_action(action_name_for(path))
-    sink = compat.CurveSink(action, "OBJECT", arm_obj.name)
-    res = armature.apply(anim, arm_obj, sink, opts, tm, fr, index)
-    fr.owners.append(arm_obj.name)
-    _store_source(action, anim, path, opts, tm, {
+class _Loaded:
+    """A loaded file on its way through import_files.  The importer takes
+    `anim` out (sets it to None) when it starts on the file, so that the
+    loop's own references to the item (a generator, enumerate) do not keep
+    the decoded file alive once its curves are planned."""
+
+    __slots__ = ("report", "anim", "path")
+
+    def __init__(self, report, anim, path):
+        self.report = report
+        self.anim = anim
+        self.path = path
+
+
+def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
+    """Plans a skeletal file's curves and takes what its action stores;
+    returns a function that creates the action and writes them.  In
+    between, the caller lets go of the decoded animation: the plans need
+    none of it, and Blender's keys then reuse its memory (a large import
+    peaks near Blender's own keys, not at those plus the decoded file)."""
+    res, plans = armature.plan_file(anim, arm_obj, opts, tm, fr, index)
+    props = _source_properties(anim, path, opts, tm, {
         "options": {"bone_match": opts.bone_match_for(anim.format), "id_property": opts.id_property},
         "gameanim_bones": json.dumps(res.bones, sort_keys=True),
         "gameanim_rotation_modes": json.dumps(res.rotation_modes, sort_keys=True),
@@ -221,7 +255,22 @@ def _import_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
     if res.period_keys:
         fr.notes.append("held keys added at frame 0 / the duration so that the Cycles modifier loops over "
                         "the file's duration")
-    return [(arm_obj, sink, lambda: armature.apply_rotation_modes(arm_obj, action))]
+    name = action_name_for(path)
+
+    def write():
+        action = compat.new_action(name)
+        try:
+            sink = compat.CurveSink(action, "OBJECT", arm_obj.name)
+            curves.write_plans(sink, plans)  # (empties the list: each plan's buffers go once written)
+            for key, value in props.items():
+                action[key] = value
+        except BaseException:
+            bpy.data.actions.remove(action)  # no half-written action is left behind
+            raise
+        fr.owners.append(arm_obj.name)
+        return [(arm_obj, sink, lambda: armature.apply_rotation_modes(arm_obj, action))]
+
+    return write
 
 
 def _import_btk(anim, path, mats, opts, tm, fr):

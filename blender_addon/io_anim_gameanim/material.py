@@ -229,7 +229,7 @@ def plan_entry(anim, entry_index, entry, tm, nodes):
             plans.append(curves.plan_constant(path, comp, group, tm.start, const,
                                               ("btk", key, inp, comp, track, vs, vo, const)))
         else:
-            cp, added = curves.plan_track(path, comp, group, track.bezier(vs, vo, tm.scale, tm.offset), tm,
+            cp, added = curves.plan_track(path, comp, group, track.bezier(vs, vo, tm.scale, tm.offset, flags=True), tm,
                                           ("btk", key, inp, comp, track, vs, vo, const))
             plans.append(cp)
             period_keys |= added
@@ -239,17 +239,23 @@ def plan_entry(anim, entry_index, entry, tm, nodes):
 def set_static_values(anim, entry_index, entry, nodes):
     """Static values (z components, unanimated rotations) so that the chain
     is right even without the action."""
-    a, b, centre = nodes["a"], nodes["b"], nodes["centre"]
-    for node in (a, b):
-        node.inputs["Rotation"].default_value = (0.0, 0.0, 0.0)
-        node.inputs["Location"].default_value = (0.0, 0.0, 0.0)
-        node.inputs["Scale"].default_value = (1.0, 1.0, 1.0)
-    centre.inputs[1].default_value = (0.0, 0.0, 0.0)
+    # the values are gathered first and each socket is set once: every
+    # set is an RNA update of the node tree
+    values = {}
+    for key in ("a", "b"):
+        values[(key, "Rotation")] = [0.0, 0.0, 0.0]
+        values[(key, "Location")] = [0.0, 0.0, 0.0]
+        values[(key, "Scale")] = [1.0, 1.0, 1.0]
+    values[("centre", 1)] = [0.0, 0.0, 0.0]
     for key, inp, comp, track, vs, vo, const in entry_channels(anim, entry_index, entry, anim.calc_type):
-        socket = nodes[key].inputs[inp]
-        value = list(socket.default_value)
+        value = values.get((key, inp))
+        if value is None:
+            value = values[(key, inp)] = list(nodes[key].inputs[inp].default_value)
         value[comp] = const if track is None or len(track) == 0 else track.evaluate(0.0)[0] * vs + vo
-        socket.default_value = value
+    for (key, inp), value in values.items():
+        socket = nodes[key].inputs[inp]
+        if list(socket.default_value) != value:
+            socket.default_value = value
 
 
 def apply_entry(anim, entry_index, entry, material, sink, tm, notes):

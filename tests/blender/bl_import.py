@@ -113,6 +113,64 @@ def test_onto_a_given_armature_files_are_loaded_one_at_a_time(api, tmp_path):
     assert "".join(stages) == "lllliii", stages
 
 
+@pytest.mark.parametrize("target", ["given", "NEW"])
+def test_the_decoded_file_is_let_go_before_blender_gets_its_keys(api, ga, monkeypatch, target):
+    """Every curve is planned first; then the importer drops the decoded
+    animation and only then creates the action and writes the keys (so
+    Blender's keys can reuse the decoded file's memory).  Seen through the
+    Animation's reference count while the keys are written: the test's
+    own list is its only holder by then."""
+    from io_anim_gameanim import curves
+
+    loaded, counts = [], []
+    real_load, real_write = ga.load, curves.write_plans
+
+    def load(*a, **kw):
+        anim = real_load(*a, **kw)
+        loaded.append(anim)
+        return anim
+
+    def write_plans(sink, plans):
+        # (the files are written in order, one write_plans call each)
+        counts.append(sys.getrefcount(loaded[len(counts)]))
+        return real_write(sink, plans)
+
+    monkeypatch.setattr(ga, "load", load)
+    monkeypatch.setattr(curves, "write_plans", write_plans)
+    files = [str(p) for p in samples("jba/legacy_humanoid_106x300.jba", "j3d/walk_type0.bck")]
+    kw = {"armature": chain_rig(["a", "b", "c"])} if target == "given" else {"target": "NEW"}
+    res = api.import_files(files, **kw)
+    assert all(f.ok for f in res.report.files), res.report.text()
+    assert len(counts) == 2
+    # 2: the test's list and getrefcount's own argument (a reference the
+    # importer still held would make it 3 or more)
+    assert counts == [2, 2], counts
+
+
+def test_a_failed_write_leaves_no_half_written_action(api, monkeypatch):
+    """An error while the keys are written removes that file's action (no
+    half-filled action is left) and the other files still import."""
+    from io_anim_gameanim import compat
+
+    calls = []
+    real = compat.write_keys
+
+    def write_keys(*a, **kw):
+        calls.append(1)
+        if len(calls) == 5:
+            raise RuntimeError("simulated failure")
+        return real(*a, **kw)
+
+    monkeypatch.setattr(compat, "write_keys", write_keys)
+    files = [str(p) for p in samples("j3d/walk_type0.bck", "j3d/jump_sound.bck")]
+    before = set(bpy.data.actions.keys())
+    res = api.import_files(files, armature=chain_rig(["a", "b", "c"]))
+    assert [f.ok for f in res.report.files] == [False, True]
+    assert "simulated failure" in res.report.files[0].error
+    assert set(bpy.data.actions.keys()) - before == {"jump_sound"}
+    assert [a.name for a in res] == ["jump_sound"]
+
+
 def test_operator_report_lists_baked_bones(addon, api):
     path = samples("j3d/walk_type0.bck")[0]
     rig = make_rig("Rig", [("a", None, (0, 0, 0), (1, 0, 0), 0.0), ("b", "a", (1, 0, 0), (1, 1, 0), 0.0),
