@@ -680,7 +680,7 @@ static PyObject *Track_bezier(PyObject *self, PyObject *args, PyObject *kw)
     static char *kwlist[] = {"value_scale", "value_offset", "time_scale", "time_offset", "flags", NULL};
     double vs = 1.0, vo = 0.0, ts = 1.0, to = 0.0;
     int flags = 0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "|dddd$p:bezier", kwlist, &vs, &vo, &ts, &to, &flags)) return NULL;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|ddddp:bezier", kwlist, &vs, &vo, &ts, &to, &flags)) return NULL;
     TrackObject *t = (TrackObject *)self;
     ga_track c;
     int lazy = t->lazy != NULL;
@@ -851,7 +851,7 @@ static PyGetSetDef Track_getset[] = {
 
 static PyMethodDef Track_methods[] = {
     {"bezier", (PyCFunction)(void (*)(void))Track_bezier, METH_VARARGS | METH_KEYWORDS,
-     "bezier(value_scale=1, value_offset=0, time_scale=1, time_offset=0, *, flags=False) -> (co, handle_left, "
+     "bezier(value_scale=1, value_offset=0, time_scale=1, time_offset=0, flags=False) -> (co, handle_left, "
      "handle_right, interpolation[, increasing, has_bezier])\n\nFlat buffers for FCurve.keyframe_points.foreach_set: "
      "(x, y) pairs as array('f') and the interpolation codes as array('i').  Handles sit one third of the way to the "
      "neighbouring key, which makes each Bezier segment equal the Hermite segment exactly; use handle type FREE.  "

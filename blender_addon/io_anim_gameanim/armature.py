@@ -434,7 +434,7 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None):
                 cp = plan_constant(paths[ch], axis, bone_name, t_start, CHANNEL_DEFAULT[ch] * vs + vo, source)
             else:
                 # (flags: C says whether times are distinct and a segment is Bezier)
-                cp, added = plan_track(paths[ch], axis, bone_name, t.bezier(vs, vo, t_scale, t_offset, flags=True),
+                cp, added = plan_track(paths[ch], axis, bone_name, t.bezier(vs, vo, t_scale, t_offset, True),
                                        tm, source)
                 res.period_keys |= added
             out.append(cp)

@@ -186,8 +186,13 @@ def keys_to_track(gameanim, keys, target, channel, axis, vs=1.0, vo=0.0, ts=1.0,
                 return None
     # slopes in scene units, then in file units: value per file frame
     k = ts / vs
-    out_s = map(mul, map(truediv, map(sub, hry, ys), _safe(list(map(sub, hrx, xs)))), repeat(k))
-    in_s = map(mul, map(truediv, map(sub, ys, hly), _safe(list(map(sub, xs, hlx)))), repeat(k))
+    if n == 1 and interp[0] != BEZIER:
+        # a lone LINEAR or CONSTANT key: its handles shape nothing (the
+        # import does not write them), so it has no slope
+        out_s = in_s = (0.0,)
+    else:
+        out_s = map(mul, map(truediv, map(sub, hry, ys), _safe(list(map(sub, hrx, xs)))), repeat(k))
+        in_s = map(mul, map(truediv, map(sub, ys, hly), _safe(list(map(sub, xs, hlx)))), repeat(k))
     times = array("f", map(mul, map(sub, xs, repeat(to)), repeat(1.0 / ts)))
     values = array("f", map(mul, map(sub, ys, repeat(vo)), repeat(1.0 / vs)))
     return gameanim.Track(target, channel, axis, times, values, array("f", in_s), array("f", out_s),

@@ -392,3 +392,27 @@ def _curves(action):
     from blhelpers import fcurves_of
 
     return fcurves_of(action)
+
+
+@pytest.mark.parametrize("interp, slopes", [("LINEAR", (0.0, 0.0)), ("CONSTANT", (0.0, 0.0)), ("BEZIER", (-3.0, 1.5))])
+def test_a_lone_key_reads_back_with_the_slope_only_a_bezier_key_has(ga, interp, slopes):
+    """A curve of one key: its handles shape the curve only when it is
+    BEZIER (Blender extrapolates a lone LINEAR or CONSTANT key flat), and
+    the import writes them only then.  Read back for export, a lone
+    non-Bezier key has no slope whatever its handles hold; a Bezier one
+    keeps the slopes of its handles (one third of a frame away)."""
+    from array import array
+
+    from io_anim_gameanim import compat, readback
+
+    code = compat.INTERP[interp]
+    # handles as keyframe_points.add() leaves them (nowhere near the key)
+    # for the non-Bezier keys, at one third with slopes -3 / 1.5 otherwise
+    if interp == "BEZIER":
+        left, right = array("f", (10.0 - 1 / 3, 2.0 + 1.0)), array("f", (10.0 + 1 / 3, 2.0 + 0.5))
+    else:
+        left, right = array("f", (0.0, 0.0)), array("f", (10.0, 0.0))
+    keys = readback.Keys(array("f", (10.0, 2.0)), left, right, array("i", (code,)))
+    track = readback.keys_to_track(ga, keys, 0, "translation", 0)
+    assert list(track.times) == [10.0] and list(track.values) == [2.0]
+    assert (track.in_slopes[0], track.out_slopes[0]) == pytest.approx(slopes, abs=1e-4)
