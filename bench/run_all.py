@@ -60,7 +60,7 @@ def summary(codecs, blender):
                          f"{r['vs_naive']:.0f}x" + (f" (the floor itself: {bound:.0f}x)" if bound else ""),
                          r["vs_naive"] >= 50))
             rows.append((f"{variant}: import {r['case']} {r['format'].upper()} vs the foreach_set floor", "<= 2x",
-                         f"{r['vs_floor']:.2f}x ({r['import_s'] * 1e3:.0f} ms vs {r['floor_s'] * 1e3:.0f} ms)",
+                         f"{r['vs_floor']:.2f}x (best times {r['import_s'] * 1e3:.0f} ms vs {r['floor_s'] * 1e3:.0f} ms)",
                          r["vs_floor"] <= 2))
         b = res.get("bulk")
         if b:
@@ -141,8 +141,9 @@ def main(argv=None):
               "interpolation and handles per key); it is timed on a subset of whole curves and scaled by the key "
               "count.  *floor* writes the same result from ready buffers with `foreach_set` and no decoding: the "
               "same F-curves, keys, handles, Cycles modifiers, the action's stored properties and its place "
-              "(assigned or on an NLA track).  Import and floor take turns in each round; the best round of each "
-              "counts.",
+              "(assigned or on an NLA track).  Import and floor take turns in each round; the best round of "
+              "each gives the times, the median of the rounds' ratios gives the ratio (one lucky run can move a "
+              "ratio of best times by 20% on this machine).",
               "* The exact BCK case holds few keys per curve (Hermite keys fitted within 1e-3: a J3D value table "
               "indexes at most 65536 values, so a 100-bone file holds at most ~70 keys per curve and cannot hold "
               "100 x 1000 dense keys).  Per-curve Blender work (creating 900 F-curves) then dominates both the "
