@@ -2579,6 +2579,87 @@ static int mat_is_identity(const double m[16])
     return 1;
 }
 
+/* Whether the values of n flat (x, y) pairs are one number: each equal to
+ * the first bit for bit (a NaN too) or as a number (0.0 and -0.0). */
+static int values_one_number(const float *co, Py_ssize_t n)
+{
+    uint32_t first;
+    memcpy(&first, &co[1], 4);
+    for (Py_ssize_t f = 1; f < n; f++) {
+        uint32_t bits;
+        memcpy(&bits, &co[2 * (size_t)f + 1], 4);
+        if (bits != first && !(co[2 * (size_t)f + 1] == co[1])) return 0;
+    }
+    return 1;
+}
+
+/* bake_pose for one bone (no Python objects: runs without the GIL):
+ * samples its 13 channels into `samples` (13 x nf floats), then writes the
+ * 10 basis channels as (frame, value) pairs into o[0..9] (2 x nf each). */
+static int bake_one_bone(const ga_clip *c, const ga_format *fmt, const bake_bone *bone, const double *frames,
+                         Py_ssize_t nf, double tscale, double time_scale, double time_offset, float *samples,
+                         float *const o[10], ga_error *err)
+{
+    int has_quat = bone->track[9] >= 0 || bone->track[10] >= 0 || bone->track[11] >= 0 || bone->track[12] >= 0;
+    for (int k = 0; k < 13; k++) {
+        float *dst = samples + (size_t)k * (size_t)nf;
+        int ti = bone->track[k];
+        if (ti < 0) {
+            float d = (k < 3 || k == 9) ? 1.0f : 0.0f;
+            for (Py_ssize_t f = 0; f < nf; f++) dst[f] = d;
+        } else if (fmt->sample) {
+            int rc = fmt->sample(c, (uint32_t)ti, frames, (size_t)nf, dst, err);
+            if (rc) return rc;
+        } else {
+            ga_track_eval_many(&c->tracks[ti], frames, (size_t)nf, dst);
+        }
+    }
+    const float *S = samples;
+    /* multiplying by an identity matrix changes nothing (finite values):
+     * skip it */
+    int pre_id = mat_is_identity(bone->pre), post_id = mat_is_identity(bone->post);
+    double prev[4] = {1, 0, 0, 0};
+    for (Py_ssize_t f = 0; f < nf; f++) {
+        double sc[3], tr[3], q[4];
+        for (int i = 0; i < 3; i++) {
+            sc[i] = S[(size_t)i * nf + f];
+            tr[i] = S[(size_t)(6 + i) * nf + f] * tscale;
+        }
+        if (has_quat) {
+            for (int i = 0; i < 4; i++) q[i] = S[(size_t)(9 + i) * nf + f];
+        } else {
+            double e[3] = {S[(size_t)3 * nf + f], S[(size_t)4 * nf + f], S[(size_t)5 * nf + f]};
+            ga_quat_from_euler_xyz(e, q);
+        }
+        double local[16], m[16], basis[16];
+        ga_mat_from_trs(tr, q, sc, local);
+        const double *cur = local;
+        if (!pre_id) {
+            ga_mat_mul(bone->pre, cur, m);
+            cur = m;
+        }
+        if (!post_id) {
+            ga_mat_mul(cur, bone->post, basis);
+            cur = basis;
+        }
+        double bt[3], bq[4], bs[3];
+        ga_mat_decompose(cur, bt, bq, bs);
+        /* keep the quaternion on the side of the previous frame so that
+         * Blender's per-component interpolation goes the short way */
+        double dot = bq[0] * prev[0] + bq[1] * prev[1] + bq[2] * prev[2] + bq[3] * prev[3];
+        if (dot < 0.0)
+            for (int i = 0; i < 4; i++) bq[i] = -bq[i];
+        memcpy(prev, bq, sizeof prev);
+        double vals[10] = {bt[0], bt[1], bt[2], bq[0], bq[1], bq[2], bq[3], bs[0], bs[1], bs[2]};
+        float x = (float)(frames[f] * time_scale + time_offset);
+        for (int k = 0; k < 10; k++) {
+            o[k][2 * (size_t)f] = x;
+            o[k][2 * (size_t)f + 1] = (float)vals[k];
+        }
+    }
+    return GA_OK;
+}
+
 static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
 {
     (void)mod;
@@ -2590,7 +2671,6 @@ static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O!OO|ddd$p:bake_pose", kwlist, AnimationType, &anim_obj, &bones_obj,
                                      &frames_obj, &tscale, &time_scale, &time_offset, &collapse))
         return NULL;
-    uint8_t *constant = NULL; /* per result buffer (collapse): all its values are one number */
     AnimationObject *a = (AnimationObject *)anim_obj;
     PyObject *bones = PySequence_List(bones_obj);
     if (!bones) return NULL;
@@ -2598,9 +2678,7 @@ static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
     double *frames = NULL;
     Py_ssize_t nf = 0;
     bake_bone *bb = NULL;
-    float *samples = NULL;
-    Py_buffer *outv = NULL;
-    size_t nviews = 0;
+    float *samples = NULL, *scratch = NULL;
     PyObject *result = NULL;
     ga_clip c;
     int have_clip = 0;
@@ -2662,132 +2740,43 @@ static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
         PyErr_SetString(PyExc_ValueError, "too many bones x frames to bake at once");
         goto done;
     }
-    /* The result arrays first: the baked keys are written straight into
-     * them (no second copy), from one bone's samples at a time. */
+    /* One bone at a time: its samples and its 10 baked buffers go to
+     * scratch memory without the GIL, then into arrays of the size they
+     * need (one key for a constant channel with collapse): never every
+     * bone's full-length buffers at once. */
     samples = malloc((per_bone + 1) * sizeof(float));
-    outv = calloc((size_t)nb * 10 + 1, sizeof *outv);
+    scratch = malloc(((size_t)nf * 20 + 1) * sizeof(float));
     result = PyList_New(nb);
-    if (!samples || !outv || !result) {
+    if (!samples || !scratch || !result) {
         if (!PyErr_Occurred()) PyErr_NoMemory();
         goto done;
-    }
-    for (Py_ssize_t b = 0; b < nb; b++) {
-        PyObject *tup = PyTuple_New(10);
-        if (!tup) goto done;
-        PyList_SetItem(result, b, tup);
-        for (int k = 0; k < 10; k++) {
-            Py_buffer *v = &outv[(size_t)b * 10 + (size_t)k];
-            PyObject *arr = alloc_array("f", 2 * nf, v);
-            if (!arr) goto done;
-            nviews++;
-            PyTuple_SetItem(tup, k, arr);
-        }
     }
     ga_error err;
     int rc = GA_OK;
     const ga_format *fmt = a->fmt;
-    Py_BEGIN_ALLOW_THREADS
-    for (Py_ssize_t b = 0; b < nb && !rc; b++) {
-        int has_quat = bb[b].track[9] >= 0 || bb[b].track[10] >= 0 || bb[b].track[11] >= 0 || bb[b].track[12] >= 0;
-        for (int k = 0; k < 13 && !rc; k++) {
-            float *dst = samples + (size_t)k * (size_t)nf;
-            int ti = bb[b].track[k];
-            if (ti < 0) {
-                float d = (k < 3 || k == 9) ? 1.0f : 0.0f;
-                for (Py_ssize_t f = 0; f < nf; f++) dst[f] = d;
-            } else if (fmt->sample) {
-                rc = fmt->sample(&c, (uint32_t)ti, frames, (size_t)nf, dst, &err);
-            } else {
-                ga_track_eval_many(&c.tracks[ti], frames, (size_t)nf, dst);
-            }
-        }
-        if (rc) break;
-        const float *S = samples;
-        /* multiplying by an identity matrix changes nothing (finite
-         * values): skip it */
-        int pre_id = mat_is_identity(bb[b].pre), post_id = mat_is_identity(bb[b].post);
-        double prev[4] = {1, 0, 0, 0};
+    for (Py_ssize_t b = 0; b < nb; b++) {
         float *o[10];
-        for (int k = 0; k < 10; k++) o[k] = outv[(size_t)b * 10 + (size_t)k].buf;
-        for (Py_ssize_t f = 0; f < nf; f++) {
-            double sc[3], tr[3], q[4];
-            for (int i = 0; i < 3; i++) {
-                sc[i] = S[(size_t)i * nf + f];
-                tr[i] = S[(size_t)(6 + i) * nf + f] * tscale;
-            }
-            if (has_quat) {
-                for (int i = 0; i < 4; i++) q[i] = S[(size_t)(9 + i) * nf + f];
-            } else {
-                double e[3] = {S[(size_t)3 * nf + f], S[(size_t)4 * nf + f], S[(size_t)5 * nf + f]};
-                ga_quat_from_euler_xyz(e, q);
-            }
-            double local[16], m[16], basis[16];
-            ga_mat_from_trs(tr, q, sc, local);
-            const double *cur = local;
-            if (!pre_id) {
-                ga_mat_mul(bb[b].pre, cur, m);
-                cur = m;
-            }
-            if (!post_id) {
-                ga_mat_mul(cur, bb[b].post, basis);
-                cur = basis;
-            }
-            double bt[3], bq[4], bs[3];
-            ga_mat_decompose(cur, bt, bq, bs);
-            /* keep the quaternion on the side of the previous frame so that
-             * Blender's per-component interpolation goes the short way */
-            double dot = bq[0] * prev[0] + bq[1] * prev[1] + bq[2] * prev[2] + bq[3] * prev[3];
-            if (dot < 0.0)
-                for (int i = 0; i < 4; i++) bq[i] = -bq[i];
-            memcpy(prev, bq, sizeof prev);
-            double vals[10] = {bt[0], bt[1], bt[2], bq[0], bq[1], bq[2], bq[3], bs[0], bs[1], bs[2]};
-            float x = (float)(frames[f] * time_scale + time_offset);
-            for (int k = 0; k < 10; k++) {
-                o[k][2 * (size_t)f] = x;
-                o[k][2 * (size_t)f + 1] = (float)vals[k];
-            }
-        }
-    }
-    Py_END_ALLOW_THREADS
-    if (rc) {
-        raise_error(&err);
-        Py_CLEAR(result);
-    }
-    if (result && collapse && nf > 1) {
-        constant = calloc(nviews + 1, 1);
-        if (!constant) {
-            PyErr_NoMemory();
+        for (int k = 0; k < 10; k++) o[k] = scratch + (size_t)k * 2 * (size_t)nf;
+        Py_BEGIN_ALLOW_THREADS
+        rc = bake_one_bone(&c, fmt, &bb[b], frames, nf, tscale, time_scale, time_offset, samples, o, &err);
+        Py_END_ALLOW_THREADS
+        if (rc) {
+            raise_error(&err);
             goto done;
         }
-        for (size_t i = 0; i < nviews; i++) {
-            /* one number: each value equal to the first bit for bit (a
-             * NaN too) or as a number (0.0 and -0.0) */
-            const float *o = outv[i].buf;
-            uint32_t first;
-            memcpy(&first, &o[1], 4);
-            int same = 1;
-            for (Py_ssize_t f = 1; f < nf && same; f++) {
-                uint32_t bits;
-                memcpy(&bits, &o[2 * (size_t)f + 1], 4);
-                same = bits == first || o[2 * (size_t)f + 1] == o[1];
-            }
-            constant[i] = (uint8_t)same;
+        PyObject *tup = PyTuple_New(10);
+        if (!tup) goto done;
+        PyList_SetItem(result, b, tup);
+        for (int k = 0; k < 10; k++) {
+            Py_ssize_t keep = collapse && nf > 1 && values_one_number(o[k], nf) ? 1 : nf;
+            PyObject *arr = new_array("f", o[k], keep * 2 * (Py_ssize_t)sizeof(float));
+            if (!arr) goto done;
+            PyTuple_SetItem(tup, k, arr);
         }
     }
 done:
-    for (size_t i = 0; i < nviews; i++) PyBuffer_Release(&outv[i]);
-    free(outv);
-    if (constant && !PyErr_Occurred()) {
-        /* a constant channel keeps its first key only (the views are
-         * released: the arrays can shrink) */
-        for (size_t i = 0; i < nviews; i++) {
-            if (!constant[i]) continue;
-            PyObject *arr = PyTuple_GetItem(PyList_GetItem(result, (Py_ssize_t)(i / 10)), (Py_ssize_t)(i % 10));
-            if (PySequence_DelSlice(arr, 2, 2 * nf) < 0) break;
-        }
-    }
-    free(constant);
     if (PyErr_Occurred()) Py_CLEAR(result);
+    free(scratch);
     free(frames);
     free(bb);
     free(samples);

@@ -362,9 +362,6 @@ def bake_spec(fmt, rl, q_rest):
     return _flat(q_rest.inverted()), _flat(q_rest)
 
 
-BAKE_CHUNK = 8  # bones per bake_pose call: the baked buffers of a few bones are alive at once, not all
-
-
 def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None):
     """Plans every curve of `anim` on arm_obj: {target: bone} in mapping.
     modes: optional {target: 'exact' | 'baked'} that overrides the choice
@@ -454,40 +451,36 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None):
         res.bones[str(plan.target)] = [bone_name, "exact"]
         plans.append(plan)
 
-    # everything else (and quaternion formats) through bake_pose, a few
-    # bones a call: basis = pre * T(t*k) * R * S * post for all their
-    # frames in C; a channel that never changes comes back as one key
+    # everything else (and quaternion formats) through one bake_pose call:
+    # basis = pre * T(t*k) * R * S * post for all bones and frames in C,
+    # a channel that never changes coming back as one key
     root_motion = opts.root_motion == "OBJECT" and ROOT_MOTION in by_target
     if bake or root_motion:
         frames = tm.bake_frames()
-        # every buffer of a bake has these times (one key when collapsed)
+        spec = [(p.target, *bake_spec(fmt, p.rest_local, p.rest_rot)) for p in bake]
+        if root_motion:
+            spec.append((ROOT_MOTION, None, None))
+        baked = gameanim.bake_pose(anim, spec, frames, translation_scale=k, time_scale=tm.scale,
+                                   time_offset=tm.offset, collapse=True)
+        # every buffer has these times (one key when collapsed)
         distinct = compat.times_distinct(array("f", [f * tm.scale + tm.offset for f in frames]))
-        collapsible = len(frames) > 1
-
-        def bake_some(spec):
-            return gameanim.bake_pose(anim, spec, frames, translation_scale=k, time_scale=tm.scale,
-                                      time_offset=tm.offset, collapse=True)
-
-        for first in range(0, len(bake), BAKE_CHUNK):
-            chunk = bake[first:first + BAKE_CHUNK]
-            baked = bake_some([(p.target, *bake_spec(fmt, p.rest_local, p.rest_rot)) for p in chunk])
-            for plan, bufs in zip(chunk, baked):
-                plan.curves = _plan_trs(bufs, pose_path(plan.bone, ""), plan.bone, tm, distinct, collapsible)
-                res.rotation_modes[plan.bone] = "QUATERNION"
-                if plan.exact:
-                    res.exact.append(plan.bone)
-                    res.bones[str(plan.target)] = [plan.bone, "exact"]
-                else:
-                    res.baked.append((plan.bone, plan.reason))
-                    res.bones[str(plan.target)] = [plan.bone, "baked"]
-                plans.append(plan)
-            del baked
+        collapsed = len(frames) > 1
+        for plan, bufs in zip(bake, baked):
+            plan.curves = _plan_trs(bufs, pose_path(plan.bone, ""), plan.bone, tm, distinct, collapsed)
+            res.rotation_modes[plan.bone] = "QUATERNION"
+            if plan.exact:
+                res.exact.append(plan.bone)
+                res.bones[str(plan.target)] = [plan.bone, "exact"]
+            else:
+                res.baked.append((plan.bone, plan.reason))
+                res.bones[str(plan.target)] = [plan.bone, "baked"]
+            plans.append(plan)
         if root_motion:
             plan = BonePlan(ROOT_MOTION, "", "bake", None, None)
-            plan.curves = _plan_trs(bake_some([(ROOT_MOTION, None, None)])[0], "", "Object Transforms", tm, distinct,
-                                    collapsible)
+            plan.curves = _plan_trs(baked[-1], "", "Object Transforms", tm, distinct, collapsed)
             res.rotation_modes[""] = "QUATERNION"
             plans.append(plan)
+        del baked
     if ROOT_MOTION in by_target and not root_motion:
         res.notes.append(f"root motion ({len(by_target[ROOT_MOTION])} tracks) not applied "
                          "(option Root Motion); it stays in the stored original file")
