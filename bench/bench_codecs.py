@@ -87,7 +87,7 @@ def versus_python(repeat):
         # The machine's speed drifts (shared hosts): measure C and Python
         # side by side in rounds and report the median of the rounds' ratios.
         ratios, t_cs, t_pys = [], [], []
-        for _ in range(max(3, repeat)):
+        for _ in range(max(9, repeat)):
             t_c = best_of(lambda: gameanim.load(data).sample(frames), 5)
             t_py = best_of(lambda: py(data, frames), 1)
             t_cs.append(t_c)

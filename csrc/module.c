@@ -916,7 +916,9 @@ typedef struct {
     void *raw;
     ga_clip orig;
     PyObject *orig_bytes;    /* the input as given (wrapped) */
-    PyObject *orig_payload;  /* decompressed */
+    PyObject *orig_payload;  /* decompressed (NULL until asked for: see animation_payload) */
+    uint8_t *payload_buf;    /* the loader's decompressed payload, kept as is until then */
+    size_t payload_size;
     const ga_wrapper *orig_wrapper;
 } AnimationObject;
 
@@ -930,6 +932,7 @@ static void Animation_dealloc(PyObject *self)
     Py_XDECREF(a->report);
     Py_XDECREF(a->orig_bytes);
     Py_XDECREF(a->orig_payload);
+    free(a->payload_buf);
     if (a->raw && a->fmt) a->fmt->free_raw(a->raw);
     if (a->has_orig) {
         a->orig.tracks = NULL; /* the store's */
@@ -1038,6 +1041,24 @@ static int dict_to_entry(PyObject *d, Py_ssize_t i, ga_entry *e)
     e->post = post ? PyObject_IsTrue(post) : 0;
     if (e->post < 0) return -1;
     return 0;
+}
+
+/* The decompressed payload of a loaded file as bytes (borrowed), made from
+ * the loader's buffer on first use (which is then freed); NULL with an
+ * error set when out of memory. */
+static PyObject *animation_payload(AnimationObject *a)
+{
+    if (!a->orig_payload) {
+        if (!a->payload_buf) {
+            PyErr_SetString(PyExc_SystemError, "animation has no payload");
+            return NULL;
+        }
+        a->orig_payload = PyBytes_FromStringAndSize((const char *)a->payload_buf, (Py_ssize_t)a->payload_size);
+        if (!a->orig_payload) return NULL;
+        free(a->payload_buf);
+        a->payload_buf = NULL;
+    }
+    return a->orig_payload;
 }
 
 /* The Track list, built from the decoded clip on first use.  Borrowed. */
@@ -1239,13 +1260,17 @@ static PyObject *animation_from_data(PyObject *data_obj, const ga_decode_opts *o
     a->orig_wrapper = l.wrapper;
     a->orig_bytes = bytes;
     if (l.payload) {
-        a->orig_payload = PyBytes_FromStringAndSize((const char *)l.payload, (Py_ssize_t)l.payload_size);
+        /* a wrapped file: keep the decompressed payload the loader made (no
+         * copy into a bytes object unless someone asks for it) */
+        a->payload_buf = l.payload;
+        a->payload_size = l.payload_size;
+        l.payload = NULL;
     } else {
         a->orig_payload = Py_NewRef(bytes);
     }
     GA_SETREF(a->compression, l.wrapper ? PyUnicode_FromString(l.wrapper->name) : Py_NewRef(Py_None));
     ga_loaded_free(&l);
-    if (!a->orig_payload || !a->compression || animation_fill(a, &a->orig) < 0) {
+    if (!a->compression || animation_fill(a, &a->orig) < 0) {
         Py_DECREF(a);
         return NULL;
     }
@@ -1805,13 +1830,16 @@ static PyObject *Animation_to_bytes(PyObject *self, PyObject *args, PyObject *kw
         rep.reused_tracks = c.ntracks;
         if (w == a->orig_wrapper) {
             result = Py_NewRef(a->orig_bytes);
-        } else if (!w) {
-            result = Py_NewRef(a->orig_payload);
         } else {
-            char *p;
-            Py_ssize_t n;
-            PyBytes_AsStringAndSize(a->orig_payload, &p, &n);
-            result = wrap_payload(w, (const uint8_t *)p, (size_t)n);
+            PyObject *payload = animation_payload(a);
+            if (payload && !w) {
+                result = Py_NewRef(payload);
+            } else if (payload) {
+                char *p;
+                Py_ssize_t n;
+                PyBytes_AsStringAndSize(payload, &p, &n);
+                result = wrap_payload(w, (const uint8_t *)p, (size_t)n);
+            }
         }
     } else {
         ga_encode_ctx ctx;
@@ -2579,6 +2607,18 @@ static int mat_is_identity(const double m[16])
     return 1;
 }
 
+/* ga_mat_decompose with the quaternion kept on the side of `prev` (the
+ * previous frame's, updated), so that Blender's per-component
+ * interpolation between frames goes the short way. */
+static void decompose_continuous(const double m[16], double prev[4], double t[3], double q[4], double s[3])
+{
+    ga_mat_decompose(m, t, q, s);
+    double dot = q[0] * prev[0] + q[1] * prev[1] + q[2] * prev[2] + q[3] * prev[3];
+    if (dot < 0.0)
+        for (int i = 0; i < 4; i++) q[i] = -q[i];
+    memcpy(prev, q, 4 * sizeof *prev);
+}
+
 /* Whether the values of n flat (x, y) pairs are one number: each equal to
  * the first bit for bit (a NaN too) or as a number (0.0 and -0.0). */
 static int values_one_number(const float *co, Py_ssize_t n)
@@ -2643,13 +2683,7 @@ static int bake_one_bone(const ga_clip *c, const ga_format *fmt, const bake_bone
             cur = basis;
         }
         double bt[3], bq[4], bs[3];
-        ga_mat_decompose(cur, bt, bq, bs);
-        /* keep the quaternion on the side of the previous frame so that
-         * Blender's per-component interpolation goes the short way */
-        double dot = bq[0] * prev[0] + bq[1] * prev[1] + bq[2] * prev[2] + bq[3] * prev[3];
-        if (dot < 0.0)
-            for (int i = 0; i < 4; i++) bq[i] = -bq[i];
-        memcpy(prev, bq, sizeof prev);
+        decompose_continuous(cur, prev, bt, bq, bs);
         double vals[10] = {bt[0], bt[1], bt[2], bq[0], bq[1], bq[2], bq[3], bs[0], bs[1], bs[2]};
         float x = (float)(frames[f] * time_scale + time_offset);
         for (int k = 0; k < 10; k++) {
@@ -3056,11 +3090,7 @@ static PyObject *mod_local_from_basis(PyObject *mod, PyObject *args, PyObject *k
             ga_mat_mul(ipre, basis, m);
             ga_mat_mul(m, ipost, local);
             double lt[3], lq[4], ls[3];
-            ga_mat_decompose(local, lt, lq, ls);
-            double dot = lq[0] * prev_q[0] + lq[1] * prev_q[1] + lq[2] * prev_q[2] + lq[3] * prev_q[3];
-            if (dot < 0.0)
-                for (int k = 0; k < 4; k++) lq[k] = -lq[k];
-            memcpy(prev_q, lq, sizeof prev_q);
+            decompose_continuous(local, prev_q, lt, lq, ls);
             double rot[16], zero[3] = {0, 0, 0}, one[3] = {1, 1, 1}, e[3];
             ga_mat_from_trs(zero, lq, one, rot);
             ga_euler_xyz_from_mat(rot, prev_e, f > 0, e);
