@@ -362,12 +362,14 @@ def bake_spec(fmt, rl, q_rest):
     return _flat(q_rest.inverted()), _flat(q_rest)
 
 
-def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None):
+def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=False):
     """Plans every curve of `anim` on arm_obj: {target: bone} in mapping.
     modes: optional {target: 'exact' | 'baked'} that overrides the choice
     (the export passes what the import chose).  index: a RigIndex of
-    arm_obj to reuse.  Returns (BoneWriteResult, [BonePlan]) without
-    touching Blender data."""
+    arm_obj to reuse.  lazy: the key buffers of an exact channel's track
+    are left to curves.write_plans (the plan holds the track; see
+    curves.lazy_plan), so that they exist one curve at a time.  Returns
+    (BoneWriteResult, [BonePlan]) without touching Blender data."""
     gameanim = native.require()
 
     res = BoneWriteResult()
@@ -429,6 +431,8 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None):
             source = ("track", t, vs, vo)
             if len(t) == 0:
                 cp = plan_constant(paths[ch], axis, bone_name, t_start, CHANNEL_DEFAULT[ch] * vs + vo, source)
+            elif lazy:
+                cp = curves.lazy_plan(paths[ch], axis, bone_name, source)
             else:
                 # (flags: C says whether times are distinct and a segment is Bezier)
                 cp, added = plan_track(paths[ch], axis, bone_name, t.bezier(vs, vo, t_scale, t_offset, True),
@@ -498,16 +502,20 @@ def plan_file(anim, arm_obj, opts, tm, fr, index=None):
     """Plans `anim` onto arm_obj without touching Blender data: matches
     the bones, fills the file report and returns (BoneWriteResult, the
     list of every CurvePlan in writing order).  The plans hold all the
-    importer needs, so the caller can let go of the decoded animation
-    before writing them.  index: a RigIndex of arm_obj shared by the
-    files of one import."""
+    importer needs, so the caller can let go of the Animation before
+    writing them: the baked curves' buffers are made here (then the
+    decoded keys can go before Blender makes its own), the exact
+    channels' buffers when each curve is written (lazy plans keep their
+    Track, whose keys stay until then; res.period_keys then only counts
+    the baked curves: write_plans says whether the others added keys).
+    index: a RigIndex of arm_obj shared by the files of one import."""
     mode = opts.bone_match_for(anim.format)
     if index is None:
         index = RigIndex(arm_obj)
     mapping, unmatched, notes = match_bones(anim, arm_obj, mode, opts.id_property, index)
     fr.unmatched.extend(target_label(t) for t in unmatched)
     fr.notes.extend(notes)
-    res, plans = plan_bones(anim, arm_obj, mapping, opts, tm, index=index)
+    res, plans = plan_bones(anim, arm_obj, mapping, opts, tm, index=index, lazy=True)
     fr.exact.extend(res.exact)
     fr.baked.extend(res.baked)
     fr.notes.extend(res.notes)

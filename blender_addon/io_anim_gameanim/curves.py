@@ -176,6 +176,23 @@ def plan_track(path, index, group, bez, tm, source=None):
     return CurvePlan(path, index, group, co, interp, left, right, cycles, source, distinct, bezier), added
 
 
+def lazy_plan(path, index, group, source):
+    """A plan whose key buffers are made when it is written: source is
+    ("track", Track, value_scale, value_offset) and write_plans calls
+    Track.bezier then (see realise)."""
+    return CurvePlan(path, index, group, None, None, source=source)
+
+
+def realise(plan, tm):
+    """(the plan with its key buffers, whether held period keys were
+    added): a lazy plan made whole, any other as it is."""
+    if plan.co is not None:
+        return plan, False
+    _, track, vs, vo = plan.source
+    return plan_track(plan.path, plan.index, plan.group, track.bezier(vs, vo, tm.scale, tm.offset, True), tm,
+                      plan.source)
+
+
 def plan_constant(path, index, group, frame, value, source=None):
     return CurvePlan(path, index, group, array("f", (frame, value)), array("i", (CONSTANT,)), source=source,
                      distinct=True, bezier=False)
@@ -198,19 +215,26 @@ def plan_baked(path, index, group, co, tm, source=None, distinct=None, collapsed
                      distinct=distinct, bezier=False)
 
 
-def write_plans(sink, plans):
+def write_plans(sink, plans, tm=None):
     """write_plan for a list of plans (one sink).  The list is emptied as
     the curves are written, so that each plan's buffers are freed as soon
     as Blender holds its keys (the peak memory of a large import is then
-    Blender's keys plus what is not written yet, not both in full)."""
+    Blender's keys plus what is not written yet, not both in full).  Lazy
+    plans (lazy_plan) get their buffers here, from tm (the TimeMap).
+    Returns whether a lazy plan added held period keys."""
     write_keys = compat.write_keys
     new = sink.new_fcurve
     plans.reverse()
     pop = plans.pop
+    added_any = False
     while plans:
         plan = pop()
+        if plan.co is None:
+            plan, added = realise(plan, tm)
+            added_any |= added
         write_keys(new(plan.path, plan.index, plan.group), plan.co, plan.interp, plan.left, plan.right,
                    plan.distinct, plan.bezier, plan.cycles)
+    return added_any
 
 
 def write_plan(sink, plan):

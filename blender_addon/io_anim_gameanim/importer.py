@@ -242,31 +242,35 @@ class _Loaded:
 def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
     """Plans a skeletal file's curves and takes what its action stores;
     returns a function that creates the action and writes them.  In
-    between, the caller lets go of the decoded animation: the plans need
-    none of it, and Blender's keys then reuse its memory (a large import
-    peaks near Blender's own keys, not at those plus the decoded file)."""
+    between, the caller lets go of the Animation: the baked curves need
+    none of it, so Blender's keys reuse the decoded keys' memory (a large
+    baked import peaks near Blender's own keys, not at those plus the
+    decoded file); exact channels keep their Track until their curve is
+    written (their buffers are made then, one at a time)."""
     res, plans = armature.plan_file(anim, arm_obj, opts, tm, fr, index)
     props = _source_properties(anim, path, opts, tm, {
         "options": {"bone_match": opts.bone_match_for(anim.format), "id_property": opts.id_property},
         "gameanim_bones": json.dumps(res.bones, sort_keys=True),
         "gameanim_rotation_modes": json.dumps(res.rotation_modes, sort_keys=True),
-        "gameanim_period_keys": bool(res.period_keys),
     })
-    if res.period_keys:
-        fr.notes.append("held keys added at frame 0 / the duration so that the Cycles modifier loops over "
-                        "the file's duration")
     name = action_name_for(path)
 
     def write():
         action = compat.new_action(name)
         try:
             sink = compat.CurveSink(action, "OBJECT", arm_obj.name)
-            curves.write_plans(sink, plans)  # (empties the list: each plan's buffers go once written)
+            # (empties the list: each plan's buffers go once written; the
+            # exact channels' buffers are made there, one curve at a time)
+            period_keys = curves.write_plans(sink, plans, tm) or res.period_keys
+            props["gameanim_period_keys"] = bool(period_keys)
             for key, value in props.items():
                 action[key] = value
         except BaseException:
             bpy.data.actions.remove(action)  # no half-written action is left behind
             raise
+        if period_keys:
+            fr.notes.append("held keys added at frame 0 / the duration so that the Cycles modifier loops over "
+                            "the file's duration")
         fr.owners.append(arm_obj.name)
         return [(arm_obj, sink, lambda: armature.apply_rotation_modes(arm_obj, action))]
 

@@ -115,14 +115,16 @@ def test_onto_a_given_armature_files_are_loaded_one_at_a_time(api, tmp_path):
 
 @pytest.mark.parametrize("target", ["given", "NEW"])
 def test_the_decoded_file_is_let_go_before_blender_gets_its_keys(api, ga, monkeypatch, target):
-    """Every curve is planned first; then the importer drops the decoded
-    animation and only then creates the action and writes the keys (so
-    Blender's keys can reuse the decoded file's memory).  Seen through the
-    Animation's reference count while the keys are written: the test's
-    own list is its only holder by then."""
+    """Every curve is planned first; then the importer drops the Animation
+    and only then creates the action and writes the keys.  Seen through
+    the Animation's reference count while the keys are written: the
+    test's own list is its only holder by then.  The baked curves (all of
+    the JBA's) come with their buffers, so nothing keeps the decoded keys
+    and Blender's keys can reuse their memory; exact channels (the BCK's)
+    hold their Track until written, their buffers made one at a time."""
     from io_anim_gameanim import curves
 
-    loaded, counts = [], []
+    loaded, counts, lazy = [], [], []
     real_load, real_write = ga.load, curves.write_plans
 
     def load(*a, **kw):
@@ -130,10 +132,11 @@ def test_the_decoded_file_is_let_go_before_blender_gets_its_keys(api, ga, monkey
         loaded.append(anim)
         return anim
 
-    def write_plans(sink, plans):
+    def write_plans(sink, plans, *rest):
         # (the files are written in order, one write_plans call each)
         counts.append(sys.getrefcount(loaded[len(counts)]))
-        return real_write(sink, plans)
+        lazy.append(sum(p.co is None for p in plans))
+        return real_write(sink, plans, *rest)
 
     monkeypatch.setattr(ga, "load", load)
     monkeypatch.setattr(curves, "write_plans", write_plans)
@@ -145,6 +148,7 @@ def test_the_decoded_file_is_let_go_before_blender_gets_its_keys(api, ga, monkey
     # 2: the test's list and getrefcount's own argument (a reference the
     # importer still held would make it 3 or more)
     assert counts == [2, 2], counts
+    assert lazy[0] == 0 and lazy[1] > 0, lazy  # JBA: every curve baked; BCK: exact channels
 
 
 def test_a_failed_write_leaves_no_half_written_action(api, monkeypatch):
