@@ -180,7 +180,7 @@ def lazy_plan(path, index, group, source):
     """A plan whose key buffers are made when it is written: source is
     ("track", Track, value_scale, value_offset) and write_plans calls
     Track.bezier then (see realise)."""
-    return CurvePlan(path, index, group, None, None, source=source)
+    return CurvePlan(path, index, group, None, None, None, None, None, source)
 
 
 def realise(plan, tm):
@@ -194,8 +194,8 @@ def realise(plan, tm):
 
 
 def plan_constant(path, index, group, frame, value, source=None):
-    return CurvePlan(path, index, group, array("f", (frame, value)), array("i", (CONSTANT,)), source=source,
-                     distinct=True, bezier=False)
+    return CurvePlan(path, index, group, array("f", (frame, value)), array("i", (CONSTANT,)), None, None, None,
+                     source, True, False)
 
 
 def plan_baked(path, index, group, co, tm, source=None, distinct=None, collapsed=False):
@@ -208,11 +208,13 @@ def plan_baked(path, index, group, co, tm, source=None, distinct=None, collapsed
     n = len(co) // 2
     if n == 0:
         return None
-    constant = n == 1 if collapsed else _constant_values(co)
-    if constant:
+    if collapsed:
+        if n == 1:  # (bake_pose's one key is the constant plan's key already)
+            return CurvePlan(path, index, group, co, array("i", (CONSTANT,)), None, None, None, source, True, False)
+    elif _constant_values(co):
         return plan_constant(path, index, group, co[0], co[1], source)
-    return CurvePlan(path, index, group, co, array("i", (LINEAR,)) * n, cycles=tm.cycles or None, source=source,
-                     distinct=distinct, bezier=False)
+    return CurvePlan(path, index, group, co, array("i", (LINEAR,)) * n, None, None, tm.cycles or None, source,
+                     distinct, False)
 
 
 def write_plans(sink, plans, tm=None):
