@@ -506,8 +506,8 @@ def plan_file(anim, arm_obj, opts, tm, fr, index=None):
     writing them: the baked curves' buffers are made here (then the
     decoded keys can go before Blender makes its own), the exact
     channels' buffers when each curve is written (lazy plans keep their
-    Track, whose keys stay until then; res.period_keys then only counts
-    the baked curves: write_plans says whether the others added keys).
+    Track, whose keys stay until then; write_plans, not res.period_keys,
+    then says whether held period keys were added: baked curves add none).
     index: a RigIndex of arm_obj shared by the files of one import."""
     mode = opts.bone_match_for(anim.format)
     if index is None:

@@ -329,16 +329,14 @@ def write_keys(fc, co, interpolation, left=None, right=None, distinct=None, bezi
             bezier = has_bezier(interpolation)
         if bezier:
             set_handles_free(kp, n, interpolation)
-            kp.foreach_set("handle_left", left)
-            kp.foreach_set("handle_right", right)
-        elif not distinct:
-            kp.foreach_set("handle_left", left)
-            kp.foreach_set("handle_right", right)
-        # else: no BEZIER key, so no handle shapes the curve: update() below
+        # Without a BEZIER key no handle shapes the curve: update() below
         # recomputes the handles of two or more AUTO_CLAMPED keys (what
         # add() makes), and a lone LINEAR or CONSTANT key extrapolates flat
         # whatever its handles (Blender reads a lone key's handle only when
-        # it is BEZIER): writing them would be wasted
+        # it is BEZIER).  They are written only where they count or stay.
+        if bezier or not distinct:
+            kp.foreach_set("handle_left", left)
+            kp.foreach_set("handle_right", right)
     if distinct:
         fc.update()
     # else: two keys share a time (a step, as J3D and Banjo-Kazooie files

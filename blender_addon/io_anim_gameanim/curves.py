@@ -149,22 +149,14 @@ class CurvePlan:
         return f"<CurvePlan {self.path}[{self.index}] {len(self.interp)} keys>"
 
 
-_BEZIER_CODE = array("i", (compat.INTERP["BEZIER"],)).tobytes()
-
-
 def plan_track(path, index, group, bez, tm, source=None):
     """bez: Track.bezier(..., flags=True) output (co, left, right,
-    interpolation, increasing, has_bezier), or the plain 4-tuple (the flags
-    are then found here); held keys for a Cycles period added."""
-    if len(bez) == 6:
-        co, left, right, interp, increasing, bezier = bez
-        # strictly increasing times are distinct; others are looked at
-        # when written
-        distinct = True if increasing else None
-    else:
-        co, left, right, interp = bez
-        # (a byte search: the codes are 0..2, so a match is always aligned)
-        distinct, bezier = None, _BEZIER_CODE in interp.tobytes()
+    interpolation, increasing, has_bezier); held keys for a Cycles period
+    added."""
+    co, left, right, interp, increasing, bezier = bez
+    # strictly increasing times are distinct; others are looked at when
+    # written
+    distinct = True if increasing else None
     cycles = tm.cycles
     if cycles is None or len(interp) < 2:
         return CurvePlan(path, index, group, co, interp, left, right, None, source, distinct, bezier), False
@@ -184,10 +176,8 @@ def lazy_plan(path, index, group, source):
 
 
 def realise(plan, tm):
-    """(the plan with its key buffers, whether held period keys were
-    added): a lazy plan made whole, any other as it is."""
-    if plan.co is not None:
-        return plan, False
+    """A lazy plan made whole: (the plan with its key buffers, whether held
+    period keys were added)."""
     _, track, vs, vo = plan.source
     return plan_track(plan.path, plan.index, plan.group, track.bezier(vs, vo, tm.scale, tm.offset, True), tm,
                       plan.source)

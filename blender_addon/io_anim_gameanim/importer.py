@@ -192,12 +192,9 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
                 write = _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index)
                 anim = None  # the decoded keys go before Blender's are made
                 made = write()
-                del write
         except Exception as e:  # a broken file or rig must not stop the batch
             fr.error = f"{type(e).__name__}: {e}"
             continue
-        finally:
-            anim = None
         for owner, sink, post in made:
             key = owner.as_pointer()
             if opts.assign and key not in owners_seen:
@@ -261,7 +258,7 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
             sink = compat.CurveSink(action, "OBJECT", arm_obj.name)
             # (empties the list: each plan's buffers go once written; the
             # exact channels' buffers are made there, one curve at a time)
-            period_keys = curves.write_plans(sink, plans, tm) or res.period_keys
+            period_keys = curves.write_plans(sink, plans, tm)
             props["gameanim_period_keys"] = bool(period_keys)
             for key, value in props.items():
                 action[key] = value
