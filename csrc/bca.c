@@ -947,4 +947,5 @@ const ga_format ga_format_bca = {
     bca_free_raw,
     NULL,
     bca_info,
+    NULL, /* every track applies */
 };

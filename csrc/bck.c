@@ -28,4 +28,5 @@ const ga_format ga_format_bck = {
     j3d_free_raw,
     j3d_sample,
     j3d_info,
+    NULL, /* every track applies */
 };

@@ -1223,6 +1223,79 @@ done:
     return rc;
 }
 
+/* ------------------------------------------------------------------ */
+/* Pose assembly                                                       */
+
+typedef struct bk_run_ref {
+    int32_t target;
+    uint32_t run, track;
+} bk_run_ref;
+
+static int cmp_run_ref(const void *pa, const void *pb)
+{
+    const bk_run_ref *a = pa, *b = pb;
+    if (a->target != b->target) return a->target < b->target ? -1 : 1;
+    if (a->run != b->run) return a->run < b->run ? -1 : 1;
+    return a->track < b->track ? -1 : a->track > b->track;
+}
+
+/* animationFile_getBoneTransformList (notes 2.3): the elements are walked
+ * in order; when the bone ID changes the previous bone is flushed (unless
+ * its ID is 0) with the channels its run did not set back at their
+ * defaults, and the last run is flushed at the end.  So a bone's pose is
+ * its LAST run of adjacent elements, a later element of one (bone, type)
+ * in that run overrides an earlier one, and bone 0 counts only when its
+ * run is the last of the file.  Tracks are the file's elements in order. */
+static int bk_applied(const ga_clip *clip, uint8_t *keep, ga_error *err)
+{
+    uint32_t n = clip->ntracks;
+    memset(keep, 0, n);
+    if (n == 0) return GA_OK;
+    bk_run_ref *refs = malloc((size_t)n * sizeof *refs);
+    uint32_t *last = malloc((size_t)n * sizeof *last);
+    if (!refs || !last) {
+        free(refs);
+        free(last);
+        return ga_nomem(err, "bk");
+    }
+    uint32_t run = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        if (i > 0 && clip->tracks[i].target != clip->tracks[i - 1].target) run++;
+        refs[i].target = clip->tracks[i].target;
+        refs[i].run = run;
+        refs[i].track = i;
+    }
+    uint32_t final_run = run;
+    qsort(refs, n, sizeof *refs, cmp_run_ref);
+    for (uint32_t g = 0; g < n;) {
+        uint32_t e = g;
+        while (e < n && refs[e].target == refs[g].target) e++;
+        for (uint32_t j = g; j < e; j++) last[refs[j].track] = refs[e - 1].run;
+        g = e;
+    }
+    /* from the end of each last run back: the first element of a channel
+     * seen is the one that wins */
+    uint32_t taken = 0, cur = UINT32_MAX;
+    run = final_run;
+    for (uint32_t i = n; i-- > 0;) {
+        if (i + 1 < n && clip->tracks[i].target != clip->tracks[i + 1].target) run--;
+        if (run != cur) {
+            cur = run;
+            taken = 0;
+        }
+        const ga_track *t = &clip->tracks[i];
+        if (run != last[i]) continue;
+        if (t->target == 0 && run != final_run) continue;
+        unsigned slot = t->channel < 3 && t->axis < 3 ? t->channel * 3u + t->axis : 31u;
+        if (taken & (1u << slot)) continue;
+        taken |= 1u << slot;
+        keep[i] = 1;
+    }
+    free(refs);
+    free(last);
+    return GA_OK;
+}
+
 const ga_format ga_format_bk = {
     "bk",
     "Banjo-Kazooie skeletal animation (N64, .anim.bin, optionally rarezip)",
@@ -1232,4 +1305,5 @@ const ga_format ga_format_bk = {
     bk_free_raw,
     bk_sample,
     bk_info,
+    bk_applied,
 };

@@ -92,14 +92,21 @@ static int j3d_tick(float *frame, float *rate, float end, int loop)
     const float start = 0.0f, loop_point = 0.0f;
     *frame += *rate;
     switch (loop) {
-    case GA_LOOP_ONCE:
-        if (*frame < start) { *frame = start; *rate = 0.0f; return 1; }
-        if (*frame >= end) { *frame = end - 0.001f; *rate = 0.0f; return 1; }
-        return 0;
-    case GA_LOOP_ONCE_RESET:
-        if (*frame < start) { *frame = start; *rate = 0.0f; return 1; }
-        if (*frame >= end) { *frame = start; *rate = 0.0f; return 1; }
-        return 0;
+    /* (the once modes run both checks, as the game does: with an end at
+     * or before the start, a frame clamped to the start is then clamped
+     * again at the end) */
+    case GA_LOOP_ONCE: {
+        int stop = 0;
+        if (*frame < start) { *frame = start; *rate = 0.0f; stop = 1; }
+        if (*frame >= end) { *frame = end - 0.001f; *rate = 0.0f; stop = 1; }
+        return stop;
+    }
+    case GA_LOOP_ONCE_RESET: {
+        int stop = 0;
+        if (*frame < start) { *frame = start; *rate = 0.0f; stop = 1; }
+        if (*frame >= end) { *frame = start; *rate = 0.0f; stop = 1; }
+        return stop;
+    }
     case GA_LOOP_REPEAT:
         while (*frame < start) {
             if (loop_point - start <= 0.0f) break;

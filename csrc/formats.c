@@ -163,3 +163,10 @@ int ga_load(const uint8_t *data, size_t size, const ga_decode_opts *opts, ga_loa
     out->format = f;
     return GA_OK;
 }
+
+int ga_applied_tracks(const ga_format *fmt, const ga_clip *clip, uint8_t *keep, ga_error *err)
+{
+    if (fmt && fmt->applied) return fmt->applied(clip, keep, err);
+    memset(keep, 1, clip->ntracks);
+    return GA_OK;
+}

@@ -348,7 +348,15 @@ typedef struct ga_format {
                   float *out, ga_error *err);
     /* Optional: header fields as key/value items for Animation.info. */
     int (*info)(const void *raw, ga_info *info, ga_error *err);
+    /* Optional: sets keep[i] (ntracks bytes) for the tracks the game's
+     * pose assembly applies when a clip names a channel twice.  NULL =
+     * every track; the first of two tracks of one channel counts. */
+    int (*applied)(const ga_clip *clip, uint8_t *keep, ga_error *err);
 } ga_format;
+
+/* keep[] for any clip: the format's rule, else every track (1).  Returns
+ * GA_OK or an error (allocation). */
+int ga_applied_tracks(const ga_format *fmt, const ga_clip *clip, uint8_t *keep, ga_error *err);
 
 /* The registry (formats.c).  NULL-terminated. */
 extern const ga_format *const ga_formats[];

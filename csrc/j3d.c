@@ -909,30 +909,29 @@ static int track_keys(const ga_track *t, jkey **out, size_t *nout)
     if (!k) return GA_ERR_NOMEM;
     size_t m = 0;
     for (size_t i = 0; i < n; i++) {
-        k[m].t = t->time[i];
-        k[m].v = t->value[i];
-        k[m].in = t->in_slope[i];
-        k[m].out = t->out_slope[i];
-        m++;
+        jkey *ki = &k[m++]; /* key i (a step key may follow it) */
+        ki->t = t->time[i];
+        ki->v = t->value[i];
+        ki->in = t->in_slope[i];
+        ki->out = t->out_slope[i];
+        if (i > 0 && t->interp[i - 1] == GA_INTERP_LINEAR) {
+            double dt = (double)t->time[i] - t->time[i - 1];
+            ki->in = dt != 0.0 ? ((double)t->value[i] - t->value[i - 1]) / dt : 0.0;
+        } else if (i > 0 && t->interp[i - 1] == GA_INTERP_CONSTANT) {
+            ki->in = 0.0;
+        }
         if (i + 1 < n) {
             double dt = (double)t->time[i + 1] - t->time[i];
             if (t->interp[i] == GA_INTERP_LINEAR) {
-                double s = dt != 0.0 ? ((double)t->value[i + 1] - t->value[i]) / dt : 0.0;
-                k[m - 1].out = s;
+                ki->out = dt != 0.0 ? ((double)t->value[i + 1] - t->value[i]) / dt : 0.0;
             } else if (t->interp[i] == GA_INTERP_CONSTANT) {
-                k[m - 1].out = 0.0;
-                k[m].t = t->time[i + 1];
-                k[m].v = t->value[i];
-                k[m].in = 0.0;
-                k[m].out = 0.0;
-                m++;
+                ki->out = 0.0;
+                jkey *step = &k[m++]; /* holds the value up to the next key */
+                step->t = t->time[i + 1];
+                step->v = t->value[i];
+                step->in = 0.0;
+                step->out = 0.0;
             }
-        }
-        if (i > 0 && t->interp[i - 1] == GA_INTERP_LINEAR) {
-            double dt = (double)t->time[i] - t->time[i - 1];
-            k[m - 1].in = dt != 0.0 ? ((double)t->value[i] - t->value[i - 1]) / dt : 0.0;
-        } else if (i > 0 && t->interp[i - 1] == GA_INTERP_CONSTANT) {
-            k[m - 1].in = 0.0;
         }
     }
     *out = k;
@@ -1367,6 +1366,13 @@ int j3d_encode(const ga_encode_ctx *ctx, int btk, ga_buf *out, ga_error *err)
         if (frac > 15) {
             free(slot);
             return ga_fail(err, GA_ERR_ENCODE, fmt, "rotation shift", -1, "rotation shift %d is over 15", frac);
+        }
+        if (raw && frac == (int)raw->frac) {
+            /* The file's own shift grows when an edited value no longer
+             * fits (the note below reports it); a shift the user chose
+             * stays, and a value that does not fit it is an error. */
+            int grown = choose_frac(clip, frac);
+            if (grown > frac) frac = grown;
         }
     } else {
         frac = choose_frac(clip, raw ? raw->frac : 0);

@@ -996,6 +996,36 @@ static const jba_par *orig_par(const enc *E, const ech *c, jba_par *tmp)
     return tmp;
 }
 
+/* The rotation code the decoded clip holds at frame f of the channel's
+ * original (the later section's copy at a shared frame, as build_clip
+ * reads it); 0 if there is none.  Only with the original's sections. */
+static int orig_rot_code(const enc *E, const ech *c, uint32_t f, uint16_t out[3])
+{
+    const jba_raw *raw = E->raw;
+    if (!raw || c->orig < 0 || f >= raw->N) return 0;
+    size_t at;
+    if (c->root) {
+        at = raw->traj_rot + (size_t)f * 6;
+    } else {
+        if ((uint32_t)c->orig >= raw->nbones) return 0;
+        uint32_t k = 0;
+        while (k + 1 < raw->nsec && raw->sec[k + 1].start <= f) k++;
+        at = raw->bb[(size_t)k * raw->nbones + (size_t)c->orig].rot + (size_t)(f - raw->sec[k].start) * 6;
+    }
+    for (int i = 0; i < 3; i++) out[i] = ga_get_u16le(raw->file + at + 2 * (size_t)i);
+    return 1;
+}
+
+/* Whether codes decode (as floats) to exactly the quaternion v. */
+static int decodes_to(const jba_par *p, const uint16_t code[3], const double v[4])
+{
+    double d[4];
+    quat_decode(p->rs, p->rb, code[0], code[1], code[2], d);
+    for (int k = 0; k < 4; k++)
+        if ((double)(float)d[k] != v[k]) return 0;
+    return 1;
+}
+
 static int encode_rotation(enc *E, ech *c, ga_error *err)
 {
     uint32_t N = E->N;
@@ -1036,11 +1066,21 @@ static int encode_rotation(enc *E, ech *c, ga_error *err)
                 comp_new(q + 1 + k, N, 4, maxc[k], &c->par.rs[k], &c->par.rb[k]);
             }
         }
+        /* With the stored base and stride, a frame whose value is the one
+         * its original code decodes to keeps that code: quat_codes would
+         * not find it when x^2 + y^2 + z^2 of the code exceeds 1 (w was
+         * rebuilt as 0 and the quaternion normalised). */
+        int keep = E->same_blocks && o && memcmp(c->par.rs, o->rs, sizeof o->rs) == 0 &&
+                   memcmp(c->par.rb, o->rb, sizeof o->rb) == 0;
         double worst = 0.0;
         uint32_t worst_f = 0;
         for (uint32_t f = 0; f < N; f++) {
             uint16_t *code = c->rc + (size_t)f * 3;
-            quat_codes(&c->par, q + (size_t)f * 4, code);
+            if (keep && orig_rot_code(E, c, f, code) && decodes_to(&c->par, code, given + (size_t)f * 4)) {
+                /* (the error below is 0 for this frame) */
+            } else {
+                quat_codes(&c->par, q + (size_t)f * 4, code);
+            }
             double dq[4];
             quat_decode(c->par.rs, c->par.rb, code[0], code[1], code[2], dq);
             int rounded = 0;
@@ -1554,4 +1594,5 @@ const ga_format ga_format_jba = {
     jba_free_raw,
     jba_sample,
     jba_info,
+    NULL, /* every track applies */
 };

@@ -66,6 +66,13 @@ static int lz77_unwrap(const uint8_t *data, size_t size, uint8_t **out, size_t *
             break;
         }
         unsigned flags = data[ip++];
+        if (flags == 0 && size - ip >= 8 && dsize - op >= 8) {
+            /* eight literals (most of a poorly compressible file) */
+            memcpy(o + op, data + ip, 8);
+            op += 8;
+            ip += 8;
+            continue;
+        }
         for (unsigned bit = 0; bit < 8 && op < dsize; bit++, flags <<= 1) {
             if (!(flags & 0x80u)) {
                 if (ip >= size) {
@@ -95,7 +102,10 @@ static int lz77_unwrap(const uint8_t *data, size_t size, uint8_t **out, size_t *
                              "copies %zu bytes but only %zu remain of the %zu declared", len, dsize - op, dsize);
                 break;
             }
-            for (size_t i = 0; i < len; i++) o[op + i] = o[op + i - dist];
+            if (dist >= len)
+                memcpy(o + op, o + op - dist, len);
+            else /* the copy overlaps its own output: byte by byte, as the game does */
+                for (size_t i = 0; i < len; i++) o[op + i] = o[op + i - dist];
             op += len;
             ip += 2;
         }

@@ -1061,6 +1061,19 @@ static PyObject *animation_payload(AnimationObject *a)
     return a->orig_payload;
 }
 
+/* Whether data is the file's decompressed payload, byte for byte. */
+static int same_payload(const AnimationObject *a, const uint8_t *data, size_t len)
+{
+    if (a->payload_buf) return a->payload_size == len && memcmp(a->payload_buf, data, len) == 0;
+    char *p;
+    Py_ssize_t n;
+    if (!a->orig_payload || PyBytes_AsStringAndSize(a->orig_payload, &p, &n) < 0) {
+        PyErr_Clear();
+        return 0;
+    }
+    return (size_t)n == len && memcmp(p, data, len) == 0;
+}
+
 /* The Track list, built from the decoded clip on first use.  Borrowed. */
 static PyObject *ensure_tracks(AnimationObject *a)
 {
@@ -1865,8 +1878,15 @@ static PyObject *Animation_to_bytes(PyObject *self, PyObject *args, PyObject *kw
             clip_release(a, &c, clip_borrows(a));
             return raise_error(&err);
         }
-        if (w) result = wrap_payload(w, b.data, b.len);
-        else result = PyBytes_FromStringAndSize((const char *)b.data, (Py_ssize_t)b.len);
+        if (w && a->has_orig && w == a->orig_wrapper && !b.failed && same_payload(a, b.data, b.len))
+            /* the payload came out as the file's (an edit undone, a value
+             * moved within its quantisation step, reencode="raw"): the
+             * original compressed bytes, not a recompression */
+            result = Py_NewRef(a->orig_bytes);
+        else if (w)
+            result = wrap_payload(w, b.data, b.len);
+        else
+            result = PyBytes_FromStringAndSize((const char *)b.data, (Py_ssize_t)b.len);
         ga_buf_free(&b);
     }
     free(map);
@@ -2042,6 +2062,36 @@ static PyGetSetDef Animation_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
+static PyObject *Animation_applied_tracks(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    AnimationObject *a = (AnimationObject *)self;
+    ga_clip c;
+    if (clip_from_python(a, &c) < 0) return NULL;
+    PyObject *result = NULL;
+    uint8_t *keep = malloc((size_t)c.ntracks + 1);
+    ga_error err;
+    if (!keep) {
+        PyErr_NoMemory();
+    } else if (ga_applied_tracks(a->fmt, &c, keep, &err)) {
+        raise_error(&err);
+    } else if ((result = PyList_New(0)) != NULL) {
+        for (uint32_t i = 0; i < c.ntracks; i++) {
+            if (!keep[i]) continue;
+            PyObject *v = PyLong_FromUnsignedLong(i);
+            if (!v || PyList_Append(result, v) < 0) {
+                Py_XDECREF(v);
+                Py_CLEAR(result);
+                break;
+            }
+            Py_DECREF(v);
+        }
+    }
+    free(keep);
+    clip_release(a, &c, clip_borrows(a));
+    return result;
+}
+
 static PyMethodDef Animation_methods[] = {
     {"sample", Animation_sample, METH_O,
      "sample(frames) -> array('f')\n\nEvaluates every track at the frames (the file's own frame numbers, any "
@@ -2059,6 +2109,11 @@ static PyMethodDef Animation_methods[] = {
     {"find", Animation_find, METH_VARARGS, "find(target, channel, axis) -> Track or None"},
     {"original_bytes", Animation_original_bytes, METH_NOARGS,
      "The bytes the animation was loaded from (None for one built in Python)."},
+    {"applied_tracks", Animation_applied_tracks, METH_NOARGS,
+     "applied_tracks() -> list of track indices\n\nThe tracks the game applies to the pose, in order.  All of "
+     "them, except in a Banjo-Kazooie file whose bone's elements are not adjacent or that names a channel twice: "
+     "the game takes a bone's last run of adjacent elements (its other channels back at their defaults), the "
+     "later element of a channel, and bone 0 only from the file's last run.  bake_pose follows the same rule."},
     {"is_modified", Animation_is_modified, METH_NOARGS,
      "True when to_bytes() would encode anew instead of returning the original bytes."},
     {NULL, NULL, 0, NULL},
@@ -2713,6 +2768,7 @@ static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
     Py_ssize_t nf = 0;
     bake_bone *bb = NULL;
     float *samples = NULL, *scratch = NULL;
+    uint8_t *keep = NULL;
     PyObject *result = NULL;
     ga_clip c;
     int have_clip = 0;
@@ -2720,9 +2776,19 @@ static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
     if (clip_from_python(a, &c) < 0) goto done;
     have_clip = 1;
     bb = calloc((size_t)nb + 1, sizeof *bb);
-    if (!bb) {
+    keep = malloc((size_t)c.ntracks + 1);
+    if (!bb || !keep) {
         PyErr_NoMemory();
         goto done;
+    }
+    {
+        /* the tracks the game applies (Banjo-Kazooie: a bone's last run of
+         * elements, the later of two elements of one channel) */
+        ga_error kerr;
+        if (ga_applied_tracks(a->fmt, &c, keep, &kerr)) {
+            raise_error(&kerr);
+            goto done;
+        }
     }
     for (Py_ssize_t b = 0; b < nb; b++) {
         PyObject *item = PyList_GetItem(bones, b);
@@ -2761,7 +2827,7 @@ static PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
         for (int k = 0; k < 13; k++) bb[b].track[k] = -1;
         for (uint32_t i = 0; i < c.ntracks; i++) {
             const ga_track *t = &c.tracks[i];
-            if (!target_matches(t, name, id)) continue;
+            if (!keep[i] || !target_matches(t, name, id)) continue;
             int slot = t->channel == GA_CH_ROTATION_QUATERNION ? 9 + t->axis : t->channel * 3 + t->axis;
             if (slot < 13 && bb[b].track[slot] < 0) bb[b].track[slot] = (int32_t)i;
         }
@@ -2813,6 +2879,7 @@ done:
     free(scratch);
     free(frames);
     free(bb);
+    free(keep);
     free(samples);
     if (have_clip) clip_release(a, &c, clip_borrows(a));
     Py_DECREF(bones);

@@ -235,16 +235,15 @@ def frame_ctrl(ticks, end, mode, rate=1.0):
     end = f32(end)
     for _ in range(ticks):
         frame = f32(frame + r)
-        if mode == 0:
+        if mode in (0, 1):
+            # both checks run (an end at or before 0 clamps twice), then it stops
+            stop = False
             if frame < 0:
-                return 0.0
+                frame, stop = 0.0, True
             if frame >= end:
-                return f32(end - f32(0.001))
-        elif mode == 1:
-            if frame < 0:
-                return 0.0
-            if frame >= end:
-                return 0.0
+                frame, stop = (f32(end - f32(0.001)) if mode == 0 else 0.0), True
+            if stop:
+                return frame
         elif mode == 2:
             # below the start nothing wraps: the loop point equals the start
             while frame >= end and end > 0:

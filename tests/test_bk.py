@@ -861,3 +861,54 @@ def test_tolerance_reduces_linear_keys_within_tolerance_plus_quantisation():
         got = got[idx * len(frames):(idx + 1) * len(frames)]
         worst = max(abs(g - w) for g, w in zip(got, want))
         assert worst <= tol + half_step[track.channel] + 1e-6, (track.channel, worst)
+
+
+# ---------------------------------------------------------------------------
+# the game's per-bone assembly (notes 2.3): which elements reach the pose
+
+
+def assembly_file():
+    """bone 1: location X twice in its first run (10.0, then 2.0), then
+    bone 2, then bone 1 again with only scale X (2.0): the game keeps bone
+    1's last run, so its location is back at 0 and its scale X is 2.
+    bone 3: a duplicate inside one run (rotation Y 30 deg, then 45 deg).
+    bone 0 (not the last run) is never flushed."""
+    return bk_file(0, 10, [
+        element(0, 6, [key(0, 5 * 64)]),
+        element(1, 6, [key(0, 10 * 64)]),
+        element(1, 6, [key(0, 2 * 64)]),
+        element(2, 7, [key(0, 64)]),
+        element(3, 1, [key(0, 30 * 64)]),
+        element(3, 1, [key(0, 45 * 64)]),
+        element(1, 3, [key(0, 2 * 64)]),
+    ])
+
+
+def test_applied_tracks_follow_the_games_bone_assembly():
+    anim = gameanim.load(assembly_file())
+    assert [(t.target, t.channel, t.axis) for t in anim.tracks] == [
+        (0, "translation", 0), (1, "translation", 0), (1, "translation", 0), (2, "translation", 1),
+        (3, "rotation", 1), (3, "rotation", 1), (1, "scale", 0)]
+    # bone 0 not last: none; bone 1: only its last run; bone 3: the later duplicate
+    assert anim.applied_tracks() == [3, 5, 6]
+    assert anim.info["bones_contiguous"] == 0 and anim.info["duplicate_channels"] == 2
+    # a file whose last run is bone 0 flushes it
+    last0 = gameanim.load(bk_file(0, 10, [element(1, 6, [key(0, 64)]), element(0, 6, [key(0, 64)])]))
+    assert last0.applied_tracks() == [0, 1]
+    # other formats: every track
+    bck = gameanim.load(SAMPLES / "j3d" / "walk_type0.bck")
+    assert bck.applied_tracks() == list(range(len(bck.tracks)))
+
+
+def test_bake_pose_assembles_bones_as_the_game_does():
+    anim = gameanim.load(assembly_file())
+    ident = None
+    out = gameanim.bake_pose(anim, [(1, ident, ident), (2, ident, ident), (3, ident, ident)], [5.0])
+    loc = lambda b: [out[b][k][1] for k in range(3)]
+    quat = lambda b: [out[b][k][1] for k in range(3, 7)]
+    scale = lambda b: [out[b][k][1] for k in range(7, 10)]
+    assert loc(0) == pytest.approx([0.0, 0.0, 0.0]) and scale(0) == pytest.approx([2.0, 1.0, 1.0])
+    assert loc(1) == pytest.approx([0.0, 1.0, 0.0])
+    h = math.radians(45.0) / 2  # rotation Y of 45 degrees, the later element
+    q = quat(2)
+    assert [abs(x) for x in q] == pytest.approx([math.cos(h), 0.0, math.sin(h), 0.0], abs=1e-6)

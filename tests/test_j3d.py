@@ -298,6 +298,37 @@ def test_rotation_shift_grows_when_values_do_not_fit():
         anim.to_bytes()
 
 
+def test_rotation_shift_of_a_decoded_file_grows_when_an_edit_does_not_fit():
+    anim = gameanim.load(SAMPLES / "j3d" / "swing_type1_shift2.bck")
+    assert anim.rotation_frac == 2
+    t = anim.find(0, "rotation", 0)
+    big = 40000 * 4 * math.pi / 32768  # 40000 raw units at shift 2: needs shift 3
+    t.values[1] = big
+    out = quiet_bytes(anim)
+    assert ref.parse(out)["rotation_frac"] == 3
+    assert any("rotation shift changed from 2 to 3" in n for n in anim.encode_report["notes"])
+    back = gameanim.load(out)
+    assert back.find(0, "rotation", 0).values[1] == pytest.approx(big, abs=8 * math.pi / 32768)
+    # a shift the user sets stays: a value that does not fit it is an error
+    anim.rotation_frac = 1
+    with pytest.raises(gameanim.EncodeError, match="rotation"):
+        anim.to_bytes()
+
+
+def test_linear_then_constant_segments_encode_as_drawn():
+    # 0 -> 10 linear over frames 0..10, then held at 10 (constant), then a jump to -5 at frame 20
+    t = gameanim.Track(0, "translation", 0, [0.0, 10.0, 20.0], [0.0, 10.0, -5.0],
+                       in_slopes=[0.0, 3.0, 7.0], out_slopes=[9.0, 4.0, 0.0],
+                       interpolation=[gameanim.LINEAR, gameanim.CONSTANT, gameanim.CONSTANT])
+    anim = gameanim.Animation("bck", [t], frame_count=25)
+    back = gameanim.load(quiet_bytes(anim))
+    frames = [0.0, 2.5, 5.0, 7.5, 10.0, 12.0, 19.5, 20.0, 24.0]
+    want = [0.0, 2.5, 5.0, 7.5, 10.0, 10.0, 10.0, -5.0, -5.0]  # the segments drawn by hand
+    got = back.sample(frames)
+    idx = [i for i, u in enumerate(back.tracks) if (u.channel, u.axis) == ("translation", 0)][0]
+    assert list(got[idx * len(frames):(idx + 1) * len(frames)]) == pytest.approx(want, abs=1e-5)
+
+
 def test_new_animation_round_trips_within_precision():
     tracks = [
         gameanim.Track(0, "scale", 0, [0.0, 2.5, 7.0], [1.0, 1.25, 0.75], [0.0, 0.1, 0.0], [0.0, 0.2, 0.0]),
@@ -328,6 +359,15 @@ def test_frame_at_follows_j3dframectrl():
                 want = ref.frame_ctrl(ticks, 10.0, mode, rate)
                 got = gameanim.frame_at(ticks, 10.0, name, rate)
                 assert got == pytest.approx(want, abs=1e-6), (name, rate, ticks)
+    # an end at or before the start: the once modes clamp at the start, then at the end
+    for mode in range(5):
+        for dur in (0.0, -4.0):
+            for rate in (1.0, -1.0, -0.3):
+                for ticks in (1, 2, 5):
+                    want = ref.frame_ctrl(ticks, dur, mode, rate)
+                    got = gameanim.frame_at(ticks, dur, gameanim.LOOP_MODES[mode], rate)
+                    assert got == pytest.approx(want, abs=1e-6), (mode, dur, rate, ticks)
+    assert gameanim.frame_at(3, 0.0, "once", -1.0) == pytest.approx(-0.001)
     assert gameanim.frame_at(12, 10.0, "once") == pytest.approx(9.999)
     assert gameanim.frame_at(12, 10.0, "once_reset") == 0.0
     assert gameanim.frame_at(12, 10.0, "loop") == 2.0

@@ -580,6 +580,29 @@ def test_partial_edit_keeps_every_unchanged_track():
     assert gameanim.load(out).tracks[7 * bone + 4].values[100] == pytest.approx(vals[100], abs=step / 2 + 1e-5)
 
 
+def test_an_untouched_frame_keeps_a_code_whose_w_was_rebuilt_as_zero():
+    # x = 1 and y > 0 (a half turn, as round() quantisation can store it):
+    # x^2 + y^2 + z^2 > 1, so the reader sets w = 0 and normalises.  An edit
+    # of another frame of the channel must not move that frame's code.
+    par = tuple(map(f32, (0, 0, 0, 0, 0, 0, 1 / 32767, 1 / 65535, 1 / 65535, 0, 0, 0)))
+    over = (32767, 30, 0)
+    codes = [(0, 0, 0), over, (16000, 0, 0)]
+    data = write_jba(32, f32(2 / 30), 30.0, [0], [(par, [codes], [None])], (par, [(0, 0, 0)] * 3, None),
+                     names=["b"])
+    anim = gameanim.load(data)
+    w = anim.find("b", "rotation_quaternion", 0)
+    assert w.values[1] == 0.0  # the reader's rebuilt w
+    vals = list(w.values)
+    vals[2] *= 0.999
+    w.values = vals
+    new = Ref(quiet_bytes(anim))
+    old = Ref(data)
+    assert new.params[0] == old.params[0]
+    got = new.sections[0]["bones"][0]["rot"]
+    assert got[0] == codes[0] and got[1] == over
+    assert got[2] != codes[2]
+
+
 def smooth_clip(n_frames, bones, seed=1, constant=()):
     rng = random.Random(seed)
     tracks = []

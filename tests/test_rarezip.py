@@ -6,6 +6,7 @@ import os
 import shutil
 import struct
 import subprocess
+import warnings
 import zlib
 from pathlib import Path
 
@@ -112,6 +113,26 @@ def test_unedited_compressed_file_saves_its_original_bytes():
     assert a.compression == "rarezip"
     assert a.to_bytes() == original
     assert a.to_bytes(compression=None) == FEATURES
+
+
+def test_an_edit_that_leaves_the_payload_as_it_was_keeps_the_compressed_bytes():
+    # a stream zlib level 6 would not produce, so a recompression would show
+    original = wrap(FEATURES, stream=raw_deflate(FEATURES, 1), pad=False) + b"\xaa\xaa\x00"
+    assert wrap(FEATURES) != original
+    a = gameanim.load(original)
+    t = a.tracks[0]
+    v = list(t.values)
+    v[0] += 1e-7  # moves the value within its 1/64 step: the same s16 in the file
+    t.values = v
+    assert a.to_bytes(compression=None) == FEATURES  # the payload is the file's
+    assert a.to_bytes() == original
+    assert a.to_bytes(reencode="raw") == original
+    # a real change is recompressed (test below)
+    v[0] += 1.0
+    t.values = v
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", gameanim.PrecisionWarning)  # (the edit's own rounding)
+        assert a.to_bytes() == wrap(a.to_bytes(compression=None))
 
 
 def test_edited_compressed_file_is_recompressed_with_zlib_level_6():

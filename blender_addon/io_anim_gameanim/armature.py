@@ -378,9 +378,19 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
     is_delta = fmt not in ABSOLUTE_FORMATS
     arm = arm_obj.data
 
+    # the tracks the game applies (a Banjo-Kazooie bone whose elements are
+    # not adjacent, or name a channel twice, takes its last run and the
+    # later element: the rule bake_pose follows too)
     by_target = {}
-    for t in anim.tracks:
+    tracks = anim.tracks
+    applied = anim.applied_tracks()
+    for i in applied:
+        t = tracks[i]
         by_target.setdefault(t.target, []).append(t)
+    if len(applied) < len(tracks):
+        res.notes.append(f"{len(tracks) - len(applied)} track(s) are not applied, as in the game: a bone's "
+                         "elements are not adjacent or name a channel twice (the last run of a bone and the "
+                         "later element count)")
 
     plans = []
     euler, bake = [], []

@@ -229,3 +229,41 @@ def test_jba_keyless_rule_option_reaches_the_decoder(api, ga):
     arm_obj = next(o for o in bpy.data.objects if o.type == "ARMATURE")
     assert check_exact(span, res[0], arm_obj) > 0
     assert json.loads(res[0]["gameanim_options"])["keyless_rule"] == "base_plus_span"
+
+
+def test_banjo_bone_assembly_imports_as_the_game_poses_it(api, ga, tmp_path):
+    """A Banjo-Kazooie file whose bone 1 has two runs of elements (the
+    game keeps the last: location back at 0, scale X 2) and names
+    location X twice in the first; bone 3 names rotation Y twice (the
+    later, 45 degrees, wins).  Both curve modes import it (the exact mode
+    used to fail on the repeated channel) and agree with the game."""
+    import struct
+
+    def key(frame, value):
+        return struct.pack(">Hh", frame, value)
+
+    def element(bone, typ, keys):
+        return struct.pack(">Hh", (bone << 4) | typ, len(keys)) + b"".join(keys)
+
+    elements = [element(1, 6, [key(0, 640)]), element(1, 6, [key(0, 128)]), element(2, 7, [key(0, 64)]),
+                element(3, 1, [key(0, 30 * 64)]), element(3, 1, [key(0, 45 * 64)]), element(1, 3, [key(0, 128)])]
+    path = tmp_path / "assembly.anim.bin"
+    path.write_bytes(struct.pack(">hhhH", 0, 10, len(elements), 0) + b"".join(elements))
+    for mode in ("AUTO", "BAKED"):
+        res = api.import_files([str(path)], target="NEW", curve_mode=mode)
+        assert res.report.files[0].ok, res.report.text()
+        assert "not applied, as in the game" in res.report.text()
+        arm_obj = bpy.data.objects[res[0]["gameanim_armature"]] if "gameanim_armature" in res[0] else \
+            next(o for o in bpy.data.objects if o.type == "ARMATURE" and o.animation_data
+                 and o.animation_data.action == res[0])
+        bpy.context.scene.frame_set(5)
+        pb = arm_obj.pose.bones
+        b1, b2, b3 = (next(p for p in pb if p.name.endswith(f"{i:03d}")) for i in (1, 2, 3))
+        assert tuple(b1.location) == pytest.approx((0.0, 0.0, 0.0), abs=1e-6), mode
+        assert tuple(b1.scale) == pytest.approx((2.0, 1.0, 1.0), abs=1e-6), mode
+        assert tuple(b2.location) == pytest.approx((0.0, 1.0, 0.0), abs=1e-6), mode
+        rot = b3.matrix_basis.to_quaternion()
+        assert abs(rot.w) == pytest.approx(math.cos(math.radians(22.5)), abs=1e-6), mode
+        assert abs(rot.y) == pytest.approx(math.sin(math.radians(22.5)), abs=1e-6), mode
+        for o in [o for o in bpy.data.objects if o.type == "ARMATURE"]:
+            bpy.data.objects.remove(o)
