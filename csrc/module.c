@@ -1708,13 +1708,23 @@ static PyObject *Animation_sample(PyObject *self, PyObject *frames_obj)
 
 /* ---- encode ---- */
 
+/* The same float bits; a NaN also matches the NaN it became through a
+ * Python float (a signalling NaN comes back quiet: bit 22 set). */
+static int same_f32(float x, float y)
+{
+    uint32_t a = ga_f32_bits(x), b = ga_f32_bits(y);
+    if (a == b) return 1;
+    return isnan(x) && isnan(y) && (a | 0x00400000u) == (b | 0x00400000u);
+}
+
 static int entries_same(const ga_clip *a, const ga_clip *b)
 {
     if (a->nentries != b->nentries) return 0;
     for (uint32_t i = 0; i < a->nentries; i++) {
         const ga_entry *x = &a->entries[i], *y = &b->entries[i];
         if (strcmp(x->name ? x->name : "", y->name ? y->name : "") != 0 || x->texmtx_id != y->texmtx_id ||
-            x->post != y->post || memcmp(x->center, y->center, sizeof x->center) != 0)
+            x->post != y->post || !same_f32(x->center[0], y->center[0]) || !same_f32(x->center[1], y->center[1]) ||
+            !same_f32(x->center[2], y->center[2]))
             return 0;
     }
     return 1;

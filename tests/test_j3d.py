@@ -235,6 +235,21 @@ def test_btk_layout_and_name_table():
     assert back.entries[1]["center"] == (0.25, 0.5, 0.75)
 
 
+def test_a_signalling_nan_centre_survives_an_unedited_round_trip():
+    marker = 0.123456  # found in the file, then replaced by a signalling NaN
+    entries = [btk_entry("mat_a", 0, (0.5, marker, 0.5))]
+    tracks = [gameanim.Track(0, "translation", 0, [0.0, 10.0], [0.0, 1.0], [0.1, 0.1], [0.1, 0.1])]
+    data = bytearray(quiet_bytes(gameanim.Animation("btk", tracks, frame_count=10, entries=entries)))
+    at = data.find(struct.pack(">f", marker))
+    assert at > 0 and data.count(struct.pack(">f", marker)) == 1
+    data[at:at + 4] = struct.pack(">I", 0x7F800001)  # sNaN: a Python float makes it quiet
+    data = bytes(data)
+    anim = gameanim.load(data)
+    assert math.isnan(anim.entries[0]["center"][1])
+    assert not anim.is_modified()
+    assert anim.to_bytes() == data
+
+
 def test_name_hash_treats_bytes_as_signed_chars():
     name = "\u30de\u30c6\u30ea\u30a2\u30eb"  # Shift-JIS bytes >= 0x80
     data = quiet_bytes(gameanim.Animation("btk", [], frame_count=1, entries=[btk_entry(name)]))
