@@ -20,6 +20,7 @@ import concurrent.futures
 import csv
 import io
 import json
+import math
 import os
 import sys
 import warnings
@@ -341,10 +342,22 @@ def cmd_dump(a):
         print(f"gameanim: {a.file}: {e}", file=sys.stderr)
         return 1
     text = json.dumps(to_dump(anim, not a.no_original), indent=a.indent)
-    if a.output and a.output != "-":
-        gameanim.write_atomic(a.output, text.encode("utf-8") + b"\n")
+    return write_output(a.output, (text + "\n").encode("utf-8", "surrogateescape"))
+
+
+def write_output(path, data):
+    """data (bytes) to the file (atomically) or to stdout; 1 with a message
+    when it cannot be written."""
+    if path and path != "-":
+        try:
+            gameanim.write_atomic(path, data)
+        except OSError as e:
+            print(f"gameanim: cannot write {path}: {e.strerror or e}", file=sys.stderr)
+            return 1
     else:
-        sys.stdout.write(text + "\n")
+        sys.stdout.flush()
+        sys.stdout.buffer.write(data)
+        sys.stdout.buffer.flush()
     return 0
 
 
@@ -356,11 +369,19 @@ def cmd_build(a):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", gameanim.PrecisionWarning)
             gameanim.save(anim, a.output)
-    except (ValueError, KeyError, TypeError, OSError) as e:
+    except KeyError as e:
+        print(f"gameanim: build: the dump has no {e} entry", file=sys.stderr)
+        return 1
+    except (ValueError, TypeError, AttributeError, OSError) as e:
+        if isinstance(e, AttributeError):
+            e = "the dump's structure is not what 'gameanim dump' writes (an object with 'tracks', 'params', ...)"
         print(f"gameanim: build: {e}", file=sys.stderr)
         return 1
     print(f"{a.output}: {anim.format}, {len(anim.tracks)} tracks")
     return 0
+
+
+MAX_SAMPLE_FRAMES = 1_000_000
 
 
 def parse_frames(spec, anim):
@@ -368,22 +389,37 @@ def parse_frames(spec, anim):
         return [float(i) for i in range(int(round(anim.frame_count)) + 1)]
     if ":" in spec:
         parts = [float(x) for x in spec.split(":")]
+        if len(parts) not in (2, 3):
+            raise ValueError("a range is START:STOP or START:STOP:STEP")
+        if not all(math.isfinite(x) for x in parts):
+            raise ValueError("frames must be finite numbers")
         start, stop = parts[0], parts[1]
         step = parts[2] if len(parts) > 2 else 1.0
         if step <= 0:
             raise ValueError("step must be positive")
+        if stop < start:
+            raise ValueError("STOP is before START")
         n = int((stop - start) / step + 1e-9)
+        if n + 1 > MAX_SAMPLE_FRAMES:
+            raise ValueError(f"{n + 1} frames; at most {MAX_SAMPLE_FRAMES} at once")
         return [start + i * step for i in range(n + 1)]
-    return [float(x) for x in spec.split(",")]
+    frames = [float(x) for x in spec.split(",")]
+    if len(frames) > MAX_SAMPLE_FRAMES:
+        raise ValueError(f"{len(frames)} frames; at most {MAX_SAMPLE_FRAMES} at once")
+    return frames
 
 
 def cmd_sample(a):
     try:
         anim = gameanim.load(a.file)
-        frames = parse_frames(a.frames, anim)
-    except (gameanim.FormatError, OSError, ValueError) as e:
+    except (gameanim.FormatError, OSError) as e:
         print(f"gameanim: {a.file}: {e}", file=sys.stderr)
-        return 1 if isinstance(e, gameanim.FormatError) else 2
+        return 1
+    try:
+        frames = parse_frames(a.frames, anim)
+    except (ValueError, OverflowError) as e:
+        print(f"gameanim: --frames {a.frames}: {e}", file=sys.stderr)
+        return 2
     values = anim.sample(frames)
     nf = len(frames)
     buf = io.StringIO()
@@ -391,11 +427,7 @@ def cmd_sample(a):
     w.writerow(["frame"] + [track_label(t) for t in anim.tracks])
     for k, f in enumerate(frames):
         w.writerow([repr(f)] + [repr(values[i * nf + k]) for i in range(len(anim.tracks))])
-    if a.output and a.output != "-":
-        gameanim.write_atomic(a.output, buf.getvalue().encode("utf-8"))
-    else:
-        sys.stdout.write(buf.getvalue())
-    return 0
+    return write_output(a.output, buf.getvalue().encode("utf-8", "surrogateescape"))
 
 
 def cmd_validate(a):
@@ -429,6 +461,17 @@ def cmd_convert(a):
         return None
 
     jobs = [(f, a.output, a.compression, a.layout, root_of(f)) for f in files]
+    # two inputs that would land on one output (same name from two folders
+    # or file arguments): refuse rather than let one overwrite the other
+    seen = {}
+    for f, _o, _c, _l, r in jobs:
+        rel = os.path.relpath(f, r) if r else os.path.basename(f)
+        dest = os.path.normcase(os.path.abspath(os.path.join(a.output, rel)))
+        if dest in seen:
+            print(f"gameanim: {seen[dest]} and {f} would both be written to {dest}; convert them separately",
+                  file=sys.stderr)
+            return 2
+        seen[dest] = f
     _, results = run_parallel(convert_one, jobs, a.jobs, not a.quiet)
     ok = sum(1 for r in results if r[0])
     for r in results:

@@ -164,26 +164,27 @@ static double bezier_1d(double p0, double p1, double p2, double p3, double s)
 }
 
 /* Slope of the linear extrapolation before the first key (after = 0) or
- * after the last (after = 1): the outer handle of a Bezier end key, else
- * the end segment's chord. */
+ * after the last (after = 1; `last` is the last key's index), as Blender's
+ * fcurve_eval_keyframes_extrapolate: by the END KEY's own interpolation --
+ * CONSTANT holds its value, LINEAR continues the chord to its neighbour (a
+ * lone key holds), BEZIER follows its outer handle. */
 static double extrapolation_slope(const float *co, const float *left, const float *right, const int32_t *interp,
                                   size_t last, int after)
 {
+    size_t e = after ? last : 0;              /* the end key */
+    size_t nb = after ? last - 1 : 1;         /* its neighbour (when there is one) */
     double dx, dy;
-    if (!after) {
-        if (interp[0] == GA_INTERP_BEZIER) {
-            dx = (double)co[0] - left[0];
-            dy = (double)co[1] - left[1];
-        } else {
-            dx = (double)co[2] - co[0];
-            dy = (double)co[3] - co[1];
-        }
-    } else if (interp[last - 1] == GA_INTERP_BEZIER) {
-        dx = (double)right[2 * last] - co[2 * last];
-        dy = (double)right[2 * last + 1] - co[2 * last + 1];
+    if (interp[e] == GA_INTERP_CONSTANT) return 0.0;
+    if (interp[e] == GA_INTERP_LINEAR) {
+        if (last == 0) return 0.0;
+        dx = (double)co[2 * nb] - co[2 * e];
+        dy = (double)co[2 * nb + 1] - co[2 * e + 1];
+    } else if (!after) {
+        dx = (double)co[0] - left[0];
+        dy = (double)co[1] - left[1];
     } else {
-        dx = (double)co[2 * last] - co[2 * last - 2];
-        dy = (double)co[2 * last + 1] - co[2 * last - 1];
+        dx = (double)right[2 * e] - co[2 * e];
+        dy = (double)right[2 * e + 1] - co[2 * e + 1];
     }
     return dx != 0.0 ? dy / dx : 0.0;
 }
@@ -236,8 +237,7 @@ double ga_fcurve_eval(const float *co, const float *left, const float *right, co
                       size_t n, double frame, int linear_extrapolation)
 {
     if (n == 0) return 0.0;
-    if (n == 1) return co[1];
-    if (frame <= co[0]) {
+    if (frame <= co[0]) {  /* (also a lone key: it holds, or follows a BEZIER handle) */
         if (linear_extrapolation && frame < co[0])
             return co[1] + extrapolation_slope(co, left, right, interp, n - 1, 0) * (frame - co[0]);
         return co[1];
@@ -346,9 +346,13 @@ void ga_track_eval_many(const ga_track *t, const double *frames, size_t n, float
 double ga_fcurve_slope(const float *co, const float *left, const float *right, const int32_t *interp, size_t n,
                        double frame, int side, int linear_extrapolation)
 {
-    if (n < 2) return 0.0;
+    if (n == 0) return 0.0;
     size_t last = n - 1;
     double first_x = co[0], last_x = co[2 * last];
+    if (n == 1) {
+        if (!linear_extrapolation || (frame == first_x && side == 0)) return 0.0;
+        return extrapolation_slope(co, left, right, interp, 0, frame > first_x || (frame == first_x && side > 0));
+    }
     if (frame < first_x || (frame == first_x && side < 0))
         return linear_extrapolation ? extrapolation_slope(co, left, right, interp, last, 0) : 0.0;
     if (frame > last_x || (frame == last_x && side > 0))

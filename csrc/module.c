@@ -6,6 +6,9 @@
 #include <Python.h>
 
 #include <math.h>
+#ifndef _WIN32
+#include <sys/stat.h>
+#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -35,6 +38,14 @@ static PyTypeObject *AnimationType;
 static const char *const channel_names[4] = {"scale", "rotation", "translation", "rotation_quaternion"};
 static const char *const loop_names[5] = {"once", "once_reset", "loop", "mirror_once", "mirror_loop"};
 
+/* A message from the C core as str.  Messages quote names from files
+ * (JBA bone names, BTK material names), which need not be UTF-8: bytes
+ * that are not become \\xNN escapes instead of failing the call. */
+static PyObject *message_text(const char *s)
+{
+    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "backslashreplace");
+}
+
 /* Raises the Python exception for a ga_error. */
 static PyObject *raise_error(const ga_error *e)
 {
@@ -52,10 +63,13 @@ static PyObject *raise_error(const ga_error *e)
         type = FormatError;
         break;
     }
-    PyObject *exc = PyObject_CallFunction(type, "s", e->message);
+    PyObject *msg = message_text(e->message);
+    if (!msg) return NULL;
+    PyObject *exc = PyObject_CallFunctionObjArgs(type, msg, NULL);
+    Py_DECREF(msg);
     if (!exc) return NULL;
     PyObject *fmt = PyUnicode_FromString(e->format);
-    PyObject *field = PyUnicode_FromString(e->field);
+    PyObject *field = message_text(e->field);
     PyObject *off = e->offset >= 0 ? PyLong_FromLongLong(e->offset) : Py_NewRef(Py_None);
     if (fmt && field && off) {
         PyObject_SetAttrString(exc, "format", fmt);
@@ -1742,7 +1756,7 @@ static PyObject *report_to_dict(const ga_report *r)
     PyObject *notes = PyList_New(0);
     if (!notes) return NULL;
     for (uint32_t i = 0; i < r->nnotes; i++) {
-        PyObject *s = PyUnicode_DecodeUTF8(r->notes[i], (Py_ssize_t)strlen(r->notes[i]), "replace");
+        PyObject *s = message_text(r->notes[i]);
         if (!s || PyList_Append(notes, s) < 0) {
             Py_XDECREF(s);
             Py_DECREF(notes);
@@ -1755,9 +1769,14 @@ static PyObject *report_to_dict(const ga_report *r)
         if (s) PyList_Append(notes, s);
         Py_XDECREF(s);
     }
-    return Py_BuildValue("{s:d,s:s,s:I,s:N,s:I,s:I}", "max_error", r->max_error, "max_error_at",
-                         r->max_error_where, "rounded", (unsigned)r->nrounded, "notes", notes, "reused_tracks",
-                         (unsigned)r->reused_tracks, "encoded_tracks", (unsigned)r->encoded_tracks);
+    PyObject *where = message_text(r->max_error_where);
+    if (!where) {
+        Py_DECREF(notes);
+        return NULL;
+    }
+    return Py_BuildValue("{s:d,s:N,s:I,s:N,s:I,s:I}", "max_error", r->max_error, "max_error_at", where, "rounded",
+                         (unsigned)r->nrounded, "notes", notes, "reused_tracks", (unsigned)r->reused_tracks,
+                         "encoded_tracks", (unsigned)r->encoded_tracks);
 }
 
 static PyObject *wrap_payload(const ga_wrapper *w, const uint8_t *data, size_t size)
@@ -1915,10 +1934,14 @@ static PyObject *Animation_to_bytes(PyObject *self, PyObject *args, PyObject *kw
                  a->fmt->name, rep.nnotes ? rep.notes[0] : "", rep.nnotes_total > 1 ? " ..." : "",
                  (unsigned)rep.nnotes_total, (unsigned)rep.nrounded, rep.max_error,
                  rep.max_error_where[0] ? rep.max_error_where : "-");
-        if (PyErr_WarnEx(PrecisionWarning, msg, 1) < 0) {
+        PyObject *text = message_text(msg);
+        const char *clean = text ? PyUnicode_AsUTF8AndSize(text, NULL) : NULL;
+        if (!clean || PyErr_WarnEx(PrecisionWarning, clean, 1) < 0) {
+            Py_XDECREF(text);
             Py_DECREF(result);
             return NULL;
         }
+        Py_DECREF(text);
     }
     return result;
 }
@@ -2366,6 +2389,36 @@ static PyObject *mod_detect(PyObject *mod, PyObject *source)
 
 /* Writes data next to path and renames it into place: a failure leaves
  * any existing file untouched. */
+/* mkstemp makes the temporary file 0600: before it replaces the target it
+ * gets the mode the replaced file had, else 0666 less the umask (what
+ * open() would have given a new file).  Best effort: a failure keeps 0600. */
+static void give_mode(PyObject *os, PyObject *fspath, PyObject *tmpname)
+{
+    long mode = -1;
+    PyObject *st = PyObject_CallMethod(os, "stat", "O", fspath);
+    if (st) {
+        PyObject *m = PyObject_GetAttrString(st, "st_mode");
+        if (m) {
+            mode = PyLong_AsLong(m) & 07777;
+            Py_DECREF(m);
+        }
+        Py_DECREF(st);
+    }
+    PyErr_Clear();
+    if (mode < 0) {
+#ifndef _WIN32
+        mode_t u = umask(0);
+        umask(u);
+        mode = 0666 & ~(long)u;
+#else
+        return;
+#endif
+    }
+    PyObject *r = PyObject_CallMethod(os, "chmod", "Ol", tmpname, mode);
+    if (!r) PyErr_Clear();
+    Py_XDECREF(r);
+}
+
 static PyObject *atomic_write(PyObject *path, PyObject *data)
 {
     PyObject *fspath = PyOS_FSPath(path);
@@ -2423,6 +2476,7 @@ static PyObject *atomic_write(PyObject *path, PyObject *data)
             Py_XDECREF(cl);
         }
     }
+    if (ok) give_mode(os, fspath, tmpname);
     if (ok) {
         PyObject *rep = PyObject_CallMethod(os, "replace", "OO", tmpname, fspath);
         if (rep) {

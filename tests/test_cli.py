@@ -113,3 +113,49 @@ def test_convert_changes_the_wrapper(tmp_path):
     assert gameanim.load(conv).compression == "yaz0"
     assert gameanim.decompress("yaz0", conv) == WALK.read_bytes()
     assert run("convert", "-q", src, "-o", dst, "--compression", "zip")[0] == 2
+
+
+def test_write_and_read_failures_are_messages_with_exit_codes(tmp_path):
+    # an output that cannot be written: a message, exit 1, no traceback
+    for cmd in ("dump", "sample"):
+        code, out, err = run(cmd, WALK, "-o", tmp_path / "missing-folder" / "x.out")
+        assert code == 1 and "cannot write" in err and "Traceback" not in err, (cmd, err)
+    code, _, err = run("sample", tmp_path / "nope.bck")
+    assert code == 1 and "nope.bck" in err and "Traceback" not in err
+    # bad --frames: a usage error
+    for spec in ("0:inf", "5:1", "0:1:2:3", "0:5e9", "a,b"):
+        code, _, err = run("sample", WALK, "--frames", spec)
+        assert code == 2 and "--frames" in err and "Traceback" not in err, (spec, err)
+    # build from JSON that is not a dump
+    bad = tmp_path / "bad.json"
+    for text in ("[1, 2]", '{"gameanim_dump": 1, "format": "bck"}'):
+        bad.write_text(text)
+        code, _, err = run("build", bad, "-o", tmp_path / "x.bck")
+        assert code == 1 and "build:" in err and "Traceback" not in err, (text, err)
+    assert not (tmp_path / "x.bck").exists()
+
+
+def test_convert_refuses_two_inputs_for_one_output(tmp_path):
+    for d in ("a", "b"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "x.bck").write_bytes(WALK.read_bytes())
+    code, _, err = run("convert", "-q", tmp_path / "a", tmp_path / "b", "-o", tmp_path / "out")
+    assert code == 2 and "would both be written" in err
+    assert not (tmp_path / "out" / "x.bck").exists()
+
+
+def test_written_files_get_the_usual_mode(tmp_path):
+    old = os.umask(0o022)
+    try:
+        out = tmp_path / "w.json"
+        assert run("dump", WALK, "-o", out)[0] == 0
+        assert (out.stat().st_mode & 0o777) == 0o644
+        # a replaced file keeps its mode
+        os.chmod(out, 0o640)
+        assert run("dump", WALK, "-o", out)[0] == 0
+        assert (out.stat().st_mode & 0o777) == 0o640
+        anim = gameanim.load(WALK)
+        anim.save(tmp_path / "n.bck")
+        assert ((tmp_path / "n.bck").stat().st_mode & 0o777) == 0o644
+    finally:
+        os.umask(old)

@@ -1011,3 +1011,28 @@ def test_info_reports_header_fields():
     keyless = sum(s["bones"][b]["trans"] is None for s in ref.sections for b in range(ref.nbones))
     assert info["keyless_translation_blocks"] == keyless
     assert info["has_names"] == 1 and info["trailing_bytes"] == 0
+
+
+def test_a_name_that_is_not_utf8_goes_through_encode_messages():
+    # a name with a lone byte 0xEC: the decoder gives it as a surrogate;
+    # warnings, the report and errors quote it as \xec instead of failing
+    anim = gameanim.load(SAMPLES / "jba" / "legacy_walk.jba")
+    odd = "Bip01 \udcecarm"
+    name0 = anim.tracks[7].target
+    for t in anim.tracks:
+        if t.target == name0:
+            t.target = odd
+    t = anim.find(odd, "translation", 0)
+    vals = list(t.values)
+    vals[1] += 12345.678  # far outside the stored range: re-quantised, reported
+    t.values = vals
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        data = anim.to_bytes()
+    assert b"Bip01 \xecarm" in data
+    assert anim.encode_report["max_error_at"].startswith("bone 'Bip01 \\xecarm'")
+    # an error message quotes it the same way
+    t.values = [float("nan")] * len(vals)
+    with pytest.raises(gameanim.EncodeError, match=r"Bip01 \\xecarm"):
+        anim.to_bytes()
+    assert gameanim.load(data).find(odd, "translation", 0) is not None

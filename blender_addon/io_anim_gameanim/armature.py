@@ -46,6 +46,30 @@ def normalise_name(name):
     return re.sub(r"[\s_]+", "", name).casefold()
 
 
+def blender_name(name):
+    """A name Blender can hold.  A file's name that is not valid UTF-8
+    comes from the decoder with its odd bytes as surrogates, which Blender
+    refuses; those bytes become \\xNN escapes (the original bytes are kept
+    on the bone, see build_armature, for the export)."""
+    try:
+        name.encode("utf-8")
+        return name
+    except UnicodeEncodeError:
+        return name.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+
+
+def target_of_bone(bone, name):
+    """The file's target name of a bone build_armature made (or its own
+    name): the exact original bytes where the name had to be escaped."""
+    raw = bone.get("gameanim_name_utf8_hex")
+    if raw:
+        try:
+            return bytes.fromhex(str(raw)).decode("utf-8", "surrogateescape")
+        except ValueError:
+            pass
+    return str(bone.get("gameanim_name") or name)
+
+
 def target_label(target):
     return repr(target) if isinstance(target, str) else str(target)
 
@@ -139,6 +163,10 @@ def match_bones(anim, arm_obj, mode, id_property="gameanim_bone_id", index=None)
     targets = anim_targets(anim)
     mapping, unmatched, notes = {}, [], []
     if mode == "INDEX":
+        n_file = sum(1 for t in targets if isinstance(t, int))
+        if n_file != len(bones):
+            notes.append(f"the file animates {n_file} bone(s) by index but the armature has {len(bones)}: "
+                         "index matching may pair the wrong bones")
         for t in targets:
             if isinstance(t, int) and 0 <= t < len(bones):
                 mapping[t] = bones[t].name
@@ -157,7 +185,7 @@ def match_bones(anim, arm_obj, mode, id_property="gameanim_bone_id", index=None)
         exact, tolerant, root = index.names()
         gods = []
         for t in targets:
-            candidates = [t] if isinstance(t, str) else index_bone_names(anim.format, t)
+            candidates = [blender_name(t)] if isinstance(t, str) else index_bone_names(anim.format, t)
             name = next((exact[c] for c in candidates if c in exact), None)
             if name is None:
                 name = next((tolerant[normalise_name(c)] for c in candidates if normalise_name(c) in tolerant), None)
@@ -248,40 +276,50 @@ def build_armature(anims, fmt, name, context, translation_scale=1.0):
     obj = bpy.data.objects.new(name, arm)
     collection = context.collection if getattr(context, "collection", None) else context.scene.collection
     collection.objects.link(obj)
-    if fmt in Y_UP_FORMATS:
-        obj.rotation_euler = (math.pi / 2, 0.0, 0.0)
-    names = {}
     view_layer = context.view_layer
     prev_active = view_layer.objects.active
-    prev_mode = prev_active.mode if prev_active is not None else "OBJECT"
-    if prev_active is not None and prev_mode != "OBJECT":
-        bpy.ops.object.mode_set(mode="OBJECT")
-    view_layer.objects.active = obj
-    bpy.ops.object.mode_set(mode="EDIT")
     try:
-        for t in targets:
+        if fmt in Y_UP_FORMATS:
+            obj.rotation_euler = (math.pi / 2, 0.0, 0.0)
+        names = {}
+        prev_mode = prev_active.mode if prev_active is not None else "OBJECT"
+        if prev_active is not None and prev_mode != "OBJECT":
+            bpy.ops.object.mode_set(mode="OBJECT")
+        view_layer.objects.active = obj
+        bpy.ops.object.mode_set(mode="EDIT")
+        try:
+            for t in targets:
+                if isinstance(t, str):
+                    bone_name = blender_name(t)
+                elif fmt == "bk":
+                    bone_name = f"bk_id_{t:03d}"
+                else:
+                    bone_name = f"joint_{t:03d}"
+                eb = arm.edit_bones.new(bone_name)
+                head = heads.get(t, Vector((0.0, 0.0, 0.0)))
+                eb.head = head
+                eb.tail = head + Vector((0.0, length, 0.0))
+                eb.roll = 0.0
+                names[t] = eb.name
+        finally:
+            bpy.ops.object.mode_set(mode="OBJECT")
+        for t, bone_name in names.items():
+            bone = arm.bones[bone_name]
             if isinstance(t, str):
-                bone_name = t
+                bone["gameanim_name"] = blender_name(t)
+                if blender_name(t) != t:
+                    bone["gameanim_name_utf8_hex"] = t.encode("utf-8", "surrogateescape").hex()
             elif fmt == "bk":
-                bone_name = f"bk_id_{t:03d}"
+                bone["gameanim_bone_id"] = t
             else:
-                bone_name = f"joint_{t:03d}"
-            eb = arm.edit_bones.new(bone_name)
-            head = heads.get(t, Vector((0.0, 0.0, 0.0)))
-            eb.head = head
-            eb.tail = head + Vector((0.0, length, 0.0))
-            eb.roll = 0.0
-            names[t] = eb.name
-    finally:
-        bpy.ops.object.mode_set(mode="OBJECT")
-    for t, bone_name in names.items():
-        bone = arm.bones[bone_name]
-        if isinstance(t, str):
-            bone["gameanim_name"] = t
-        elif fmt == "bk":
-            bone["gameanim_bone_id"] = t
-        else:
-            bone["gameanim_index"] = t
+                bone["gameanim_index"] = t
+    except Exception:
+        # no half-built armature left behind (the importer reports the files)
+        bpy.data.objects.remove(obj)
+        bpy.data.armatures.remove(arm)
+        if prev_active is not None:
+            view_layer.objects.active = prev_active
+        raise
     obj["gameanim_built_for"] = fmt
     if prev_active is not None:
         view_layer.objects.active = prev_active

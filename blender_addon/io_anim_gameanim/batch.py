@@ -86,7 +86,11 @@ def main(argv=None, out=None):
     except native.GameanimMissing as e:
         print(f"error: {e}", file=out)
         return 2
-    opts = options_mod.ImportOptions(**{s[0]: getattr(args, s[0]) for s in options_mod.SPECS})
+    try:
+        opts = options_mod.ImportOptions(**{s[0]: getattr(args, s[0]) for s in options_mod.SPECS})
+    except (TypeError, ValueError) as e:
+        print(f"error: {e}", file=out)
+        return 2
 
     arm = None
     if args.armature:
@@ -111,7 +115,11 @@ def main(argv=None, out=None):
         if stage == "load":
             print(f"[{i + 1}/{count}] {path}", file=out, flush=True)
 
-    result = importer.import_files(files, armature_obj=arm, options=opts, progress=progress)
+    try:
+        result = importer.import_files(files, armature_obj=arm, options=opts, progress=progress)
+    except ValueError as e:  # an option that does not fit the scene (no active armature...)
+        print(f"error: {e}", file=out)
+        return 2
     rep = result.report
     for f in rep.files:
         print(("  ok: " if f.ok else "  ") + f.summary(), file=out)
@@ -122,8 +130,12 @@ def main(argv=None, out=None):
         print(f"{len(missing)} path(s) do not exist", file=out)
     if args.save:
         path = os.path.abspath(args.save)
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        bpy.ops.wm.save_as_mainfile(filepath=path, check_existing=False)
+        try:
+            os.makedirs(os.path.dirname(path), exist_ok=True)
+            bpy.ops.wm.save_as_mainfile(filepath=path, check_existing=False)
+        except (OSError, RuntimeError) as e:
+            print(f"error: could not save {path}: {e}", file=out)
+            return 2
         print(f"saved {path}", file=out)
     if n == 0 or not rep.succeeded:
         return 2

@@ -93,6 +93,9 @@ def main(argv=None, out=None):
     else:
         actions = None
     folder = os.path.abspath(args.out)
+    if os.path.exists(folder) and not os.path.isdir(folder):
+        print(f"error: --out {folder} is a file, not a folder", file=out)
+        return 2
 
     def progress(i, n, label, result):
         if result is None:
@@ -104,7 +107,11 @@ def main(argv=None, out=None):
         for w in result.warnings:
             print(f"    warning: {w}", file=out)
 
-    results = exporter.export_actions(folder, actions, armature=arm, options=xopts, progress=progress)
+    try:
+        results = exporter.export_actions(folder, actions, armature=arm, options=xopts, progress=progress)
+    except OSError as e:  # the folder cannot be made
+        print(f"error: {e}", file=out)
+        return 2
     ok = [r for r in results if r.ok]
     failed = [r for r in results if not r.ok]
     summary = f"Exported {len(ok)} of {len(results)} file(s) to {folder}"

@@ -104,13 +104,22 @@ def new_action(name, fake_user=False):
 
 
 def assign(owner, sink):
-    """Makes `sink`'s action (and slot) the active animation of owner."""
+    """Makes `sink`'s action (and slot) the active animation of owner.
+    Returns the action it replaced when nothing else kept that one (it
+    then gets a fake user, so that saving the file does not drop it), else
+    None."""
     ad = owner.animation_data or owner.animation_data_create()
+    prev = ad.action
+    kept = None
+    if prev is not None and prev != sink.action and not prev.use_fake_user and prev.users <= 1:
+        prev.use_fake_user = True
+        kept = prev
     ad.action = sink.action
     if HAS_SLOTS and sink.slot is not None:
         # never rely on automatic slot picking: it can leave the action
         # assigned but animating nothing
         ad.action_slot = sink.slot
+    return kept
 
 
 def assigned_slot(owner):

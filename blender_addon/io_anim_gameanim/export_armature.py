@@ -207,7 +207,7 @@ class SkeletalExport:
                 for cp in plan.curves:
                     fc = self.fcmap.get(cp.key)
                     keys = readback.read_keys(fc) if fc is not None else None
-                    if keys is not None and not fc.mute and readback.same_curve(keys, cp):
+                    if keys is not None and readback.unchanged_curve(fc, cp, keys):
                         continue
                     kind = cp.source[0]
                     if kind == "track":
@@ -234,7 +234,7 @@ class SkeletalExport:
                 for cp in plan.curves:
                     prop = cp.path.rsplit(".", 1)[-1]
                     fc = self.fcmap.get(cp.key)
-                    same = fc is not None and not fc.mute and readback.same_curve(readback.read_keys(fc), cp)
+                    same = readback.unchanged_curve(fc, cp)
                     groups[prop] = groups.get(prop, True) and same
                 changed = [GROUP_CHANNEL[p] for p, same in groups.items() if not same]
                 if not changed:
@@ -316,7 +316,7 @@ class SkeletalExport:
                 except (TypeError, ValueError):
                     return None
             return bone_id
-        return lambda name: str(self.arm_obj.data.bones[name].get("gameanim_name") or name)
+        return lambda name: armature.target_of_bone(self.arm_obj.data.bones[name], name)
 
     # -- path 2: resampled -----------------------------------------------
 

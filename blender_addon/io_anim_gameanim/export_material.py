@@ -83,7 +83,7 @@ class BtkExport:
                 for cp in plans:
                     fc = fcmap.get(cp.key)
                     keys = readback.read_keys(fc) if fc is not None else None
-                    if keys is not None and not fc.mute and readback.same_curve(keys, cp):
+                    if keys is not None and readback.unchanged_curve(fc, cp, keys):
                         continue
                     _k, key, inp, comp, track, vs, vo, const = cp.source
                     what = f"{where} {material.node_names(slot)[('centre', 'a', 'b').index(key)]!r} {inp}[{comp}]"

@@ -235,6 +235,14 @@ def encode(anim, xopts, exp, result):
                                    + frames_note(exp))
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
+    rep = anim.encode_report or {}
+    if not result.warnings and rep.get("rounded") and rep.get("max_error", 0.0) > 0.0:
+        # rounding the encoder reports without a PrecisionWarning (values on
+        # the format's grid to within its step): still said, as the docs promise
+        where = rep.get("max_error_at") or ""
+        result.warnings.append(with_bone_names(
+            f"{rep['rounded']} value(s) rounded to what {anim.format} stores (worst error {rep['max_error']:.3g}"
+            + (f" at {where}" if where else "") + ")", anim, exp.bone_of, anim.format))
     result.compression = comp
     result.report = anim.encode_report
     original = anim.original_bytes()
@@ -247,7 +255,10 @@ def write(path, data):
     folder = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(folder):
         raise ExportError(f"folder {folder!r} does not exist")
-    ga.write_atomic(path, data)
+    try:
+        ga.write_atomic(path, data)
+    except OSError as e:  # (the target is untouched: write_atomic replaces it only when all is written)
+        raise ExportError(f"could not write {path!r}: {e.strerror or e}") from e
 
 
 # ---------------------------------------------------------------------------

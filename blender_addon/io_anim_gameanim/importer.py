@@ -163,8 +163,15 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
                 by_fmt.setdefault(item.anim.format, []).append(item)
         for fmt, items in by_fmt.items():
             name = action_name_for(items[0].path) + "_rig"
-            new_rigs[fmt] = armature.build_armature([it.anim for it in items], fmt, name, context,
-                                                    opts.translation_scale)
+            try:
+                new_rigs[fmt] = armature.build_armature([it.anim for it in items], fmt, name, context,
+                                                        opts.translation_scale)
+            except Exception as e:  # the files that needed this rig fail, the others go on
+                for it in items:
+                    it.report.error = f"could not build a {fmt} armature: {type(e).__name__}: {e}"
+                    it.anim = None
+        loaded = [it for it in loaded if it.anim is not None]
+        count = len(loaded)
     else:
         # one file at a time: only one decoded file is alive at once, so a
         # bulk import of a whole folder needs the memory of its largest file
@@ -181,6 +188,10 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             progress(i, count, path, "import")
         tm = time_map_for(anim, opts, scene)
         loop = anim.loop
+        if loop in ("once_reset", "mirror_once"):
+            fr.notes.append(f"loop mode {loop!r}: the game then {'jumps back to frame 0' if loop == 'once_reset' else 'plays back to the start'} "
+                            "and stops; Blender holds the last frame (no F-curve modifier does this; the mode is "
+                            "kept for export)")
         try:
             if anim.format == "btk":
                 made = _import_btk(anim, path, mats, opts, tm, fr)
@@ -198,7 +209,10 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         for owner, sink, post in made:
             key = owner.as_pointer()
             if opts.assign and key not in owners_seen:
-                compat.assign(owner, sink)
+                kept = compat.assign(owner, sink)
+                if kept is not None:
+                    fr.notes.append(f"{owner.name}'s previous action {kept.name!r} was replaced; it keeps a "
+                                    "fake user so that saving does not lose it")
                 if post:
                     post()
             elif opts.others == "NLA":

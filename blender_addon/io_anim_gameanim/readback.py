@@ -117,6 +117,34 @@ def same_curve(keys, plan):
             and close(array("f", compress(keys.right, rm)), array("f", compress(plan.right, rm))))
 
 
+def plain_shape(fc, plan):
+    """True when nothing but the keys shapes the F-curve, as the import
+    made it: CONSTANT extrapolation and no modifier except the plan's own
+    Cycles (both modes the plan's, no range, influence or cycle count).  A
+    curve with anything else is not "unchanged" even with the same keys."""
+    if fc.extrapolation != "CONSTANT":
+        return False
+    mods = fc.modifiers
+    if len(mods) != (1 if plan.cycles else 0):
+        return False
+    if plan.cycles:
+        m = mods[0]
+        if (m.type != "CYCLES" or m.mute or m.mode_before != plan.cycles or m.mode_after != plan.cycles
+                or m.use_restricted_range or m.use_influence or m.cycles_before != 0 or m.cycles_after != 0):
+            return False
+    return True
+
+
+def unchanged_curve(fc, plan, keys=None):
+    """The F-curve is exactly what the plan wrote: not muted, the same
+    keys (same_curve) and a plain shape (plain_shape).  keys: the curve's
+    read_keys() when the caller has them."""
+    if fc is None or fc.mute or not plain_shape(fc, plan):
+        return False
+    keys = read_keys(fc) if keys is None else keys
+    return keys is not None and same_curve(keys, plan)
+
+
 def is_constant(keys, value=None):
     """One key (or several with one value), optionally equal to `value`."""
     if len(keys) == 0:

@@ -68,3 +68,16 @@ def test_batch_bad_arguments(tmp_path):
     buf = io.StringIO()
     assert batch.main([str(samples("j3d/walk_type0.bck")[0]), "--armature", "Nope"], out=buf) == 2
     assert "no armature object named 'Nope'" in buf.getvalue()
+    # option values out of range, a target the scene lacks, a --save that
+    # cannot be written: a message and exit code 2, no traceback
+    walk = str(samples("j3d/walk_type0.bck")[0])
+    for argv, text in (([walk, "--translation-scale", "0"], "translation_scale"),
+                       ([walk, "--target", "ACTIVE"], "no active armature"),
+                       ([walk, "--save", str(tmp_path / "file.txt" / "x.blend")], "could not save")):
+        for o in [o for o in bpy.data.objects if o.type == "ARMATURE"]:
+            bpy.data.objects.remove(o)
+        if "could not save" in text:
+            (tmp_path / "file.txt").write_text("not a folder")
+        buf = io.StringIO()
+        assert batch.main(argv, out=buf) == 2, (argv, buf.getvalue())
+        assert text in buf.getvalue(), buf.getvalue()

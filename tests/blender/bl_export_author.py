@@ -303,3 +303,39 @@ def test_sampled_curves_carry_their_own_slopes_into_the_key_reduction(api, ga, t
     assert len(got) < len(estimated), (len(got), len(estimated))
     values = got.evaluate(frames)
     assert max(abs(a - b) for a, b in zip(values, want)) <= tol + 1e-5
+
+
+@pytest.mark.parametrize("first", ["CONSTANT", "LINEAR", "BEZIER"])
+@pytest.mark.parametrize("last", ["CONSTANT", "LINEAR", "BEZIER"])
+@pytest.mark.parametrize("nkeys", [1, 3])
+def test_linear_extrapolation_reads_back_as_blender_evaluates_it(first, last, nkeys, ga):
+    """gameanim.evaluate_fcurve (what the export samples with) against
+    Blender's own FCurve.evaluate, before and after the keys: the end key's
+    own interpolation decides (CONSTANT holds, LINEAR continues the chord
+    to its neighbour, BEZIER its outer handle)."""
+    from array import array
+
+    action = bpy.data.actions.new("extrap")
+    from io_anim_gameanim import compat, readback
+
+    sink = compat.CurveSink(action, "OBJECT", "Obj")
+    fc = sink.new_fcurve("location", 0)
+    kp = fc.keyframe_points
+    pts = [(2.0, 1.0), (6.0, 3.0), (11.0, -2.0)][:nkeys]
+    kp.add(len(pts))
+    for k, (x, y) in zip(kp, pts):
+        k.co = (x, y)
+        k.handle_left_type = k.handle_right_type = "FREE"
+        k.handle_left = (x - 1.5, y - 0.9)
+        k.handle_right = (x + 2.0, y + 0.7)
+    kp[0].interpolation = first
+    kp[len(pts) - 1].interpolation = last
+    if len(pts) > 2:
+        kp[1].interpolation = "BEZIER"
+    fc.extrapolation = "LINEAR"
+    keys = readback.read_keys(fc)
+    frames = [-3.0, 0.0, 1.5, 2.0, 4.0, 12.0, 15.5, 20.0]
+    got = ga.evaluate_fcurve(keys.co, keys.left, keys.right, keys.interp, frames, extrapolation="LINEAR")
+    want = array("f", [fc.evaluate(f) for f in frames])
+    assert list(got) == pytest.approx(list(want), abs=1e-4)
+    bpy.data.actions.remove(action)

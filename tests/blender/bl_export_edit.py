@@ -416,3 +416,67 @@ def test_a_lone_key_reads_back_with_the_slope_only_a_bezier_key_has(ga, interp, 
     track = readback.keys_to_track(ga, keys, 0, "translation", 0)
     assert list(track.times) == [10.0] and list(track.values) == [2.0]
     assert (track.in_slopes[0], track.out_slopes[0]) == pytest.approx(slopes, abs=1e-4)
+
+
+def test_a_modifier_is_an_edit_even_with_the_same_keys(api, ga):
+    """The keys alone do not say a curve is unchanged: a Noise modifier
+    shapes what Blender shows, so the channel is written from the curve
+    (the file follows Blender), not from the original bytes."""
+    path = samples("j3d/jump_sound.bck")[0]
+    before = ga.load(str(path))
+    (action,) = import_sample(api, path)
+    n = int(before.frame_count)
+    track = next(t for t in before.tracks if t.channel == "rotation" and len(t) >= 3)
+    fc = fcurve(action, pose_path(bones_of(action)[str(track.target)], "rotation_euler"), track.axis)
+    mod = fc.modifiers.new("NOISE")
+    mod.strength = 0.5
+    data, result = export_bytes(api, action, tolerance=1e-3)
+    assert data != path.read_bytes() and not result.original
+    after = ga.load(data)
+    new = after.find(track.target, "rotation", track.axis)
+    unit = (1 << after.rotation_frac) * math.pi / 32768.0
+    for f in range(n):
+        assert abs(new.evaluate(float(f))[0] - fc.evaluate(float(f))) <= 1e-3 + unit, f
+
+
+def test_linear_extrapolation_is_an_edit_even_with_the_same_keys(api, ga):
+    """A curve whose keys end before the file does, set to LINEAR
+    extrapolation, keeps changing after its last key in Blender: the file
+    follows it."""
+    path = samples("bk/features.bin")[0]
+    before = ga.load(str(path))
+    (action,) = import_sample(api, path, use_cycles=False)
+    track = next(t for t in before.tracks if len(t) >= 2 and t.times[-1] < before.info["end_frame"] - 2)
+    bone = bones_of(action)[str(track.target)]
+    fc = fcurve(action, pose_path(bone, {"scale": "scale", "rotation": "rotation_euler",
+                                         "translation": "location"}[track.channel]), track.axis)
+    last = fc.keyframe_points[-1].co.x
+    fc.extrapolation = "LINEAR"
+    data, result = export_bytes(api, action)
+    assert data != path.read_bytes() and not result.original
+    after = ga.load(data)
+    new = after.find(track.target, track.channel, track.axis)
+    later = [f for f in range(int(last) + 1, int(before.info["end_frame"]) + 1)]
+    assert later and fc.evaluate(later[-1]) != fc.evaluate(last)  # it does move on
+    got = after.sample([float(f) for f in later])
+    i = after.tracks.index(new) if new in after.tracks else [
+        k for k, t in enumerate(after.tracks) if (t.target, t.channel, t.axis) == (track.target, track.channel,
+                                                                              track.axis)][0]
+    for k, f in enumerate(later):
+        assert abs(got[i * len(later) + k] - fc.evaluate(float(f))) <= 1.0 / 64, f
+
+
+def test_rounding_to_the_format_grid_is_a_warning(api, ga):
+    """Banjo-Kazooie stores 1/64: an authored value between steps is
+    rounded, and the result says so even when the encoder raised no
+    PrecisionWarning."""
+    rig = make_rig("BKRig", [("bk_id_001", None, (0.0, 0.0, 0.0), (0.0, 1.0, 0.0), 0.0)])
+    pb = rig.pose.bones["bk_id_001"]
+    pb.rotation_mode = "XYZ"
+    for f, v in ((1, 0.0), (10, 0.123456)):
+        pb.location = (v, 0.0, 0.0)
+        pb.keyframe_insert("location", index=0, frame=f)
+    action = rig.animation_data.action
+    data, result = export_bytes(api, action, armature=rig, format="bk")
+    assert result.report["max_error"] > 0
+    assert any("rounded" in w for w in result.warnings), result.warnings

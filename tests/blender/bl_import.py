@@ -423,3 +423,56 @@ def test_drag_and_drop_handler_where_blender_has_file_handlers(addon):
     fh = bpy.types.IMPORT_ANIM_FH_gameanim
     assert fh.bl_import_operator == "import_anim.gameanim"
     assert set(fh.bl_file_extensions.split(";")) == {".bck", ".btk", ".bca", ".jba", ".bin"}
+
+
+def test_the_action_an_import_replaces_is_kept(api):
+    """Importing onto a rig whose action nothing else uses: that action
+    gets a fake user (saving the file would drop it otherwise) and the
+    report says so; an action with other users is left as it is."""
+    rig = chain_rig(["a", "b", "c"])
+    mine = bpy.data.actions.new("my_handmade")
+    ad = rig.animation_data_create()
+    ad.action = mine
+    assert mine.users == 1 and not mine.use_fake_user
+    res = api.import_files([str(samples("j3d/walk_type0.bck")[0])], armature=rig)
+    assert rig.animation_data.action == res[0]
+    assert mine.use_fake_user and mine.users == 1
+    assert any("'my_handmade' was replaced" in n for n in res.report.files[0].notes)
+    # the import's own action, replaced by a second import, is kept the same way
+    res2 = api.import_files([str(samples("j3d/jump_sound.bck")[0])], armature=rig)
+    assert res[0].use_fake_user and rig.animation_data.action == res2[0]
+
+
+def test_once_reset_and_mirror_once_are_noted(api, ga, tmp_path):
+    anim = ga.load(str(samples("j3d/walk_type0.bck")[0]))
+    for loop in ("once_reset", "mirror_once"):
+        anim.loop = loop
+        path = tmp_path / f"{loop}.bck"
+        path.write_bytes(anim.to_bytes())
+        res = api.import_files([str(path)], target="NEW")
+        assert any(f"loop mode {loop!r}" in n for n in res.report.files[0].notes), res.report.text()
+
+
+def test_a_bone_name_that_is_not_utf8_imports_and_exports_back(api, ga, tmp_path):
+    """JBA names are bytes; one that is not UTF-8 reaches Python with
+    surrogates, which Blender refuses as a bone name.  The new armature
+    names the bone with \\xNN escapes, the other files of the import go on,
+    and the export writes the original bytes."""
+    anim = ga.load(str(samples("jba/legacy_walk.jba")[0]))
+    odd = "Bip01 \udcecarm"  # the byte 0xEC alone
+    name0 = anim.tracks[7].target
+    for t in anim.tracks:
+        if t.target == name0:
+            t.target = odd
+    path = tmp_path / "odd.jba"
+    path.write_bytes(anim.to_bytes())
+    assert odd.encode("utf-8", "surrogateescape") in path.read_bytes()
+    other = samples("j3d/walk_type0.bck")[0]
+    res = api.import_files([str(path), str(other)], target="NEW")
+    assert all(f.ok for f in res.report.files), res.report.text()
+    rig = next(o for o in bpy.data.objects if o.type == "ARMATURE" and o.get("gameanim_built_for") == "jba")
+    assert "Bip01 \\xecarm" in rig.data.bones
+    from exphelpers import export_bytes
+
+    data, result = export_bytes(api, res[0], armature=rig)
+    assert data == path.read_bytes()
