@@ -508,7 +508,11 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
     # a channel that never changes coming back as one key
     root_motion = opts.root_motion == "OBJECT" and ROOT_MOTION in by_target
     if bake or root_motion:
-        frames = tm.bake_frames()
+        # (JBA: the game blends whole frames, nlerp for rotations, which
+        # LINEAR quaternion keys at whole file frames reproduce at every
+        # time; the Euler formats' baked quaternions do not, so they are
+        # keyed where Blender plays: at whole scene frames)
+        frames = tm.bake_frames(scene_frames=fmt != "jba")
         spec = [(p.target, *bake_spec(fmt, p.rest_local, p.rest_rot)) for p in bake]
         if root_motion:
             spec.append((ROOT_MOTION, None, None))

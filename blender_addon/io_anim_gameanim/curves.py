@@ -35,15 +35,23 @@ class TimeMap:
     def end(self):
         return self.scene(self.file_end)
 
-    def bake_frames(self):
-        """File frames for baking: every whole frame of the range, both
-        ends included (a fractional end is added as is)."""
-        first = int(math.ceil(self.file_start - 1e-9))
-        last = int(math.floor(self.file_end + 1e-9))
-        frames = [float(i) for i in range(first, max(last, first) + 1)]
-        if self.file_start < first - 1e-6:
+    def bake_frames(self, scene_frames=True):
+        """File frames for baking, both ends included (a fractional end is
+        added as is): with scene_frames, those of every whole SCENE frame
+        of the range, so that keys sit where Blender plays and a baked bone
+        is exact at every scene frame also when the file is rescaled to the
+        scene's rate; else (and always at a time scale of 1) every whole
+        file frame."""
+        if self.scale == 1.0 or not scene_frames:
+            lo, hi, at = self.file_start, self.file_end, float
+        else:
+            lo, hi, at = self.start, self.end, (lambda i: self.file(float(i)))
+        first = int(math.ceil(lo - 1e-9))
+        last = int(math.floor(hi + 1e-9))
+        frames = [at(i) for i in range(first, max(last, first) + 1)]
+        if lo < first - 1e-6:
             frames.insert(0, self.file_start)
-        if self.file_end - last > 1e-6:
+        if hi - last > 1e-6:
             frames.append(self.file_end)
         return frames
 

@@ -157,16 +157,17 @@ def uniform(values, target, fi):
     return max(s) - min(s) <= 1e-7
 
 
-def check_worlds(anim, rig, names, targets, k, up, skipped=None):
-    """Compares every pose bone with the game's world at every frame;
-    returns the number of comparisons.  With `skipped` (a set), Banjo-
-    Kazooie bones whose own or an ancestor's scale is non-uniform at a frame
-    are not compared but collected, for bones with a rest rotation."""
+def check_worlds(anim, rig, names, targets, k, up, skipped=None, time_scale=1.0):
+    """Compares every pose bone with the game's world at every (scene)
+    frame; returns the number of comparisons.  With `skipped` (a set),
+    Banjo-Kazooie bones whose own or an ancestor's scale is non-uniform at a
+    frame are not compared but collected, for bones with a rest rotation.
+    time_scale: the import's (scene frame = file frame x time_scale)."""
     first, last = file_range(anim)
-    frames = list(range(first, last + 1))
+    frames = list(range(int(math.ceil(first * time_scale - 1e-9)), int(math.floor(last * time_scale + 1e-9)) + 1))
     if len(frames) > 60:
         frames = frames[:30] + frames[-30:]
-    values = samples_by_track(anim, [float(f) for f in frames])
+    values = samples_by_track(anim, [f / time_scale for f in frames])
     scene = bpy.context.scene
     count = 0
     for fi, f in enumerate(frames):
@@ -188,6 +189,22 @@ def check_worlds(anim, rig, names, targets, k, up, skipped=None):
             assert err <= TOL, f"{bname} at frame {f}: pose matrix differs from the game's world by {err}"
             count += 1
     return count
+
+
+@pytest.mark.parametrize("path", samples("bca/walk_even_lz77.bca", "jba/legacy_walk.jba"), ids=sample_id)
+def test_baked_bones_are_exact_at_scene_frames_with_scene_rate(path, api, ga):
+    """Frame Rate = Scene: the baked keys sit on whole scene frames (their
+    file frames are fractional), so Blender shows the game's pose at every
+    frame it plays, not an interpolation between baked file frames."""
+    anim = ga.load(str(path))
+    scene = bpy.context.scene
+    scene.render.fps, scene.render.fps_base = 24, 1.0
+    scale = 24.0 / anim.fps
+    rig, names, targets = rotated_rig(anim, "Rig")
+    kw = {"bone_match": "INDEX"} if anim.format == "jba" and isinstance(targets[0], int) else {}
+    res = api.import_files([str(path)], armature=rig, frame_rate="SCENE", **kw)
+    assert res.report.files[0].ok and {b for b, _ in res.report.files[0].baked} == set(names)
+    assert check_worlds(anim, rig, names, targets, 1.0, mat_identity(), time_scale=scale) > 0
 
 
 def test_baked_rig_moves_and_uses_quaternions(api, ga):
