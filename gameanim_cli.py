@@ -297,6 +297,13 @@ def validate(path):
 # --------------------------------------------------------------- convert
 
 
+def convert_target(path, outdir, root):
+    """Where convert writes `path`: its place under `root` (the folder
+    argument it came from) mirrored into outdir, or its name for a file
+    argument."""
+    return os.path.join(outdir, os.path.relpath(path, root) if root else os.path.basename(path))
+
+
 def convert_one(args):
     path, outdir, compression, layout, root = args
     try:
@@ -306,8 +313,7 @@ def convert_one(args):
         kw = {}
         if compression is not None:
             kw["compression"] = None if compression == "none" else compression
-        rel = os.path.relpath(path, root) if root else os.path.basename(path)
-        out = os.path.join(outdir, rel)
+        out = convert_target(path, outdir, root)
         os.makedirs(os.path.dirname(out) or ".", exist_ok=True)
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", gameanim.PrecisionWarning)
@@ -465,8 +471,7 @@ def cmd_convert(a):
     # or file arguments): refuse rather than let one overwrite the other
     seen = {}
     for f, _o, _c, _l, r in jobs:
-        rel = os.path.relpath(f, r) if r else os.path.basename(f)
-        dest = os.path.normcase(os.path.abspath(os.path.join(a.output, rel)))
+        dest = os.path.normcase(os.path.abspath(convert_target(f, a.output, r)))
         if dest in seen:
             print(f"gameanim: {seen[dest]} and {f} would both be written to {dest}; convert them separately",
                   file=sys.stderr)

@@ -1274,13 +1274,12 @@ static int bk_applied(const ga_clip *clip, uint8_t *keep, ga_error *err)
         g = e;
     }
     /* from the end of each last run back: the first element of a channel
-     * seen is the one that wins */
-    uint32_t taken = 0, cur = UINT32_MAX;
+     * seen is the one that wins (taken: the channels seen in this run) */
+    uint32_t taken = 0;
     run = final_run;
     for (uint32_t i = n; i-- > 0;) {
-        if (i + 1 < n && clip->tracks[i].target != clip->tracks[i + 1].target) run--;
-        if (run != cur) {
-            cur = run;
+        if (i + 1 < n && clip->tracks[i].target != clip->tracks[i + 1].target) {
+            run--;
             taken = 0;
         }
         const ga_track *t = &clip->tracks[i];

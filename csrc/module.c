@@ -2387,8 +2387,6 @@ static PyObject *mod_detect(PyObject *mod, PyObject *source)
     return res;
 }
 
-/* Writes data next to path and renames it into place: a failure leaves
- * any existing file untouched. */
 /* mkstemp makes the temporary file 0600: before it replaces the target it
  * gets the mode the replaced file had, else 0666 less the umask (what
  * open() would have given a new file).  Best effort: a failure keeps 0600. */
@@ -2419,6 +2417,8 @@ static void give_mode(PyObject *os, PyObject *fspath, PyObject *tmpname)
     Py_XDECREF(r);
 }
 
+/* Writes data next to path and renames it into place: a failure leaves
+ * any existing file untouched. */
 static PyObject *atomic_write(PyObject *path, PyObject *data)
 {
     PyObject *fspath = PyOS_FSPath(path);

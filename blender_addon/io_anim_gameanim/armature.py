@@ -306,8 +306,9 @@ def build_armature(anims, fmt, name, context, translation_scale=1.0):
         for t, bone_name in names.items():
             bone = arm.bones[bone_name]
             if isinstance(t, str):
-                bone["gameanim_name"] = blender_name(t)
-                if blender_name(t) != t:
+                safe = blender_name(t)
+                bone["gameanim_name"] = safe
+                if safe != t:  # (escaped: keep the file's bytes for the export)
                     bone["gameanim_name_utf8_hex"] = t.encode("utf-8", "surrogateescape").hex()
             elif fmt == "bk":
                 bone["gameanim_bone_id"] = t

@@ -235,7 +235,7 @@ def encode(anim, xopts, exp, result):
                                    + frames_note(exp))
         else:
             warnings.warn_explicit(w.message, w.category, w.filename, w.lineno)
-    rep = anim.encode_report or {}
+    rep = result.report = anim.encode_report or {}
     if not result.warnings and rep.get("rounded") and rep.get("max_error", 0.0) > 0.0:
         # rounding the encoder reports without a PrecisionWarning (values on
         # the format's grid to within its step): still said, as the docs promise
@@ -244,7 +244,6 @@ def encode(anim, xopts, exp, result):
             f"{rep['rounded']} value(s) rounded to what {anim.format} stores (worst error {rep['max_error']:.3g}"
             + (f" at {where}" if where else "") + ")", anim, exp.bone_of, anim.format))
     result.compression = comp
-    result.report = anim.encode_report
     original = anim.original_bytes()
     result.original = original is not None and data == original
     return data

@@ -189,9 +189,9 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         tm = time_map_for(anim, opts, scene)
         loop = anim.loop
         if loop in ("once_reset", "mirror_once"):
-            fr.notes.append(f"loop mode {loop!r}: the game then {'jumps back to frame 0' if loop == 'once_reset' else 'plays back to the start'} "
-                            "and stops; Blender holds the last frame (no F-curve modifier does this; the mode is "
-                            "kept for export)")
+            then = "jumps back to frame 0" if loop == "once_reset" else "plays back to the start"
+            fr.notes.append(f"loop mode {loop!r}: the game then {then} and stops; Blender holds the last frame "
+                            "(no F-curve modifier does this; the mode is kept for export)")
         try:
             if anim.format == "btk":
                 made = _import_btk(anim, path, mats, opts, tm, fr)

@@ -253,9 +253,8 @@ def test_banjo_bone_assembly_imports_as_the_game_poses_it(api, ga, tmp_path):
         res = api.import_files([str(path)], target="NEW", curve_mode=mode)
         assert res.report.files[0].ok, res.report.text()
         assert "not applied, as in the game" in res.report.text()
-        arm_obj = bpy.data.objects[res[0]["gameanim_armature"]] if "gameanim_armature" in res[0] else \
-            next(o for o in bpy.data.objects if o.type == "ARMATURE" and o.animation_data
-                 and o.animation_data.action == res[0])
+        arm_obj = next(o for o in bpy.data.objects if o.type == "ARMATURE" and o.animation_data
+                       and o.animation_data.action == res[0])
         bpy.context.scene.frame_set(5)
         pb = arm_obj.pose.bones
         b1, b2, b3 = (next(p for p in pb if p.name.endswith(f"{i:03d}")) for i in (1, 2, 3))
