@@ -184,6 +184,12 @@ typedef struct ga_clip {
     double start_frame;      /* BK: header start frame */
     int32_t layout;          /* JBA: 32 or 64 */
     int32_t keyless_rule;    /* JBA: 0 = base alone, 1 = base + all-ones code */
+    /* What the clip was decoded from, when it was (borrowed, never freed
+     * with the clip; NULL otherwise): the format's raw record and the clip
+     * as decoded.  Samplers may consult the file where a track is still as
+     * decoded (JBA: the earlier section's copy of a shared frame). */
+    const void *decoded_raw;
+    const struct ga_clip *decoded;
 } ga_clip;
 
 typedef enum ga_loop {

@@ -761,6 +761,58 @@ static double eval_or_default(const ga_track *t, int axis, double f)
     return t ? ga_track_eval(t, f) : ga_channel_default(GA_CH_ROTATION_QUATERNION, axis);
 }
 
+/* ---- the earlier section's copy of a shared frame ----
+ * Sections share their boundary frame and the runtime interpolates inside
+ * one section, so between frames s - 1 and s (s a section's start) it
+ * reaches the copy of frame s that ENDS the earlier section, while the
+ * clip holds the later section's copy (the one played from s on).  Both
+ * copies are equal in well-formed files; where they differ, sample() takes
+ * the earlier copy from the decoded file for a track that is still as
+ * decoded (an edited track has one value per frame, which an encode writes
+ * into both copies). */
+
+/* Index of the decoded track a clip track still equals, or -1. */
+static int32_t decoded_track(const ga_clip *clip, uint32_t ti)
+{
+    const ga_clip *o = clip->decoded;
+    const ga_track *t = &clip->tracks[ti];
+    if (!o || !clip->decoded_raw || clip->keyless_rule != o->keyless_rule) return -1;
+    if (ti < o->ntracks && ga_track_equal(t, &o->tracks[ti])) return (int32_t)ti;
+    for (uint32_t j = 0; j < o->ntracks; j++)
+        if (ga_track_equal(t, &o->tracks[j])) return (int32_t)j;
+    return -1;
+}
+
+/* The value slot `slot` (0..3 rotation w x y z, 4..6 translation x y z) of
+ * bone b holds at the end of section k - 1 (k >= 1), as the clip stores
+ * values (float). */
+static double earlier_copy(const jba_raw *raw, uint32_t b, uint32_t k, int rule, int slot)
+{
+    const jba_sec *sec = &raw->sec[k - 1];
+    const jba_bb *e = &raw->bb[(size_t)(k - 1) * raw->nbones + b];
+    uint32_t i = sec->nframes - 1;
+    jba_par par;
+    par_read(raw->file + raw->ci + (size_t)b * 48, &par);
+    if (slot < 4) {
+        const uint8_t *c = raw->file + e->rot + (size_t)i * 6;
+        double q[4];
+        quat_decode(par.rs, par.rb, ga_get_u16le(c), ga_get_u16le(c + 2), ga_get_u16le(c + 4), q);
+        return (double)(float)q[slot];
+    }
+    double v[3];
+    if (e->tcount) trans_decode(par.ts, par.tb, ga_get_u32le(raw->file + e->trans + (size_t)i * 4), v);
+    else trans_keyless(par.ts, par.tb, rule, v);
+    return (double)(float)v[slot - 4];
+}
+
+/* The section (>= 1) that starts at frame s, or 0 when none does. */
+static uint32_t section_starting(const jba_raw *raw, double s)
+{
+    for (uint32_t k = 1; k < raw->nsec; k++)
+        if ((double)raw->sec[k].start == s) return k;
+    return 0;
+}
+
 static int jba_sample(const ga_clip *clip, uint32_t ti, const double *frames, size_t n, float *out, ga_error *err)
 {
     (void)err;
@@ -768,6 +820,23 @@ static int jba_sample(const ga_clip *clip, uint32_t ti, const double *frames, si
     int quat = t->channel == GA_CH_ROTATION_QUATERNION && t->axis <= 3;
     const ga_track *g[4] = {NULL, NULL, NULL, NULL};
     if (quat) find_quat_group(clip, ti, g);
+    /* seams: the decoded bone of this track (and of its whole quaternion) */
+    const jba_raw *raw = clip->decoded_raw;
+    int32_t seam_bone = -1, seam_slot[4] = {-1, -1, -1, -1};
+    if (raw && raw->nsec > 1 && (quat || (t->channel == GA_CH_TRANSLATION && t->axis <= 2))) {
+        int ok = 1;
+        for (int k = 0; k < (quat ? 4 : 1) && ok; k++) {
+            const ga_track *u = quat ? g[k] : t;
+            int32_t j = u ? decoded_track(clip, (uint32_t)(u - clip->tracks)) : -1;
+            uint32_t b = j >= 0 ? (uint32_t)j / 7 : 0;
+            if (j < 0 || b >= raw->nbones || (seam_bone >= 0 && (uint32_t)seam_bone != b)) ok = 0;
+            else {
+                seam_bone = (int32_t)b;
+                seam_slot[k] = j % 7;
+            }
+        }
+        if (!ok) seam_bone = -1;
+    }
     /* Whole frames and the ends are the track's own values: one pass that
      * walks the keys (the keys are floats, so no value overflows); the
      * frames between keys are interpolated below. */
@@ -781,15 +850,19 @@ static int jba_sample(const ga_clip *clip, uint32_t ti, const double *frames, si
         if (t->nkeys < 2 || f <= (double)t->time[0] || f >= (double)t->time[t->nkeys - 1] || floor(f) == f)
             continue;
         double f0 = floor(f), a = f - f0;
+        uint32_t sk = seam_bone >= 0 ? section_starting(raw, f0 + 1.0) : 0;
         if (!quat) {
-            double v0 = ga_track_eval(t, f0), v1 = ga_track_eval(t, f0 + 1.0);
+            double v0 = ga_track_eval(t, f0);
+            double v1 = sk ? earlier_copy(raw, (uint32_t)seam_bone, sk, clip->keyless_rule, seam_slot[0])
+                           : ga_track_eval(t, f0 + 1.0);
             out[i] = to_f32(v0 + (v1 - v0) * a);
             continue;
         }
         double q0[4], q1[4], dot = 0.0;
         for (int k = 0; k < 4; k++) {
             q0[k] = eval_or_default(g[k], k, f0);
-            q1[k] = eval_or_default(g[k], k, f0 + 1.0);
+            q1[k] = sk ? earlier_copy(raw, (uint32_t)seam_bone, sk, clip->keyless_rule, seam_slot[k])
+                       : eval_or_default(g[k], k, f0 + 1.0);
             dot += q0[k] * q1[k];
         }
         double s1 = dot < 0.0 ? -a : a, q[4], nn = 0.0;

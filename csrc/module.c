@@ -1131,6 +1131,8 @@ static int clip_from_python(AnimationObject *a, ga_clip *c)
     if (a->has_orig) {
         c->loop_raw_valid = a->orig.loop_raw_valid;
         c->loop_raw = a->orig.loop_raw;
+        c->decoded_raw = a->raw;
+        c->decoded = &a->orig;
     }
     c->rotation_frac = a->rotation_frac;
     c->calc_type = a->calc_type;

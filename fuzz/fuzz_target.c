@@ -103,16 +103,22 @@ static void fuzz_format(const uint8_t *data, size_t size)
     ga_clip clip;
     void *raw = NULL;
     if (f->decode(data, size, NULL, &raw, &clip, &err) != GA_OK) return;
-    /* sampling never fails on a decoded clip */
-    double frames[5] = {-1.5, 0.0, 0.5, clip.frame_count, clip.frame_count + 2.0};
-    float out[5];
+    /* sampling never fails on a decoded clip, also where a sampler reads
+     * the decoded file (JBA's shared frames: the half frames) */
+    double frames[37] = {-1.5, 0.0, 0.5, clip.frame_count, clip.frame_count + 2.0};
+    for (int k = 5; k < 37; k++) frames[k] = (double)(k - 5) + 0.5;
+    float out[37];
+    clip.decoded_raw = raw;
+    clip.decoded = &clip;
     for (uint32_t i = 0; i < clip.ntracks && i < 64; i++) {
         if (f->sample) {
-            if (f->sample(&clip, i, frames, 5, out, &err) != GA_OK) abort();
+            if (f->sample(&clip, i, frames, 37, out, &err) != GA_OK) abort();
         } else {
-            for (int k = 0; k < 5; k++) out[k] = (float)ga_track_eval(&clip.tracks[i], frames[k]);
+            for (int k = 0; k < 37; k++) out[k] = (float)ga_track_eval(&clip.tracks[i], frames[k]);
         }
     }
+    clip.decoded_raw = NULL;
+    clip.decoded = NULL;
     int32_t *map = malloc(((size_t)clip.ntracks + 1) * sizeof *map);
     if (!map) abort();
     ga_report rep;

@@ -873,6 +873,65 @@ def test_sample_takes_the_shortest_path():
     assert list(anim.sample([-3.0, 7.5])) == [f32(q0[0]), f32(q1[0]), f32(q0[1]), f32(q1[1]), 0.0, 0.0, 0.0, 0.0]
 
 
+def section_sample(ref, b, fr, rule="base"):
+    """The game's value of bone b at a fractional frame: it interpolates
+    inside the section that holds both whole frames around fr (the earlier
+    section's own copy of a shared frame), nlerp / lerp, in float32 like
+    the clip's values."""
+    i0 = math.floor(fr)
+    k = max(k for k in range(len(ref.starts)) if ref.starts[k] <= i0)
+    bone = ref.sections[k]["bones"][b]
+    par = ref.params[b]
+
+    def at(i):
+        q = ref.quat(par, bone["rot"][i - ref.starts[k]])
+        t = ref.trans(par, bone["trans"][i - ref.starts[k]] if bone["trans"] else None, rule)
+        return [f32(x) for x in q], [f32(x) for x in t]
+
+    (q0, t0), (q1, t1) = at(i0), at(i0 + 1)
+    a = fr - i0
+    return nlerp(q0, q1, a) + [x * (1 - a) + y * a for x, y in zip(t0, t1)]
+
+
+@pytest.mark.parametrize("rule", ["base", "base_plus_span"])
+@pytest.mark.parametrize("layout", [32, 64])
+def test_sample_before_a_shared_frame_reaches_the_earlier_sections_copy(layout, rule):
+    """Frame 3 is in both sections of small_file with different codes (and
+    bone 1 has no translation keys in section 0): between frames 2 and 3 the
+    game interpolates inside section 0, towards section 0's copy; from 3 on
+    inside section 1.  An edited bone has one value per frame (the value an
+    encode writes into both copies) and is sampled from it."""
+    data = small_file(layout)
+    ref = Ref(data)
+    anim = gameanim.load(data, keyless_rule=rule)
+    frames = [1.5, 2.25, 2.5, 2.999, 3.0, 3.5, 4.75]
+    out = anim.sample(frames)
+    nf = len(frames)
+    for b in range(2):
+        for j, fr in enumerate(frames):
+            got = [out[(7 * b + s) * nf + j] for s in range(7)]
+            want = section_sample(ref, b, fr, rule)
+            if fr == 3.0:
+                qs, ts = ref.channel(b, rule)
+                want = list(qs[3]) + list(ts[3])  # a whole frame: the later section's copy, as the clip holds
+            assert got == pytest.approx(want, abs=2e-6), (b, fr)
+    # the two copies differ, so this is not what the clip's own keys give
+    qs, ts = ref.channel(0, rule)
+    assert abs(out[4 * nf + 2] - (ts[2][0] + ts[3][0]) / 2) > 1e-3
+    # Track objects taken out and put back unchanged: still the file's copies
+    anim.tracks = [t.copy() for t in anim.tracks]
+    assert list(anim.sample(frames)) == list(out)
+    # an edited bone 0: its own values on both sides; bone 1 untouched
+    t = anim.tracks[4]
+    vals = list(t.values)
+    vals[0] += 0.5
+    anim.tracks[4] = gameanim.Track(t.target, t.channel, t.axis, t.times, vals)
+    edited = anim.sample([2.5])
+    v2, v3 = anim.tracks[4].values[2], anim.tracks[4].values[3]
+    assert edited[4] == pytest.approx((v2 + v3) / 2, abs=1e-6)
+    assert edited[7 + 4] == pytest.approx(out[11 * nf + 2], abs=0)
+
+
 # --------------------------------------------------------------------------
 # Bad input
 

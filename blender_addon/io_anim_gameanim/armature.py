@@ -13,6 +13,7 @@ and the add-on writes quaternion keys."""
 import json
 import math
 import re
+import struct
 from array import array
 
 import bpy
@@ -21,6 +22,11 @@ from mathutils import Matrix, Vector
 from . import compat, curves, native
 
 ROOT_MOTION = "__root_motion__"
+# The rig object's own transform that root motion is applied on top of,
+# recorded (16 floats, row by row) by the first import that applies root
+# motion to the object: later imports and exports use the same one even
+# though the object's transform is then animated.
+ROOT_REST_PROP = "gameanim_root_rest"
 ABSOLUTE_FORMATS = ("bck", "bca", "jba")
 Y_UP_FORMATS = ("bck", "bca", "bk")
 ROT_TOL = 1e-5
@@ -29,6 +35,7 @@ UP_MATRICES = {
     "NONE": Matrix.Identity(4),
     "Y_TO_Z": Matrix.Rotation(math.pi / 2, 4, "X"),
     "Z_TO_Y": Matrix.Rotation(-math.pi / 2, 4, "X"),
+    "GR2": Matrix.Identity(4),  # (the axes change bone by bone: see gr2_basis)
 }
 
 CHANNEL_PATH = {"scale": "scale", "rotation": "rotation_euler", "translation": "location",
@@ -245,7 +252,7 @@ def is_identity_rotation(m, tol=ROT_TOL):
     return all(abs(r[i][j] - ident[i][j]) <= tol for i in range(3) for j in range(3))
 
 
-def _flat(m):
+def flat(m):
     return [m[i][j] for i in range(4) for j in range(4)]
 
 
@@ -352,6 +359,7 @@ def pose_path(bone_name, prop):
 
 class BoneWriteResult:
     def __init__(self):
+        self.root_rest = None  # the 16 floats root motion was composed with (None: not applied)
         self.exact = []
         self.baked = []       # (bone, reason)
         self.bones = {}       # str(target) -> [bone, 'exact' | 'baked']
@@ -394,21 +402,64 @@ def bone_rest(bone, fmt, up):
     return rl, q_rest, is_identity_rotation(q_rest)
 
 
-def bake_spec(fmt, rl, q_rest):
-    """(pre, post) of gameanim.bake_pose / local_from_basis for one bone."""
+def gr2_basis(arm_obj):
+    """C, from a SWTOR GR2 rig's axes to the JBA's (Morpheme) axes:
+    (x, y, z) -> (s x, -s z, s y) with s = 1000 / the object's gr2_scale
+    property (1 when absent), the factor the Granny importer scaled the rig
+    by (docs/formats/jba.md, Axes and units in Blender).  A bone's pose is then
+    rest_local^-1 @ C^-1 @ T(t) @ R(q) @ C."""
+    try:
+        scale = float(arm_obj.get("gr2_scale", 1.0))
+    except (TypeError, ValueError):
+        scale = 1.0
+    if not math.isfinite(scale) or scale <= 0.0:
+        scale = 1.0
+    s = 1000.0 / scale
+    return Matrix(((s, 0.0, 0.0, 0.0), (0.0, 0.0, -s, 0.0), (0.0, s, 0.0, 0.0), (0.0, 0.0, 0.0, 1.0)))
+
+
+def axis_basis(fmt, up_axis, arm_obj):
+    """The per-bone change of axes of option Rig Up Axis (None: none)."""
+    return gr2_basis(arm_obj) if up_axis == "GR2" and fmt == "jba" else None
+
+
+def bake_spec(fmt, rl, q_rest, basis=None):
+    """(pre, post) of gameanim.bake_pose / local_from_basis for one bone.
+    basis: axis_basis(), conjugating every bone's channels."""
+    if basis is not None:
+        return flat(rl.inverted() @ basis.inverted()), flat(basis)
     if fmt in ABSOLUTE_FORMATS:
-        return _flat(rl.inverted()), None
-    return _flat(q_rest.inverted()), _flat(q_rest)
+        return flat(rl.inverted()), None
+    return flat(q_rest.inverted()), flat(q_rest)
 
 
-def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=False):
+def root_rest_of(arm_obj):
+    """The transform root motion is applied on top of: the one recorded on
+    the rig (ROOT_REST_PROP), else the object's own transform now."""
+    raw = arm_obj.get(ROOT_REST_PROP)
+    if raw is not None:
+        return matrix_of(raw)
+    return arm_obj.matrix_basis.copy()
+
+
+def matrix_of(flat):
+    """A 4x4 Matrix from 16 floats row by row (flat's inverse)."""
+    values = [float(v) for v in flat]
+    if len(values) != 16:
+        raise ValueError(f"a transform needs 16 values, not {len(values)}")
+    return Matrix([values[0:4], values[4:8], values[8:12], values[12:16]])
+
+
+def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=False, root_rest=None):
     """Plans every curve of `anim` on arm_obj: {target: bone} in mapping.
     modes: optional {target: 'exact' | 'baked'} that overrides the choice
     (the export passes what the import chose).  index: a RigIndex of
     arm_obj to reuse.  lazy: the key buffers of an exact channel's track
     are left to curves.write_plans (the plan holds the track; see
-    curves.lazy_plan), so that they exist one curve at a time.  Returns
-    (BoneWriteResult, [BonePlan]) without touching Blender data."""
+    curves.lazy_plan), so that they exist one curve at a time.
+    root_rest: the Matrix root motion is composed with (the object's
+    transform = root_rest @ trajectory); None: root_rest_of(arm_obj).
+    Returns (BoneWriteResult, [BonePlan]) without touching Blender data."""
     gameanim = native.require()
 
     res = BoneWriteResult()
@@ -431,6 +482,8 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
                          "elements are not adjacent or name a channel twice (the last run of a bone and the "
                          "later element count)")
 
+    if opts.up_axis == "GR2" and fmt != "jba":
+        res.notes.append("Rig Up Axis 'SWTOR GR2 Rig' is for JBA files: this file is taken in the rig's axes")
     plans = []
     euler, bake = [], []
     if index is None:
@@ -514,13 +567,21 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
         # time; the Euler formats' baked quaternions do not, so they are
         # keyed where Blender plays: at whole scene frames)
         frames = tm.bake_frames(scene_frames=fmt != "jba")
-        spec = [(p.target, *bake_spec(fmt, p.rest_local, p.rest_rot)) for p in bake]
+        if fmt == "jba":
+            frames = with_jba_steps(anim, frames, tm)
+        basis = axis_basis(fmt, opts.up_axis, arm_obj)
+        spec = [(p.target, *bake_spec(fmt, p.rest_local, p.rest_rot, basis)) for p in bake]
         if root_motion:
-            spec.append((ROOT_MOTION, None, None))
+            # the trajectory moves the rig from where it stands: a rig
+            # turned to stand Y-up data upright stays upright
+            rest = root_rest_of(arm_obj) if root_rest is None else root_rest
+            res.root_rest = flat(rest)
+            spec.append((ROOT_MOTION, None if rest == Matrix.Identity(4) else res.root_rest, None))
         baked = gameanim.bake_pose(anim, spec, frames, translation_scale=k, time_scale=tm.scale,
                                    time_offset=tm.offset, collapse=True)
         # every buffer has these times (one key when collapsed)
-        distinct = compat.times_distinct(array("f", [f * tm.scale + tm.offset for f in frames]))
+        times = array("f", [f * tm.scale + tm.offset for f in frames])  # (as keys hold them)
+        distinct = len(set(times)) == len(times)
         collapsed = len(frames) > 1
         for plan, bufs in zip(bake, baked):
             plan.curves = _plan_trs(bufs, pose_path(plan.bone, ""), plan.bone, tm, distinct, collapsed)
@@ -549,6 +610,58 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
                     f"the bone's axes, which Blender's location/rotation/scale cannot hold; the baked pose "
                     f"approximates it (give the bone an identity rest rotation for an exact result)")
     return res, plans
+
+
+# how far before a section start the jump is probed (in double precision,
+# the sampler's)
+STEP_EPS = 1e-9
+
+
+def jba_steps(anim):
+    """Section starts where the clip jumps: two JBA sections share their
+    boundary frame, and where their copies of it differ the game reaches the
+    earlier copy from the left and plays the later one from that frame on
+    (docs/formats/jba.md, The boundary frame).  Well-formed files have none."""
+    table = (anim.info or {}).get("section_table") or b""
+    starts = [struct.unpack_from("<I", table, 8 * k)[0] for k in range(1, len(table) // 8)]
+    if not starts or not anim.tracks:
+        return []
+    probe = []
+    for st in starts:
+        probe += [st - STEP_EPS, float(st)]
+    values = anim.sample(probe)
+    n = len(probe)
+    steps = []
+    for j, st in enumerate(starts):
+        for i in range(0, len(values), n):
+            left, right = values[i + 2 * j], values[i + 2 * j + 1]
+            if abs(left - right) > 1e-6 * max(1.0, abs(right)):
+                steps.append(st)
+                break
+    return steps
+
+
+# Blender cannot hold a jump: keys closer than 0.01 frames are merged by
+# FCurve.update() and taken for one another when evaluated.  A jump gets a
+# key this many scene frames before it, with the value the game reaches
+# there (within the gap Blender ramps to the later value).
+STEP_GAP = 0.02
+
+
+def with_jba_steps(anim, frames, tm):
+    """The bake frames plus a frame STEP_GAP scene frames before every jump
+    (jba_steps): Blender then reaches the earlier copy from the left
+    (within the gap) and holds the later one from the frame itself on, as
+    the game does."""
+    steps = set(jba_steps(anim))
+    if not steps:
+        return frames
+    out = []
+    for f in frames:
+        if f in steps:
+            out.append(f - STEP_GAP / tm.scale)
+        out.append(f)
+    return out
 
 
 def plan_file(anim, arm_obj, opts, tm, fr, index=None):

@@ -5,8 +5,9 @@
 
 also with the `bpy` module:  python batch.py <files or folders> --save out.blend
 
-Folders are searched recursively for .bck .btk .bca .jba .bin files.  One
-progress line per file, then a summary.  A bad file is reported and
+Folders are searched recursively for .bck .btk .bca .jba .bin .anim files
+and the wrappers .szs .yaz0 .yay0 .lz .lz77.  One progress line per file,
+then a summary.  A bad file is reported and
 skipped; the batch never stops for it.  Exit status: 0 when every file
 imported, 1 when some failed (the .blend is still saved), 2 for bad
 arguments or when nothing could be imported.
@@ -57,6 +58,9 @@ def add_option_arguments(ap, specs):
 def build_parser(option_specs):
     ap = argparse.ArgumentParser(prog="batch.py", description="Import game animations into a .blend in bulk.")
     ap.add_argument("inputs", nargs="+", help="files or folders (searched recursively)")
+    ap.add_argument("--blend", metavar="IN.blend", help="open this .blend first (its armatures and materials "
+                                                         "are the targets; with the Blender binary, giving the "
+                                                         "file before --python does the same)")
     ap.add_argument("--save", metavar="OUT.blend", help="save the result here")
     ap.add_argument("--armature", metavar="NAME", help="armature object to animate (default: the active "
                                                          "armature, the only armature, or a new one)")
@@ -91,6 +95,18 @@ def main(argv=None, out=None):
     except (TypeError, ValueError) as e:
         print(f"error: {e}", file=out)
         return 2
+
+    if args.blend:
+        path = os.path.abspath(args.blend)
+        if not os.path.isfile(path):
+            print(f"error: no .blend file {path}", file=out)
+            return 2
+        try:
+            bpy.ops.wm.open_mainfile(filepath=path)
+        except RuntimeError as e:
+            print(f"error: could not open {path}: {e}", file=out)
+            return 2
+        print(f"opened {path}", file=out)
 
     arm = None
     if args.armature:

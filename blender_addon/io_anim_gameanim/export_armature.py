@@ -25,6 +25,8 @@ import math
 import re
 from array import array
 
+from mathutils import Matrix
+
 from . import armature, compat, curves, native, readback
 from .armature import CHANNEL_PATH, ROOT_MOTION, UP_MATRICES, pose_path
 from .export_tracks import (ExportError, Source, action_cycles, direct_track, drop_default_tracks, file_frames,
@@ -181,7 +183,8 @@ class SkeletalExport:
             modes[targets[key]] = mode
         self.bone_of = dict(mapping)
         self.bone_of[ROOT_MOTION] = ""
-        _res, plans = armature.plan_bones(anim, self.arm_obj, mapping, opts, tm, modes)
+        _res, plans = armature.plan_bones(anim, self.arm_obj, mapping, opts, tm, modes,
+                                          root_rest=self.root_motion_rest())
         first, last = file_frames(self.fmt, anim.frame_count, anim.start_frame if self.fmt == "bk" else 0.0)
         times = readback.frames_array(first, last)
         times_f = array("f", times)
@@ -240,12 +243,13 @@ class SkeletalExport:
                 if not changed:
                     continue
                 if plan.target == ROOT_MOTION:
-                    struct, path_of, pre, post = self.arm_obj, (lambda p: p), None, None
+                    struct, path_of, pre, post = self.arm_obj, (lambda p: p), self.root_motion_pre(), None
                     kk = k
                 else:
                     struct = self.pose_bone(plan.bone)
                     path_of = (lambda p, b=plan.bone: pose_path(b, p))
-                    pre, post = armature.bake_spec(fmt, plan.rest_local, plan.rest_rot)
+                    pre, post = armature.bake_spec(fmt, plan.rest_local, plan.rest_rot,
+                                                   armature.axis_basis(fmt, opts.up_axis, self.arm_obj))
                     kk = k
                 mode = src.rotation_modes.get(plan.bone, "QUATERNION")
                 loc, rot, scale = Sampler(self.fcmap, scene_frames).basis(struct, path_of, mode)
@@ -349,7 +353,7 @@ class SkeletalExport:
                         t = ga.Track(target, channel, axis, times_f[:1], array("f", ((value - vo) / vs,)))
                     out.append(t)
             return drop_default_tracks(out) if fmt == "bk" else out
-        pre, post = armature.bake_spec(fmt, rl, q_rest)
+        pre, post = armature.bake_spec(fmt, rl, q_rest, armature.axis_basis(fmt, opts.up_axis, self.arm_obj))
         loc, rot, scale = Sampler(self.fcmap, scene_frames).basis(pb, lambda p: pose_path(bone_name, p), mode)
         local = ga.local_from_basis(pre, post, loc, rot, scale, rotation_mode=mode, translation_scale=k)
         out = local_tracks(ga, fmt, target, local, times_f, label=label)
@@ -451,10 +455,28 @@ class SkeletalExport:
             return []
         obj = self.arm_obj
         loc, rot, scale = Sampler(self.fcmap, scene_frames).basis(obj, lambda p: p, obj.rotation_mode)
-        local = self.ga.local_from_basis(None, None, loc, rot, scale, rotation_mode=obj.rotation_mode,
+        local = self.ga.local_from_basis(self.root_motion_pre(), None, loc, rot, scale,
+                                         rotation_mode=obj.rotation_mode,
                                          translation_scale=opts.translation_scale)
         self.bone_of[ROOT_MOTION] = ""
         return local_tracks(self.ga, "jba", ROOT_MOTION, local, times_f, ("translation", "rotation"))
+
+    def root_motion_rest(self):
+        """The rig transform the object's curves compose root motion with
+        (object = rest @ trajectory): the one the import stored on the
+        action; for a JBA import that stored none, the identity (imports
+        before the rest was recorded composed with nothing); for other
+        actions, the one recorded on the rig, else the identity."""
+        src = self.source
+        stored = src.root_rest
+        if stored is None and not (src.usable and src.format == "jba"):
+            stored = self.arm_obj.get(armature.ROOT_REST_PROP)
+        return armature.matrix_of(stored) if stored is not None else Matrix.Identity(4)
+
+    def root_motion_pre(self):
+        """local_from_basis's `pre` for root motion (None: the identity)."""
+        rest = self.root_motion_rest()
+        return None if rest == Matrix.Identity(4) else armature.flat(rest)
 
     # -- header ------------------------------------------------------------
 

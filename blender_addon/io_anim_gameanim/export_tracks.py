@@ -31,6 +31,11 @@ class Source:
         self.bones = json.loads(action.get("gameanim_bones") or "{}")
         self.rotation_modes = json.loads(action.get("gameanim_rotation_modes") or "{}")
         self.period_keys = bool(action.get("gameanim_period_keys", False))
+        # the rig transform the import composed root motion with (absent:
+        # none was applied, or an import from before it was recorded, which
+        # composed with the identity)
+        rest = action.get("gameanim_root_rest")
+        self.root_rest = list(rest) if rest is not None else None
 
     @property
     def usable(self):

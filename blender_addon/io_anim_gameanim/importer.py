@@ -11,7 +11,11 @@ from . import armature, compat, curves, material, native
 from .options import make_options
 from .report import ImportReport
 
-EXTENSIONS = (".bck", ".btk", ".bca", ".jba", ".bin")
+# the file names a folder import takes (the command-line tool's list): the
+# formats' own, Banjo-Kazooie's .bin / .anim, and compression wrappers
+# around one file (Yaz0, Yay0, LZ77; a file that is not an animation, such
+# as an archive, fails alone with the decoder's message)
+EXTENSIONS = (".bck", ".btk", ".bca", ".jba", ".bin", ".anim", ".szs", ".yaz0", ".yay0", ".lz", ".lz77")
 LOOP_CYCLES = {"loop": "REPEAT", "mirror_loop": "MIRROR"}
 
 
@@ -264,6 +268,8 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
         "gameanim_bones": json.dumps(res.bones, sort_keys=True),
         "gameanim_rotation_modes": json.dumps(res.rotation_modes, sort_keys=True),
     })
+    if res.root_rest is not None:
+        props[armature.ROOT_REST_PROP] = res.root_rest
     name = action_name_for(path)
 
     def write():
@@ -282,6 +288,9 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
         if period_keys:
             fr.notes.append("held keys added at frame 0 / the duration so that the Cycles modifier loops over "
                             "the file's duration")
+        if res.root_rest is not None and arm_obj.get(armature.ROOT_REST_PROP) is None:
+            # later imports compose with this, not with the animated transform
+            arm_obj[armature.ROOT_REST_PROP] = res.root_rest
         fr.owners.append(arm_obj.name)
         return [(arm_obj, sink, lambda: armature.apply_rotation_modes(arm_obj, action))]
 

@@ -10,7 +10,7 @@ from bpy_extras.io_utils import ExportHelper, ImportHelper
 
 from . import compat, exporter, importer, native, options
 
-FILTER_GLOB = "*.bck;*.btk;*.bca;*.jba;*.bin"
+FILTER_GLOB = ";".join("*" + ext for ext in importer.EXTENSIONS)
 
 
 def _panel_layout(layout):
@@ -207,7 +207,7 @@ if compat.HAS_FILE_HANDLER:
         bl_idname = "IMPORT_ANIM_FH_gameanim"
         bl_label = "Game Animation"
         bl_import_operator = "import_anim.gameanim"
-        bl_file_extensions = ".bck;.btk;.bca;.jba;.bin"
+        bl_file_extensions = ";".join(importer.EXTENSIONS)
 
         @classmethod
         def poll_drop(cls, context):

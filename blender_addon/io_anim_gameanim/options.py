@@ -35,7 +35,10 @@ SPECS = [
      "Axis conversion that the rig's importer applied to the root bones",
      [("NONE", "As in File", "The rig is in the file's own axes"),
       ("Y_TO_Z", "Y-up to Z-up", "The root bones were turned +90 degrees about X (Y-up game rig converted to Z-up)"),
-      ("Z_TO_Y", "Z-up to Y-up", "The root bones were turned -90 degrees about X")], "bones"),
+      ("Z_TO_Y", "Z-up to Y-up", "The root bones were turned -90 degrees about X"),
+      ("GR2", "SWTOR GR2 Rig (JBA)", "A rig from the SWTOR Granny importer: every bone is in GR2 axes (Y-up, "
+                                     "1/1000 of a JBA unit, divided by the object's gr2_scale property), so each "
+                                     "JBA channel changes axes bone by bone")], "bones"),
     ("translation_scale", "float", 1.0, "Translation Scale",
      "Multiplies every translation: the model's factor k for Banjo-Kazooie, a unit change otherwise",
      (1e-6, 1e6), "bones"),
@@ -190,7 +193,8 @@ EXPORT_SPECS = [
      (1e-6, 1e6), "rig"),
     ("up_axis", "enum", "NONE", "Rig Up Axis",
      "Actions made in Blender: the axis conversion of the rig's root bones (imported actions use their import's)",
-     [("NONE", "As in File", ""), ("Y_TO_Z", "Y-up to Z-up", ""), ("Z_TO_Y", "Z-up to Y-up", "")], "rig"),
+     [("NONE", "As in File", ""), ("Y_TO_Z", "Y-up to Z-up", ""), ("Z_TO_Y", "Z-up to Y-up", ""),
+      ("GR2", "SWTOR GR2 Rig (JBA)", "")], "rig"),
     ("id_property", "str", "gameanim_bone_id", "ID Property",
      "Banjo-Kazooie: the bone custom property holding each bone's ID", None, "rig"),
     ("root_motion", "enum", "AUTO", "Root Motion", "JBA root motion (trajectory)",

@@ -239,3 +239,78 @@ def test_euler_order_of_expected_maths():
     assert [round(m[i][0], 9) for i in range(3)] == [0.0, 1.0, 0.0]
     # y axis -> about X: z -> about Z: z
     assert [round(m[i][1], 9) for i in range(3)] == [0.0, 0.0, 1.0]
+
+
+# ---------------------------------------------------------------------------
+# JBA onto a SWTOR GR2 rig: the axes change bone by bone
+
+
+GR2_HIERARCHY = [("GOD", None), ("Bip01", "GOD"), ("Bip01 Pelvis", "Bip01"), ("Bip01 Spine", "Bip01 Pelvis"),
+                 ("Bip01 L Thigh", "Bip01 Pelvis"), ("Bip01 R Thigh", "Bip01 Pelvis")]
+
+
+@pytest.mark.parametrize("gr2_scale", [None, 2.5])
+def test_jba_onto_a_gr2_rig_changes_axes_bone_by_bone(gr2_scale, api, ga, tmp_path):
+    """Rig Up Axis = SWTOR GR2 Rig: a rig in GR2 axes (Y-up, 1/1000 of a
+    JBA unit over the object's gr2_scale), its object turned +90 degrees
+    about X as the Granny importer leaves it, bones with arbitrary rest
+    rotations.  Then JBA axes are Blender's world axes over s = 1000 /
+    gr2_scale (docs/formats/jba.md section 3): every bone's world matrix
+    is S(1/s) @ M @ C, M the bone's Morpheme transform composed from the
+    file's channels along the rig's hierarchy, C the GR2 -> Morpheme
+    change of axes.  The export takes the axes back out."""
+    from mathutils import Matrix, Quaternion, Vector
+
+    from exphelpers import export_bytes
+
+    path = samples("jba/legacy_walk.jba")[0]
+    anim = ga.load(str(path))
+    spec = []
+    for i, (name, parent) in enumerate(GR2_HIERARCHY):
+        head = (0.01 * i, 0.02 * i + 0.01, -0.005 * i)
+        d = DIRECTIONS[i % len(DIRECTIONS)]
+        tail = tuple(h + 0.03 * c for h, c in zip(head, d))
+        spec.append((name, parent, head, tail, ROLLS[i % len(ROLLS)]))
+    rig = make_rig("GR2Rig", spec)
+    rig.rotation_euler = (math.pi / 2, 0.0, 0.0)
+    if gr2_scale is not None:
+        rig["gr2_scale"] = gr2_scale
+    s = 1000.0 / (gr2_scale or 1.0)
+    C = Matrix(((s, 0, 0, 0), (0, 0, -s, 0), (0, s, 0, 0), (0, 0, 0, 1)))
+    shrink = Matrix.Diagonal((1 / s, 1 / s, 1 / s, 1.0))
+
+    res = api.import_files([str(path)], armature=rig, up_axis="GR2", bone_match="NAME")
+    fr = res.report.files[0]
+    assert fr.ok and not fr.unmatched, (fr.error, fr.unmatched)
+    opts = json.loads(res[0]["gameanim_options"])
+    parents = dict(GR2_HIERARCHY)
+    scene = bpy.context.scene
+
+    def morpheme(name, f):
+        t = Vector([anim.find(name, "translation", a).evaluate(float(f))[0] for a in range(3)])
+        q = Quaternion([anim.find(name, "rotation_quaternion", a).evaluate(float(f))[0] for a in range(4)])
+        local = Matrix.Translation(t) @ q.normalized().to_matrix().to_4x4()
+        return local if parents[name] is None else morpheme(parents[name], f) @ local
+
+    for f in (0, 41, 98):
+        scene.frame_set(int(round(f * opts["time_scale"] + opts["frame_offset"])))
+        for name, _parent in GR2_HIERARCHY:
+            got = rig.matrix_world @ rig.pose.bones[name].matrix
+            want = shrink @ morpheme(name, f) @ C
+            assert mat_max_diff(got, want) < TOL, (f, name, got, want)
+
+    data, _ = export_bytes(api, res[0])
+    assert data == path.read_bytes()
+    out = tmp_path / "short.jba"
+    api.export_action(str(out), res[0], frame_range="CUSTOM", frame_start=opts["frame_offset"],
+                      frame_end=opts["frame_offset"] + 60 * opts["time_scale"])
+    short = ga.load(str(out))
+    for f in (0, 30, 60):
+        for name, _parent in GR2_HIERARCHY:
+            for a in range(3):
+                got = short.find(name, "translation", a).evaluate(float(f))[0]
+                want = anim.find(name, "translation", a).evaluate(float(f))[0]
+                assert got == pytest.approx(want, abs=0.05), (f, name, a)
+            qg = Quaternion([short.find(name, "rotation_quaternion", a).evaluate(float(f))[0] for a in range(4)])
+            qw = Quaternion([anim.find(name, "rotation_quaternion", a).evaluate(float(f))[0] for a in range(4)])
+            assert abs(qg.normalized().dot(qw.normalized())) > 1 - 1e-5, (f, name, qg, qw)

@@ -81,3 +81,44 @@ def test_batch_bad_arguments(tmp_path):
         buf = io.StringIO()
         assert batch.main(argv, out=buf) == 2, (argv, buf.getvalue())
         assert text in buf.getvalue(), buf.getvalue()
+
+
+def test_batch_opens_a_blend_and_animates_its_armature(tmp_path):
+    """--blend opens a .blend first (the bpy module has no file argument):
+    its armature is the target and the result is saved elsewhere."""
+    from io_anim_gameanim import batch
+
+    from blhelpers import make_rig
+
+    make_rig("Hero", [(f"j{i}", None, (0, i, 0), (0, i + 0.5, 0), 0.0) for i in range(3)])
+    scene_blend = tmp_path / "scene.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(scene_blend))
+    bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+    assert "Hero" not in bpy.data.objects
+    out_blend = tmp_path / "out.blend"
+    buf = io.StringIO()
+    code = batch.main([str(samples("j3d/walk_type0.bck")[0]), "--blend", str(scene_blend), "--armature", "Hero",
+                       "--save", str(out_blend)], out=buf)
+    assert code == 0, buf.getvalue()
+    rig = bpy.data.objects["Hero"]
+    assert rig.animation_data.action.name.startswith("walk_type0")
+    assert out_blend.exists() and scene_blend.exists()
+    buf = io.StringIO()
+    assert batch.main([str(samples("j3d/walk_type0.bck")[0]), "--blend", str(tmp_path / "none.blend")],
+                      out=buf) == 2
+    assert "no .blend file" in buf.getvalue()
+
+
+def test_a_folder_import_takes_compressed_and_banjo_file_names(api, ga, tmp_path):
+    """The folder import takes the names the command-line tool takes:
+    .szs / .yaz0 / .yay0 / .lz / .lz77 wrappers and Banjo-Kazooie's .anim."""
+    root = tmp_path / "anims"
+    root.mkdir()
+    bck = samples("j3d/walk_type0.bck")[0].read_bytes()
+    (root / "walk.szs").write_bytes(ga.compress("yaz0", bck))
+    (root / "walk2.yay0").write_bytes(ga.compress("yay0", bck))
+    (root / "swing.lz77").write_bytes(ga.compress("lz77", samples("bca/swing_odd.bca")[0].read_bytes()))
+    shutil.copy(samples("bk/features_rarezip.bin")[0], root / "features.anim")
+    res = api.import_folder(str(root), target="NEW")
+    files = res.report.files
+    assert len(files) == 4 and all(f.ok for f in files), [f.summary() for f in files]

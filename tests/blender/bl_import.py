@@ -384,6 +384,73 @@ def test_root_motion_onto_the_armature_object(api):
     assert any("root motion" in n for n in res.report.files[0].notes)
 
 
+def _trajectory(anim, frame, k):
+    """The root-motion transform of a JBA file at a whole frame, from its
+    tracks: T(k * translation) @ R(normalised quaternion)."""
+    from mathutils import Matrix, Quaternion, Vector
+
+    def value(channel, axis):
+        return anim.find("__root_motion__", channel, axis).evaluate(float(frame))[0]
+
+    t = Vector([value("translation", a) for a in range(3)]) * k
+    q = Quaternion([value("rotation_quaternion", a) for a in range(4)]).normalized()
+    return Matrix.Translation(t) @ q.to_matrix().to_4x4()
+
+
+def test_root_motion_moves_the_rig_from_where_it_stands(api, ga, tmp_path):
+    """Root Motion = Object: the object's transform is the rig's own
+    transform @ the file's trajectory (a rig turned to stand upright stays
+    upright), that transform is recorded on the rig so that a second import
+    composes with it and not with the animated one, and the export takes it
+    back out of the curves."""
+    from exphelpers import export_bytes
+
+    path = samples("jba/legacy_walk.jba")[0]
+    anim = ga.load(str(path))
+    api.import_files([str(path)], target="NEW")
+    rig = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    rig.animation_data_clear()
+    rig.rotation_mode = "XYZ"
+    rig.rotation_euler = (math.pi / 2, 0.0, 0.3)
+    rig.location = (1.0, 2.0, 3.0)
+    rig.scale = (0.5, 0.5, 0.5)
+    bpy.context.view_layer.update()
+    rest = rig.matrix_basis.copy()
+    k = 0.01
+    scene = bpy.context.scene
+
+    def check(action):
+        opts = json.loads(action["gameanim_options"])
+        for f in (0, 37, 98):
+            scene.frame_set(int(round(f * opts["time_scale"] + opts["frame_offset"])))
+            want = rest @ _trajectory(anim, f, k)
+            assert mat_max_diff(rig.matrix_basis, want) < 1e-4, (f, rig.matrix_basis, want)
+
+    res = api.import_files([str(path)], armature=rig, root_motion="OBJECT", translation_scale=k)
+    assert res.report.files[0].ok, res.report.files[0].error
+    check(res[0])
+    assert list(rig["gameanim_root_rest"]) == pytest.approx([rest[i][j] for i in range(4) for j in range(4)])
+    # the rig now walks: a second import still starts from the recorded rest
+    scene.frame_set(90)
+    assert mat_max_diff(rig.matrix_basis, rest) > 0.1
+    res2 = api.import_files([str(path)], armature=rig, root_motion="OBJECT", translation_scale=k)
+    check(res2[0])
+
+    # unedited: the original bytes; resampled (a shorter range): the
+    # trajectory without the rig's transform
+    data, _ = export_bytes(api, res2[0])
+    assert data == path.read_bytes()
+    opts = json.loads(res2[0]["gameanim_options"])
+    out = tmp_path / "short.jba"
+    api.export_action(str(out), res2[0], frame_range="CUSTOM", frame_start=opts["frame_offset"],
+                      frame_end=opts["frame_offset"] + 60 * opts["time_scale"])
+    short = ga.load(str(out))
+    for f in (0, 30, 60):
+        got, want = _trajectory(short, f, 1.0), _trajectory(anim, f, 1.0)
+        assert mat_max_diff(got.to_3x3().to_4x4(), want.to_3x3().to_4x4()) < 2e-3, f
+        assert (got.to_translation() - want.to_translation()).length < 0.5, (f, got, want)
+
+
 # ---------------------------------------------------------------------------
 # without the C module
 
@@ -422,7 +489,8 @@ def test_drag_and_drop_handler_where_blender_has_file_handlers(addon):
         return
     fh = bpy.types.IMPORT_ANIM_FH_gameanim
     assert fh.bl_import_operator == "import_anim.gameanim"
-    assert set(fh.bl_file_extensions.split(";")) == {".bck", ".btk", ".bca", ".jba", ".bin"}
+    assert set(fh.bl_file_extensions.split(";")) == {".bck", ".btk", ".bca", ".jba", ".bin", ".anim", ".szs", ".yaz0",
+                                                      ".yay0", ".lz", ".lz77"}
 
 
 def test_the_action_an_import_replaces_is_kept(api):
