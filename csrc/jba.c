@@ -91,6 +91,7 @@ typedef struct jba_raw {
     size_t traj, traj_rot, traj_trans, traj_end;
     uint32_t traj_tcount;
     int has_names;
+    int rule;           /* the keyless rule the clip was decoded with */
     size_t names_off, names_end;
     char **names;
     size_t trail;
@@ -645,6 +646,36 @@ static int build_clip(const jba_raw *raw, int rule, ga_clip *clip, ga_error *err
     return GA_OK;
 }
 
+/* Bone b's values (rotation w x y z, translation x y z, as the clip stores
+ * them: float) at frame i of section k, with the keyless rule `rule`. */
+static void section_frame(const jba_raw *raw, uint32_t b, uint32_t k, uint32_t i, int rule, float out[7])
+{
+    const jba_bb *e = &raw->bb[(size_t)k * raw->nbones + b];
+    jba_par par;
+    par_read(raw->file + raw->ci + (size_t)b * 48, &par);
+    const uint8_t *c = raw->file + e->rot + (size_t)i * 6;
+    double q[4], v[3];
+    quat_decode(par.rs, par.rb, ga_get_u16le(c), ga_get_u16le(c + 2), ga_get_u16le(c + 4), q);
+    if (e->tcount) trans_decode(par.ts, par.tb, ga_get_u32le(raw->file + e->trans + (size_t)i * 4), v);
+    else trans_keyless(par.ts, par.tb, rule, v);
+    for (int a = 0; a < 4; a++) out[a] = (float)q[a];
+    for (int a = 0; a < 3; a++) out[4 + a] = (float)v[a];
+}
+
+/* Whether the two copies of the frame section k (>= 1) starts at differ
+ * for some bone: there the clip jumps (see jba_sample). */
+static int seam_jumps(const jba_raw *raw, uint32_t k, int rule)
+{
+    for (uint32_t b = 0; b < raw->nbones; b++) {
+        float before[7], after[7];
+        section_frame(raw, b, k - 1, raw->sec[k - 1].nframes - 1, rule, before);
+        section_frame(raw, b, k, 0, rule, after);
+        for (int a = 0; a < 7; a++)
+            if (memcmp(&before[a], &after[a], sizeof(float)) != 0 && !(before[a] == after[a])) return 1;
+    }
+    return 0;
+}
+
 static int jba_decode(const uint8_t *data, size_t size, const ga_decode_opts *opts, void **rawp, ga_clip *clip,
                       ga_error *err)
 {
@@ -672,6 +703,7 @@ static int jba_decode(const uint8_t *data, size_t size, const ga_decode_opts *op
     clip->loop = -1;
     clip->layout = raw->L->bits;
     clip->keyless_rule = rule;
+    raw->rule = rule;
     rc = build_clip(raw, rule, clip, err);
     if (rc) goto fail_clip;
     *rawp = raw;
@@ -709,6 +741,15 @@ static int jba_info(const void *p, ga_info *info, ga_error *err)
         if (!raw->bb[i].tcount) keyless++;
     rc |= ga_info_int(info, "keyless_translation_blocks", (long long)keyless);
     rc |= ga_info_int(info, "has_names", raw->has_names);
+    /* section starts where the two copies of the shared frame differ (u32
+     * little-endian each): the clip jumps there */
+    uint8_t *jumps = malloc((size_t)raw->nsec * 4 + 1);
+    if (!jumps) return GA_ERR_NOMEM;
+    size_t nj = 0;
+    for (uint32_t k = 1; k < raw->nsec; k++)
+        if (seam_jumps(raw, k, raw->rule)) set32(jumps + 4 * nj++, raw->sec[k].start);
+    rc |= ga_info_bytes(info, "jump_frames", jumps, nj * 4);
+    free(jumps);
     /* bytes the layout does not use (alignment gaps), and how many are not zero */
     size_t gaps = 0, nonzero = 0;
     for (uint32_t g = 0; g < raw->nsec + 2; g++) {
@@ -784,25 +825,12 @@ static int32_t decoded_track(const ga_clip *clip, uint32_t ti)
 }
 
 /* The value slot `slot` (0..3 rotation w x y z, 4..6 translation x y z) of
- * bone b holds at the end of section k - 1 (k >= 1), as the clip stores
- * values (float). */
+ * bone b holds at the end of section k - 1 (k >= 1). */
 static double earlier_copy(const jba_raw *raw, uint32_t b, uint32_t k, int rule, int slot)
 {
-    const jba_sec *sec = &raw->sec[k - 1];
-    const jba_bb *e = &raw->bb[(size_t)(k - 1) * raw->nbones + b];
-    uint32_t i = sec->nframes - 1;
-    jba_par par;
-    par_read(raw->file + raw->ci + (size_t)b * 48, &par);
-    if (slot < 4) {
-        const uint8_t *c = raw->file + e->rot + (size_t)i * 6;
-        double q[4];
-        quat_decode(par.rs, par.rb, ga_get_u16le(c), ga_get_u16le(c + 2), ga_get_u16le(c + 4), q);
-        return (double)(float)q[slot];
-    }
-    double v[3];
-    if (e->tcount) trans_decode(par.ts, par.tb, ga_get_u32le(raw->file + e->trans + (size_t)i * 4), v);
-    else trans_keyless(par.ts, par.tb, rule, v);
-    return (double)(float)v[slot - 4];
+    float v[7];
+    section_frame(raw, b, k - 1, raw->sec[k - 1].nframes - 1, rule, v);
+    return (double)v[slot];
 }
 
 /* The section (>= 1) that starts at frame s, or 0 when none does. */

@@ -448,6 +448,15 @@ def seam_file(rule):
     return write_jba(32, 5 / 30, 30.0, [0, 3], bones, traj, names=["b"])
 
 
+@pytest.mark.parametrize("rule", ["base", "base_plus_span"])
+def test_jump_frames_are_where_the_copies_differ_under_the_rule_read_with(rule):
+    """seam_file(rule) is continuous at frame 3 under `rule` only."""
+    other = "base_plus_span" if rule == "base" else "base"
+    data = seam_file(rule)
+    assert gameanim.load(data, keyless_rule=rule).info["jump_frames"] == b""
+    assert gameanim.load(data, keyless_rule=other).info["jump_frames"] == struct.pack("<I", 3)
+
+
 def test_keyless_rule_option():
     data = seam_file("base")
     base = gameanim.load(data)
@@ -915,6 +924,8 @@ def test_sample_before_a_shared_frame_reaches_the_earlier_sections_copy(layout, 
                 qs, ts = ref.channel(b, rule)
                 want = list(qs[3]) + list(ts[3])  # a whole frame: the later section's copy, as the clip holds
             assert got == pytest.approx(want, abs=2e-6), (b, fr)
+    # info names the frames where the copies differ (bone 0's codes at frame 3)
+    assert anim.info["jump_frames"] == struct.pack("<I", 3)
     # the two copies differ, so this is not what the clip's own keys give
     qs, ts = ref.channel(0, rule)
     assert abs(out[4 * nf + 2] - (ts[2][0] + ts[3][0]) / 2) > 1e-3

@@ -438,7 +438,11 @@ def root_rest_of(arm_obj):
     the rig (ROOT_REST_PROP), else the object's own transform now."""
     raw = arm_obj.get(ROOT_REST_PROP)
     if raw is not None:
-        return matrix_of(raw)
+        try:
+            return matrix_of(raw)
+        except (TypeError, ValueError):
+            raise ValueError(f"custom property {ROOT_REST_PROP!r} of {arm_obj.name!r} must hold 16 numbers (the "
+                             f"rig's transform, row by row); delete it to use the object's transform") from None
     return arm_obj.matrix_basis.copy()
 
 
@@ -612,33 +616,14 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
     return res, plans
 
 
-# how far before a section start the jump is probed (in double precision,
-# the sampler's)
-STEP_EPS = 1e-9
-
-
 def jba_steps(anim):
-    """Section starts where the clip jumps: two JBA sections share their
-    boundary frame, and where their copies of it differ the game reaches the
-    earlier copy from the left and plays the later one from that frame on
-    (docs/formats/jba.md, The boundary frame).  Well-formed files have none."""
-    table = (anim.info or {}).get("section_table") or b""
-    starts = [struct.unpack_from("<I", table, 8 * k)[0] for k in range(1, len(table) // 8)]
-    if not starts or not anim.tracks:
-        return []
-    probe = []
-    for st in starts:
-        probe += [st - STEP_EPS, float(st)]
-    values = anim.sample(probe)
-    n = len(probe)
-    steps = []
-    for j, st in enumerate(starts):
-        for i in range(0, len(values), n):
-            left, right = values[i + 2 * j], values[i + 2 * j + 1]
-            if abs(left - right) > 1e-6 * max(1.0, abs(right)):
-                steps.append(st)
-                break
-    return steps
+    """Frames where a JBA clip jumps: two sections share their boundary
+    frame, and where their copies of it differ the game reaches the earlier
+    copy from the left and plays the later one from that frame on
+    (docs/formats/jba.md, The boundary frame; Animation.info
+    'jump_frames').  Well-formed files have none."""
+    raw = (anim.info or {}).get("jump_frames") or b""
+    return list(struct.unpack(f"<{len(raw) // 4}I", raw[: len(raw) // 4 * 4]))
 
 
 # Blender cannot hold a jump: keys closer than 0.01 frames are merged by
@@ -659,7 +644,7 @@ def with_jba_steps(anim, frames, tm):
     out = []
     for f in frames:
         if f in steps:
-            out.append(f - STEP_GAP / tm.scale)
+            out.append(f - min(STEP_GAP / tm.scale, 0.5))  # (a tiny time scale: still after frame f - 1)
         out.append(f)
     return out
 

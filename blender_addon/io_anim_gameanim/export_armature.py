@@ -471,7 +471,13 @@ class SkeletalExport:
         stored = src.root_rest
         if stored is None and not (src.usable and src.format == "jba"):
             stored = self.arm_obj.get(armature.ROOT_REST_PROP)
-        return armature.matrix_of(stored) if stored is not None else Matrix.Identity(4)
+        if stored is None:
+            return Matrix.Identity(4)
+        try:
+            return armature.matrix_of(stored)
+        except (TypeError, ValueError):
+            raise ExportError(f"the rig transform stored for root motion ({armature.ROOT_REST_PROP}) is not 16 "
+                              f"numbers") from None
 
     def root_motion_pre(self):
         """local_from_basis's `pre` for root motion (None: the identity)."""

@@ -451,6 +451,16 @@ def test_root_motion_moves_the_rig_from_where_it_stands(api, ga, tmp_path):
         assert (got.to_translation() - want.to_translation()).length < 0.5, (f, got, want)
 
 
+def test_a_broken_recorded_rig_transform_fails_the_file_with_a_message(api):
+    path = samples("jba/legacy_walk.jba")[0]
+    api.import_files([str(path)], target="NEW")
+    rig = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    rig["gameanim_root_rest"] = [1.0, 2.0, 3.0]
+    res = api.import_files([str(path)], armature=rig, root_motion="OBJECT")
+    fr = res.report.files[0]
+    assert not fr.ok and "gameanim_root_rest" in fr.error and "16 numbers" in fr.error
+
+
 # ---------------------------------------------------------------------------
 # without the C module
 
