@@ -370,6 +370,7 @@ static int bca_decode(const uint8_t *data, size_t size, const ga_decode_opts *op
     clip->loop_raw_valid = 1;
     clip->loop_raw = lay.loop_word;
     rc = ga_clip_alloc_tracks(clip, nb * 9, err);
+    if (!rc) rc = ga_clip_reserve_keys(clip, total_keys, nb * 9, err);
     if (rc) goto fail_clip;
     for (uint32_t b = 0; b < nb; b++) {
         const uint8_t *blk = data + lay.off[3] + (size_t)b * BCA_BLOCK;
@@ -381,7 +382,7 @@ static int bca_decode(const uint8_t *data, size_t size, const ga_decode_opts *op
             t->channel = (uint8_t)ch;
             t->axis = (uint8_t)(s % 3);
             if (ch == 0 && raw->fast[b]) {
-                rc = ga_track_alloc(t, 1, err);
+                rc = ga_clip_track_alloc(clip, t, 1, err);
                 if (rc) goto fail_clip;
                 t->time[0] = 0.0f;
                 t->value[0] = 1.0f;
@@ -393,7 +394,7 @@ static int bca_decode(const uint8_t *data, size_t size, const ga_decode_opts *op
             for (uint32_t k = 0; k < cnt; k++)
                 run[k] = ch == 1 ? s16_of(ga_get_u16le(p + 2 * (size_t)k)) : s32_of(ga_get_u32le(p + 4 * (size_t)k));
             uint32_t nk = bb == 0 ? 1 : n;
-            rc = ga_track_alloc(t, nk, err);
+            rc = ga_clip_track_alloc(clip, t, nk, err);
             if (rc) goto fail_clip;
             for (uint32_t f = 0; f < nk; f++) t->time[f] = (float)f;
             memset(t->interp, bb == 0 ? GA_INTERP_CONSTANT : GA_INTERP_LINEAR, nk);

@@ -40,6 +40,9 @@ void ga_clip_free(ga_clip *c)
 {
     for (uint32_t i = 0; i < c->ntracks; i++) ga_track_free(&c->tracks[i]);
     free(c->tracks);
+    free(c->key_block);
+    c->key_block = NULL;
+    c->key_block_size = c->key_block_used = 0;
     for (uint32_t i = 0; i < c->nentries; i++) free(c->entries[i].name);
     free(c->entries);
     c->tracks = NULL;
@@ -90,6 +93,50 @@ int ga_track_alloc(ga_track *t, uint32_t nkeys, ga_error *err)
     t->out_slope = block + 3 * n;
     t->interp = (uint8_t *)(block + 4 * n);
     memset(t->in_slope, 0, n * (2 * sizeof(float) + 1)); /* slopes and codes start at zero */
+    t->nkeys = nkeys;
+    return GA_OK;
+}
+
+/* Bytes of one track's keys in a key block (ga_track_alloc's layout),
+ * rounded up so that the next track's floats stay aligned. */
+static size_t block_bytes(uint32_t nkeys)
+{
+    size_t n = nkeys ? nkeys : 1;
+    return (n * (4 * sizeof(float) + 1) + 7) & ~(size_t)7;
+}
+
+int ga_clip_reserve_keys(ga_clip *c, uint64_t nkeys, uint32_t ntracks, ga_error *err)
+{
+    if (nkeys > GA_MAX_KEYS_TOTAL)
+        return ga_fail(err, GA_ERR_LIMIT, c->format, "key count", -1,
+                       "%llu keys exceed the limit of %u", (unsigned long long)nkeys, GA_MAX_KEYS_TOTAL);
+    /* every track at least one key, each rounded up to 8 bytes */
+    size_t size = (size_t)(nkeys + ntracks) * (4 * sizeof(float) + 1) + (size_t)ntracks * 8;
+    free(c->key_block);
+    c->key_block = malloc(size);
+    if (!c->key_block) {
+        c->key_block_size = c->key_block_used = 0;
+        return ga_nomem(err, c->format);
+    }
+    c->key_block_size = size;
+    c->key_block_used = 0;
+    return GA_OK;
+}
+
+int ga_clip_track_alloc(ga_clip *c, ga_track *t, uint32_t nkeys, ga_error *err)
+{
+    size_t need = block_bytes(nkeys);
+    if (!c->key_block || c->key_block_size - c->key_block_used < need) return ga_track_alloc(t, nkeys, err);
+    size_t n = nkeys ? nkeys : 1;
+    float *block = (float *)((uint8_t *)c->key_block + c->key_block_used);
+    c->key_block_used += need;
+    t->borrowed = 1; /* the clip's key block */
+    t->time = block;
+    t->value = block + n;
+    t->in_slope = block + 2 * n;
+    t->out_slope = block + 3 * n;
+    t->interp = (uint8_t *)(block + 4 * n);
+    memset(t->in_slope, 0, n * (2 * sizeof(float) + 1));
     t->nkeys = nkeys;
     return GA_OK;
 }
@@ -168,6 +215,10 @@ int ga_track_equal(const ga_track *a, const ga_track *b)
     if (a->nkeys != b->nkeys) return 0;
     size_t n = a->nkeys;
     if (!n) return 1;
+    /* views of the same keys (a loaded file's tracks): equal without a look */
+    if (a->time == b->time && a->value == b->value && a->in_slope == b->in_slope && a->out_slope == b->out_slope &&
+        a->interp == b->interp)
+        return 1;
     /* Bit comparison: -0.0 and 0.0 are different edits, NaN equals itself. */
     return memcmp(a->time, b->time, n * 4) == 0 && memcmp(a->value, b->value, n * 4) == 0 &&
            memcmp(a->in_slope, b->in_slope, n * 4) == 0 &&

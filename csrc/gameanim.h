@@ -190,6 +190,10 @@ typedef struct ga_clip {
      * decoded (JBA: the earlier section's copy of a shared frame). */
     const void *decoded_raw;
     const struct ga_clip *decoded;
+    /* One block holding the keys of many tracks (ga_clip_reserve_keys):
+     * those tracks are views into it (borrowed) and the clip frees it. */
+    void *key_block;
+    size_t key_block_size, key_block_used;
 } ga_clip;
 
 typedef enum ga_loop {
@@ -207,6 +211,13 @@ int ga_clip_alloc_tracks(ga_clip *c, uint32_t ntracks, ga_error *err);
 int ga_clip_alloc_entries(ga_clip *c, uint32_t nentries, ga_error *err);
 /* Allocates the key arrays of a track (all five). */
 int ga_track_alloc(ga_track *t, uint32_t nkeys, ga_error *err);
+/* A decoder that knows how many keys its tracks will hold reserves them in
+ * one block (a large file then costs one allocation, which the C library
+ * keeps for the next file instead of giving it back page by page), and
+ * ga_clip_track_alloc carves each track's keys from it (ga_track_alloc when
+ * the block is full or absent).  The block goes with the clip. */
+int ga_clip_reserve_keys(ga_clip *c, uint64_t nkeys, uint32_t ntracks, ga_error *err);
+int ga_clip_track_alloc(ga_clip *c, ga_track *t, uint32_t nkeys, ga_error *err);
 void ga_track_free(ga_track *t);
 int ga_track_copy(ga_track *dst, const ga_track *src, ga_error *err);
 int ga_clip_copy(ga_clip *dst, const ga_clip *src, ga_error *err);

@@ -217,7 +217,7 @@ static int read_section(const ga_reader *r, size_t base, int btk, int post, uint
 }
 
 /* Builds the nine tracks of each entry of a section. */
-static int section_tracks(const j3d_section *s, int frac, uint32_t first_target, ga_track *tracks,
+static int section_tracks(ga_clip *clip, const j3d_section *s, int frac, uint32_t first_target, ga_track *tracks,
                           ga_error *err)
 {
     double unit = j3d_rotation_unit(frac);
@@ -230,7 +230,7 @@ static int section_tracks(const j3d_section *s, int frac, uint32_t first_target,
                 t->channel = (uint8_t)c;
                 t->axis = (uint8_t)a;
                 uint32_t nk = d->count;
-                int rc = ga_track_alloc(t, nk, err);
+                int rc = ga_clip_track_alloc(clip, t, nk, err);
                 if (rc) return rc;
                 if (nk == 0) continue;
                 if (nk == 1) {
@@ -425,10 +425,16 @@ int j3d_decode(const uint8_t *data, size_t size, int btk, j3d_raw **out, ga_clip
     uint32_t total = raw->main.nentries + (raw->has_post ? raw->post.nentries : 0);
     rc = ga_clip_alloc_tracks(clip, total * 9, err);
     if (rc) goto fail_clip;
-    rc = section_tracks(&raw->main, raw->frac, 0, clip->tracks, err);
+    uint64_t nkeys = 0;
+    for (uint32_t i = 0; i < raw->main.nentries * 9; i++) nkeys += raw->main.desc[i].count;
+    if (raw->has_post)
+        for (uint32_t i = 0; i < raw->post.nentries * 9; i++) nkeys += raw->post.desc[i].count;
+    rc = ga_clip_reserve_keys(clip, nkeys, total * 9, err);
+    if (rc) goto fail_clip;
+    rc = section_tracks(clip, &raw->main, raw->frac, 0, clip->tracks, err);
     if (rc) goto fail_clip;
     if (raw->has_post) {
-        rc = section_tracks(&raw->post, raw->frac, raw->main.nentries,
+        rc = section_tracks(clip, &raw->post, raw->frac, raw->main.nentries,
                             clip->tracks + (size_t)raw->main.nentries * 9, err);
         if (rc) goto fail_clip;
     }

@@ -552,7 +552,8 @@ static int parse(const ga_reader *r, jba_raw *raw, ga_error *err)
     return GA_OK;
 }
 
-static int fill_track(ga_track *t, const char *name, int32_t index, int ch, int axis, uint32_t N, ga_error *err)
+static int fill_track(ga_clip *clip, ga_track *t, const char *name, int32_t index, int ch, int axis, uint32_t N,
+                      ga_error *err)
 {
     t->channel = (uint8_t)ch;
     t->axis = (uint8_t)axis;
@@ -563,7 +564,7 @@ static int fill_track(ga_track *t, const char *name, int32_t index, int ch, int 
     } else {
         t->target = index;
     }
-    int rc = ga_track_alloc(t, N, err);
+    int rc = ga_clip_track_alloc(clip, t, N, err);
     if (rc) return rc;
     for (uint32_t i = 0; i < N; i++) {
         t->time[i] = (float)i;
@@ -593,17 +594,18 @@ static int build_clip(const jba_raw *raw, int rule, ga_clip *clip, ga_error *err
     const uint8_t *d = raw->file;
     uint32_t nb = raw->nbones, N = raw->N;
     int rc = ga_clip_alloc_tracks(clip, 7u * (nb + 1u), err);
+    if (!rc) rc = ga_clip_reserve_keys(clip, (uint64_t)7u * (nb + 1u) * N, 7u * (nb + 1u), err);
     if (rc) return rc;
     char who[64];
     for (uint32_t b = 0; b <= nb; b++) {
         ga_track *tr = &clip->tracks[(size_t)b * 7];
         const char *name = b == nb ? ROOT_NAME : (raw->has_names ? raw->names[b] : NULL);
         for (int a = 0; a < 4; a++) {
-            rc = fill_track(&tr[a], name, (int32_t)b, GA_CH_ROTATION_QUATERNION, a, N, err);
+            rc = fill_track(clip, &tr[a], name, (int32_t)b, GA_CH_ROTATION_QUATERNION, a, N, err);
             if (rc) return rc;
         }
         for (int a = 0; a < 3; a++) {
-            rc = fill_track(&tr[4 + a], name, (int32_t)b, GA_CH_TRANSLATION, a, N, err);
+            rc = fill_track(clip, &tr[4 + a], name, (int32_t)b, GA_CH_TRANSLATION, a, N, err);
             if (rc) return rc;
         }
         jba_par par;

@@ -184,6 +184,7 @@ typedef struct track_store {
     Py_ssize_t refs;
     uint32_t ntracks;
     ga_track *tracks;
+    void *key_block; /* the decoder's key block (ga_clip.key_block), if any */
 } track_store;
 
 typedef struct {
@@ -226,6 +227,7 @@ static void track_store_decref(track_store *s)
     if (!s || --s->refs > 0) return;
     for (uint32_t i = 0; i < s->ntracks; i++) ga_track_free(&s->tracks[i]);
     free(s->tracks);
+    free(s->key_block);
     free(s);
 }
 
@@ -1285,6 +1287,9 @@ static PyObject *animation_from_data(PyObject *data_obj, const ga_decode_opts *o
     a->store->refs = 1;
     a->store->tracks = a->orig.tracks;
     a->store->ntracks = a->orig.ntracks;
+    a->store->key_block = a->orig.key_block; /* (the store frees it with the tracks) */
+    a->orig.key_block = NULL;
+    a->orig.key_block_size = a->orig.key_block_used = 0;
     a->has_orig = 1;
     a->orig_wrapper = l.wrapper;
     a->orig_bytes = bytes;

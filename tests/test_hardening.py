@@ -86,6 +86,39 @@ def test_input_size_limit_is_checked_before_decoding():
 
 
 @pytest.mark.skipif(os.environ.get("GAMEANIM_SANITIZED") == "1", reason="ASan's quarantine grows the resident set")
+def shared_table_bck(njoints, count):
+    """A BCK whose joints' 9 tracks all read the same value-table entries:
+    0.8 MB that claims njoints * 9 * count keys (J3D tracks index their
+    tables, so nothing in the file bounds the sum)."""
+    import struct
+
+    desc = struct.pack(">27H", *([count, 0, 0] * 9)) * njoints
+    joint_off = 0x40
+    scale_off = (joint_off + len(desc) + 31) & ~31
+    rot_off = (scale_off + 65535 * 4 + 31) & ~31
+    trans_off = (rot_off + 65535 * 2 + 31) & ~31
+    size = (trans_off + 65535 * 4 + 31) & ~31
+    chunk = bytearray(size)
+    struct.pack_into(">4sIBBhHHHHIIII", chunk, 0, b"ANK1", size, 0, 0, 30, njoints, 65535, 65535, 65535,
+                     joint_off, scale_off, rot_off, trans_off)
+    chunk[joint_off:joint_off + len(desc)] = desc
+    chunk[scale_off:scale_off + 65535 * 4] = struct.pack(">f", 1.0) * 65535
+    return b"J3D1bck1" + struct.pack(">II", 0x20 + size, 1) + b"SVR1" + b"\xff" * 12 + bytes(chunk)
+
+
+def test_keys_shared_through_j3d_value_tables_count_against_the_key_limit():
+    """590 million keys (10 GB of decoded keys, 45 s) from a 0.8 MB file
+    used to be decoded; the sum over the tracks is checked first."""
+    data = shared_table_bck(3000, 21845)
+    assert len(data) < 1 << 20
+    with pytest.raises(gameanim.FormatError, match="keys exceed the limit") as e:
+        gameanim.load(data)
+    assert e.value.field == "key count"
+    # the same layout within the limit decodes
+    small = gameanim.load(shared_table_bck(2, 100))
+    assert len(small.tracks) == 18 and all(len(t) == 100 for t in small.tracks)
+
+
 def test_memory_stays_flat_over_many_loads_samples_edits_and_encodes():
     files = [p.read_bytes() for p in ALL if p.stat().st_size < 64 * 1024]
     assert files
