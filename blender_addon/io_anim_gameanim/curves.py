@@ -157,14 +157,103 @@ class CurvePlan:
         return f"<CurvePlan {self.path}[{self.index}] {len(self.interp)} keys>"
 
 
+# A step (two keys on one frame, as J3D and Banjo-Kazooie files write
+# them) is ambiguous in Blender: evaluated at that very frame, its binary
+# search lands on either key (about half the time the value before the
+# step, at a whole frame, where Blender plays).  Keys closer than 1e-4
+# frames count as the same frame there, so the first key of a step moves
+# this far (scene frames) before it and holds (CONSTANT): at the frame the
+# curve has the later value, before it the earlier one, as the game.  Such
+# keys are closer than FCurve.update()'s merge distance (0.01), so these
+# curves are not updated (write_keys), and the export reads them back as
+# the step (readback.rejoin_steps).
+STEP_SEPARATION = 5e-4
+
+
+def _f32_before(s, gap):
+    """A float32 frame at least `gap` before float32 s (the one just below
+    s - gap; far frames, whose float32 steps exceed gap: the next below s)."""
+    x = array("f", (s - gap,))[0]
+    if x > s - gap:
+        x = array("f", (math.nextafter(x, -math.inf),))[0]
+        while x > s - gap:  # (double -> float32 rounded up again)
+            x = array("f", (math.nextafter(x - abs(x) * 1e-7, -math.inf),))[0]
+    return x
+
+
+def _cut_segment(co, left, right, interp, i, x):
+    """Moves key i to time x (before it) on the curve of the segment that
+    arrives there (CONSTANT, LINEAR or Bezier: the Bezier is split by de
+    Casteljau at the parameter of x, so the part before x keeps its exact
+    shape)."""
+    j = i - 1
+    x0, y0, x3, y3 = co[2 * j], co[2 * j + 1], co[2 * i], co[2 * i + 1]
+    kind = interp[j]
+    if kind == CONSTANT or x3 <= x0:
+        y = y0 if kind == CONSTANT else y3
+    elif kind == LINEAR or left is None:
+        y = y0 + (y3 - y0) * (x - x0) / (x3 - x0)
+    else:
+        p = [(x0, y0), (right[2 * j], right[2 * j + 1]), (left[2 * i], left[2 * i + 1]), (x3, y3)]
+
+        def at(u, k):
+            v = 1.0 - u
+            return v * v * v * p[0][k] + 3 * v * v * u * p[1][k] + 3 * v * u * u * p[2][k] + u * u * u * p[3][k]
+
+        lo, hi = 0.0, 1.0
+        for _ in range(60):  # x(u) increases on a Blender segment
+            mid = 0.5 * (lo + hi)
+            lo, hi = (mid, hi) if at(mid, 0) < x else (lo, mid)
+        u = 0.5 * (lo + hi)
+
+        def lerp(a, b):
+            return (a[0] + (b[0] - a[0]) * u, a[1] + (b[1] - a[1]) * u)
+
+        p01, p12, p23 = lerp(p[0], p[1]), lerp(p[1], p[2]), lerp(p[2], p[3])
+        p012, p123 = lerp(p01, p12), lerp(p12, p23)
+        y = lerp(p012, p123)[1]
+        right[2 * j], right[2 * j + 1] = p01
+        left[2 * i], left[2 * i + 1] = p012
+        co[2 * i], co[2 * i + 1] = x, y
+        return
+    co[2 * i], co[2 * i + 1] = x, y
+    if left is not None:
+        left[2 * i], left[2 * i + 1] = x, y
+
+
+def separate_steps(co, left, right, interp):
+    """Moves the first key of each step (two keys on one time) to just
+    before it (STEP_SEPARATION, in float32) on the curve that arrives there,
+    and makes it hold.  Returns whether any key moved."""
+    xs = co[0::2]
+    moved = False
+    for i in [i for i in range(len(xs) - 1) if xs[i] == xs[i + 1]]:
+        x = _f32_before(co[2 * i + 2], STEP_SEPARATION)
+        if i > 0 and x <= co[2 * i - 2]:
+            continue  # three keys on one frame: left as they are
+        if i > 0:
+            _cut_segment(co, left, right, interp, i, x)
+        else:
+            co[2 * i] = x
+            if left is not None:
+                left[2 * i], left[2 * i + 1] = x, co[2 * i + 1]
+        if right is not None:
+            right[2 * i], right[2 * i + 1] = co[2 * i], co[2 * i + 1]
+        interp[i] = CONSTANT
+        moved = True
+    return moved
+
+
 def plan_track(path, index, group, bez, tm, source=None):
     """bez: Track.bezier(..., flags=True) output (co, left, right,
-    interpolation, increasing, has_bezier); held keys for a Cycles period
-    added."""
+    interpolation, increasing, has_bezier); steps separated
+    (separate_steps); held keys for a Cycles period added."""
     co, left, right, interp, increasing, bezier = bez
     # strictly increasing times are distinct; others are looked at when
     # written
     distinct = True if increasing else None
+    if not increasing and separate_steps(co, left, right, interp):
+        distinct = False  # (no update(): it would merge the separated keys)
     cycles = tm.cycles
     if cycles is None or len(interp) < 2:
         return CurvePlan(path, index, group, co, interp, left, right, None, source, distinct, bezier), False

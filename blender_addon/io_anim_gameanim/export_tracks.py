@@ -103,6 +103,7 @@ def direct_track(gameanim, fc, target, channel, axis, vs, vo, tm, rate, frames_s
     keys = readback.read_keys(fc) if fc is not None and not fc.mute else None
     if keys is None or len(keys) == 0:
         return None
+    keys = readback.rejoin_steps(keys)  # (the import separates a step's two keys)
     if rate == "KEYS" and not readback.needs_blender_evaluation(fc, keys, frames_scene):
         k = readback.strip_period_keys(keys, tm) if strip_period else keys
         lo, hi = min(frames_scene), max(frames_scene)

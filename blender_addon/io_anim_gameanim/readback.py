@@ -56,6 +56,33 @@ class Keys:
                     self.interp[first:last])
 
 
+_CONSTANT_BYTES = array("i", (CONSTANT,)).tobytes()
+
+
+def rejoin_steps(keys):
+    """The steps the import separated (curves.separate_steps): a holding
+    key less than 0.01 frames before the next one is that key's frame
+    again, its value carried along the arriving tangent (exact for a line,
+    to the second order for a Bezier).  Modifies and returns keys."""
+    co, interp, left, right = keys.co, keys.interp, keys.left, keys.right
+    if _CONSTANT_BYTES not in interp.tobytes():
+        return keys
+    for i in [i for i, c in enumerate(interp[:-1]) if c == CONSTANT]:
+        x, y = co[2 * i], co[2 * i + 1]
+        dx = co[2 * i + 2] - x
+        if not 0.0 < dx < 0.01:
+            continue
+        if i > 0 and interp[i - 1] != CONSTANT:
+            tx, ty = (left[2 * i], left[2 * i + 1]) if interp[i - 1] == BEZIER else (co[2 * i - 2], co[2 * i - 1])
+            if x - tx > 1e-9:
+                y += (y - ty) / (x - tx) * dx
+        co[2 * i], co[2 * i + 1] = x + dx, y
+        left[2 * i] += dx
+        right[2 * i], right[2 * i + 1] = x + dx, y
+        interp[i] = LINEAR  # (a segment of no length, as the import's Track.bezier gives it)
+    return keys
+
+
 def read_keys(fc):
     """The key buffers of an F-curve (foreach_get; works on 3.4 to 5.x)."""
     kp = fc.keyframe_points

@@ -262,6 +262,46 @@ def test_a_jba_seam_whose_copies_differ_is_a_step_in_blender(api, ga):
     assert data == path.read_bytes()
 
 
+def test_steps_hold_the_later_value_at_their_frame(api, ga, tmp_path):
+    """Two keys on one frame (a step): Blender's evaluation at that frame
+    lands on either key of such a pair, so the import moves the first key
+    5e-4 frames before it (on the curve arriving there) and holds it.  At
+    every step frame the curve then has the game's value (the later key),
+    before it the earlier one, and the segments between keep their shape;
+    the export reads the steps back."""
+    times = [0.0, 3.0, 3.0, 7.0, 7.0, 8.0, 11.0, 11.0, 16.0, 16.0, 19.0, 19.0, 24.0]
+    values = [0.0, 1.0, 5.0, 2.0, -3.0, 0.5, 4.0, -1.0, 2.5, 7.0, 1.0, 0.0, 3.0]
+    interp = [ga.LINEAR, ga.LINEAR, ga.BEZIER, ga.LINEAR, ga.BEZIER, ga.BEZIER, ga.LINEAR, ga.BEZIER, ga.LINEAR,
+              ga.LINEAR, ga.LINEAR, ga.LINEAR, ga.LINEAR]
+    slopes = [0.0, 0.0, 0.4, 0.0, 0.8, -0.6, 0.0, 0.9, 0.0, 0.0, 0.0, 0.0, 0.0]
+    track = ga.Track(0, "translation", 0, times, values, slopes, slopes, interp)
+    anim = ga.Animation("bck", [track], frame_count=24.0)
+    path = tmp_path / "steps.bck"
+    path.write_bytes(anim.to_bytes())
+    game = ga.load(str(path))
+    res = api.import_files([str(path)], target="NEW")
+    fc = fcurve_map(res[0])[(pose_path("joint_000", "location"), 0)]
+    i = next(i for i, t in enumerate(game.tracks) if (t.target, t.channel, t.axis) == (0, "translation", 0))
+    rest = game.tracks[i].values[0] - fc.evaluate(0.0)  # (location = value - the new joint's rest)
+    frames = [f + d for f in range(0, 24) for d in (0.0, 0.25, 0.5, 0.999)] + [24.0]
+    want = game.sample(frames)[i * len(frames):(i + 1) * len(frames)]
+    for f, w in zip(frames, want):
+        assert fc.evaluate(f) + rest == pytest.approx(w, abs=2e-3), f
+    for f in (3.0, 7.0, 11.0, 16.0, 19.0):
+        assert fc.evaluate(f) + rest == pytest.approx(want[frames.index(f)], abs=1e-5), f
+    # an edit elsewhere: the export still writes the steps
+    from exphelpers import export_bytes
+
+    kp = fc.keyframe_points[-1]
+    kp.co[1] += 1.0
+    kp.handle_left[1] += 1.0
+    kp.handle_right[1] += 1.0
+    data, _ = export_bytes(api, res[0])
+    back = ga.load(data).find(0, "translation", 0)
+    assert list(back.times) == times
+    assert list(back.values)[:-1] == pytest.approx(values[:-1], abs=1e-5) and back.values[-1] == pytest.approx(4.0)
+
+
 def test_banjo_bone_assembly_imports_as_the_game_poses_it(api, ga, tmp_path):
     """A Banjo-Kazooie file whose bone 1 has two runs of elements (the
     game keeps the last: location back at 0, scale X 2) and names
