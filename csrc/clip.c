@@ -72,6 +72,21 @@ int ga_clip_alloc_entries(ga_clip *c, uint32_t nentries, ga_error *err)
     return GA_OK;
 }
 
+/* Points t's five key arrays into `block` (n * 17 bytes, n = nkeys or 1);
+ * slopes and codes start at zero. */
+static void track_in_block(ga_track *t, float *block, uint32_t nkeys, int borrowed)
+{
+    size_t n = nkeys ? nkeys : 1;
+    t->borrowed = (uint8_t)borrowed;
+    t->time = block;
+    t->value = block + n;
+    t->in_slope = block + 2 * n;
+    t->out_slope = block + 3 * n;
+    t->interp = (uint8_t *)(block + 4 * n);
+    memset(t->in_slope, 0, n * (2 * sizeof(float) + 1));
+    t->nkeys = nkeys;
+}
+
 int ga_track_alloc(ga_track *t, uint32_t nkeys, ga_error *err)
 {
     if (nkeys > GA_MAX_KEYS_TOTAL)
@@ -86,14 +101,7 @@ int ga_track_alloc(ga_track *t, uint32_t nkeys, ga_error *err)
         t->interp = NULL;
         return ga_nomem(err, "");
     }
-    t->borrowed = 0;
-    t->time = block;
-    t->value = block + n;
-    t->in_slope = block + 2 * n;
-    t->out_slope = block + 3 * n;
-    t->interp = (uint8_t *)(block + 4 * n);
-    memset(t->in_slope, 0, n * (2 * sizeof(float) + 1)); /* slopes and codes start at zero */
-    t->nkeys = nkeys;
+    track_in_block(t, block, nkeys, 0);
     return GA_OK;
 }
 
@@ -127,17 +135,9 @@ int ga_clip_track_alloc(ga_clip *c, ga_track *t, uint32_t nkeys, ga_error *err)
 {
     size_t need = block_bytes(nkeys);
     if (!c->key_block || c->key_block_size - c->key_block_used < need) return ga_track_alloc(t, nkeys, err);
-    size_t n = nkeys ? nkeys : 1;
     float *block = (float *)((uint8_t *)c->key_block + c->key_block_used);
     c->key_block_used += need;
-    t->borrowed = 1; /* the clip's key block */
-    t->time = block;
-    t->value = block + n;
-    t->in_slope = block + 2 * n;
-    t->out_slope = block + 3 * n;
-    t->interp = (uint8_t *)(block + 4 * n);
-    memset(t->in_slope, 0, n * (2 * sizeof(float) + 1));
-    t->nkeys = nkeys;
+    track_in_block(t, block, nkeys, 1); /* (a view: the clip frees the block) */
     return GA_OK;
 }
 

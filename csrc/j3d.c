@@ -216,6 +216,14 @@ static int read_section(const ga_reader *r, size_t base, int btk, int post, uint
     return read_name_table(r, base + o->names, n, s, err);
 }
 
+/* Keys the tracks of a section claim, summed. */
+static uint64_t section_keys(const j3d_section *s)
+{
+    uint64_t n = 0;
+    for (uint32_t i = 0; i < s->nentries * 9; i++) n += s->desc[i].count;
+    return n;
+}
+
 /* Builds the nine tracks of each entry of a section. */
 static int section_tracks(ga_clip *clip, const j3d_section *s, int frac, uint32_t first_target, ga_track *tracks,
                           ga_error *err)
@@ -425,10 +433,8 @@ int j3d_decode(const uint8_t *data, size_t size, int btk, j3d_raw **out, ga_clip
     uint32_t total = raw->main.nentries + (raw->has_post ? raw->post.nentries : 0);
     rc = ga_clip_alloc_tracks(clip, total * 9, err);
     if (rc) goto fail_clip;
-    uint64_t nkeys = 0;
-    for (uint32_t i = 0; i < raw->main.nentries * 9; i++) nkeys += raw->main.desc[i].count;
-    if (raw->has_post)
-        for (uint32_t i = 0; i < raw->post.nentries * 9; i++) nkeys += raw->post.desc[i].count;
+    /* (tracks may share table values: the sum is checked before decoding) */
+    uint64_t nkeys = section_keys(&raw->main) + (raw->has_post ? section_keys(&raw->post) : 0);
     rc = ga_clip_reserve_keys(clip, nkeys, total * 9, err);
     if (rc) goto fail_clip;
     rc = section_tracks(clip, &raw->main, raw->frac, 0, clip->tracks, err);

@@ -664,13 +664,20 @@ static void section_frame(const jba_raw *raw, uint32_t b, uint32_t k, uint32_t i
     for (int a = 0; a < 3; a++) out[4 + a] = (float)v[a];
 }
 
+/* Bone b's values at the end of section k - 1: the earlier section's copy
+ * of the frame section k (>= 1) starts at. */
+static void earlier_frame(const jba_raw *raw, uint32_t b, uint32_t k, int rule, float out[7])
+{
+    section_frame(raw, b, k - 1, raw->sec[k - 1].nframes - 1, rule, out);
+}
+
 /* Whether the two copies of the frame section k (>= 1) starts at differ
  * for some bone: there the clip jumps (see jba_sample). */
 static int seam_jumps(const jba_raw *raw, uint32_t k, int rule)
 {
     for (uint32_t b = 0; b < raw->nbones; b++) {
         float before[7], after[7];
-        section_frame(raw, b, k - 1, raw->sec[k - 1].nframes - 1, rule, before);
+        earlier_frame(raw, b, k, rule, before);
         section_frame(raw, b, k, 0, rule, after);
         for (int a = 0; a < 7; a++)
             if (memcmp(&before[a], &after[a], sizeof(float)) != 0 && !(before[a] == after[a])) return 1;
@@ -826,15 +833,6 @@ static int32_t decoded_track(const ga_clip *clip, uint32_t ti)
     return -1;
 }
 
-/* The value slot `slot` (0..3 rotation w x y z, 4..6 translation x y z) of
- * bone b holds at the end of section k - 1 (k >= 1). */
-static double earlier_copy(const jba_raw *raw, uint32_t b, uint32_t k, int rule, int slot)
-{
-    float v[7];
-    section_frame(raw, b, k - 1, raw->sec[k - 1].nframes - 1, rule, v);
-    return (double)v[slot];
-}
-
 /* The section (>= 1) that starts at frame s, or 0 when none does. */
 static uint32_t section_starting(const jba_raw *raw, double s)
 {
@@ -881,18 +879,18 @@ static int jba_sample(const ga_clip *clip, uint32_t ti, const double *frames, si
             continue;
         double f0 = floor(f), a = f - f0;
         uint32_t sk = seam_bone >= 0 ? section_starting(raw, f0 + 1.0) : 0;
+        float seam[7]; /* frame f0 + 1 as the section holding f0 stores it */
+        if (sk) earlier_frame(raw, (uint32_t)seam_bone, sk, clip->keyless_rule, seam);
         if (!quat) {
             double v0 = ga_track_eval(t, f0);
-            double v1 = sk ? earlier_copy(raw, (uint32_t)seam_bone, sk, clip->keyless_rule, seam_slot[0])
-                           : ga_track_eval(t, f0 + 1.0);
+            double v1 = sk ? (double)seam[seam_slot[0]] : ga_track_eval(t, f0 + 1.0);
             out[i] = to_f32(v0 + (v1 - v0) * a);
             continue;
         }
         double q0[4], q1[4], dot = 0.0;
         for (int k = 0; k < 4; k++) {
             q0[k] = eval_or_default(g[k], k, f0);
-            q1[k] = sk ? earlier_copy(raw, (uint32_t)seam_bone, sk, clip->keyless_rule, seam_slot[k])
-                       : eval_or_default(g[k], k, f0 + 1.0);
+            q1[k] = sk ? (double)seam[seam_slot[k]] : eval_or_default(g[k], k, f0 + 1.0);
             dot += q0[k] * q1[k];
         }
         double s1 = dot < 0.0 ? -a : a, q[4], nn = 0.0;

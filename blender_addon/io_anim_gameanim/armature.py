@@ -446,9 +446,9 @@ def root_rest_of(arm_obj):
     return arm_obj.matrix_basis.copy()
 
 
-def matrix_of(flat):
+def matrix_of(rows):
     """A 4x4 Matrix from 16 floats row by row (flat's inverse)."""
-    values = [float(v) for v in flat]
+    values = [float(v) for v in rows]
     if len(values) != 16:
         raise ValueError(f"a transform needs 16 values, not {len(values)}")
     return Matrix([values[0:4], values[4:8], values[8:12], values[12:16]])
@@ -572,7 +572,7 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
         # keyed where Blender plays: at whole scene frames)
         frames = tm.bake_frames(scene_frames=fmt != "jba")
         if fmt == "jba":
-            frames = with_jba_steps(anim, frames, tm)
+            frames = with_jba_steps(anim, frames)
         basis = axis_basis(fmt, opts.up_axis, arm_obj)
         spec = [(p.target, *bake_spec(fmt, p.rest_local, p.rest_rot, basis)) for p in bake]
         if root_motion:
@@ -626,25 +626,18 @@ def jba_steps(anim):
     return list(struct.unpack(f"<{len(raw) // 4}I", raw[: len(raw) // 4 * 4]))
 
 
-# Blender cannot hold a jump: keys closer than 0.01 frames are merged by
-# FCurve.update() and taken for one another when evaluated.  A jump gets a
-# key this many scene frames before it, with the value the game reaches
-# there (within the gap Blender ramps to the later value).
-STEP_GAP = 0.02
-
-
-def with_jba_steps(anim, frames, tm):
-    """The bake frames plus a frame STEP_GAP scene frames before every jump
-    (jba_steps): Blender then reaches the earlier copy from the left
-    (within the gap) and holds the later one from the frame itself on, as
-    the game does."""
+def with_jba_steps(anim, frames):
+    """The bake frames plus, just before every jump (jba_steps), a frame
+    whose sample is the earlier copy and whose key lands on the jump's own
+    frame (float32): a step, which the curves then hold as the game does
+    (curves.separate_steps)."""
     steps = set(jba_steps(anim))
     if not steps:
         return frames
     out = []
     for f in frames:
         if f in steps:
-            out.append(f - min(STEP_GAP / tm.scale, 0.5))  # (a tiny time scale: still after frame f - 1)
+            out.append(f - 1e-9)
         out.append(f)
     return out
 

@@ -300,8 +300,10 @@ def plan_baked(path, index, group, co, tm, source=None, distinct=None, collapsed
             return CurvePlan(path, index, group, co, array("i", (CONSTANT,)), None, None, None, source, True, False)
     elif _constant_values(co):
         return plan_constant(path, index, group, co[0], co[1], source)
-    return CurvePlan(path, index, group, co, array("i", (LINEAR,)) * n, None, None, tm.cycles or None, source,
-                     distinct, False)
+    interp = array("i", (LINEAR,)) * n
+    if distinct is False:  # steps (a JBA jump: armature.with_jba_steps)
+        separate_steps(co, None, None, interp)
+    return CurvePlan(path, index, group, co, interp, None, None, tm.cycles or None, source, distinct, False)
 
 
 def write_plans(sink, plans, tm=None):

@@ -235,9 +235,10 @@ def test_a_jba_seam_whose_copies_differ_is_a_step_in_blender(api, ga):
     """Read with the other keyless rule, legacy_mixed_keyless's bone Bip01
     jumps where sections start (frames 32 and 64): the game reaches the
     earlier section's copy from the left and plays the later one from the
-    frame on.  The curves hold that: a key 0.02 frames before each jump
-    (Blender merges closer keys), exact at the whole frames, and between
-    frames 31 and 31.98 the game's values (check_exact's fractions too)."""
+    frame on.  The curves hold that as a step (a key 5e-4 frames before
+    each jump that holds the earlier copy, as for J3D steps): exact at the
+    whole frames and the game's values between (check_exact's fractions
+    too)."""
     path = samples("jba/legacy_mixed_keyless.jba")[0]
     span = ga.load(str(path), keyless_rule="base_plus_span")
     res = api.import_files([str(path)], target="NEW", keyless_rule="base_plus_span")
@@ -245,16 +246,17 @@ def test_a_jba_seam_whose_copies_differ_is_a_step_in_blender(api, ga):
     n = int(span.frame_count) + 1
     assert len(fc.keyframe_points) == n + 2
     times = [k.co[0] for k in fc.keyframe_points]
-    assert times[32:34] == [pytest.approx(31.98, abs=1e-5), 32.0]
-    assert times[65:67] == [pytest.approx(63.98, abs=1e-5), 64.0]
+    assert times[32:34] == [pytest.approx(31.9995, abs=1e-4), 32.0]
+    assert times[65:67] == [pytest.approx(63.9995, abs=1e-4), 64.0]
+    assert [k.interpolation for k in fc.keyframe_points][32] == "CONSTANT"
     i = next(i for i, t in enumerate(span.tracks) if (t.target, t.channel, t.axis) == ("Bip01", "translation", 0))
     rest = span.tracks[i].values[0] - fc.keyframe_points[0].co[1]  # location = value - rest
-    frames = [31.0, 31.5, 31.9, 32.0, 32.5, 63.5, 64.0]
+    frames = [31.0, 31.5, 31.9, 31.99, 32.0, 32.5, 63.5, 63.99, 64.0]
     want = span.sample(frames)[i * len(frames):(i + 1) * len(frames)]
     for f, w in zip(frames, want):
         assert fc.evaluate(f) + rest == pytest.approx(w, abs=1e-4), f
     # the jump is real: the left limit is not the value at the frame
-    assert abs(want[2] - want[3]) > 1.0
+    assert abs(want[3] - want[4]) > 1.0
     # and the export still finds the curves as imported: the original bytes
     from exphelpers import export_bytes
 
