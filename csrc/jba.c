@@ -918,6 +918,14 @@ typedef struct ech {
     uint16_t *rc;       /* 3 codes a frame */
     uint32_t *tc;       /* 1 code a frame */
     uint8_t *keyless;   /* per section */
+    /* The earlier section's copy of the frame section k (>= 1) starts at,
+     * where it differs from the later copy in the original and the edit
+     * left that frame alone (a jump the file had: kept, see keep_jumps);
+     * bit 1 of early[k]: erc[3k..] holds rotation codes, bit 2: etc[k]
+     * holds a translation code.  NULL: every copy is the frame's code. */
+    uint8_t *early;
+    uint16_t *erc;
+    uint32_t *etc;
 } ech;
 
 typedef struct enc {
@@ -1127,6 +1135,8 @@ static int decodes_to(const jba_par *p, const uint16_t code[3], const double v[4
     return 1;
 }
 
+static int keep_jumps(const enc *E, ech *c, const double *rot_given, const double *tr_given, ga_error *err);
+
 static int encode_rotation(enc *E, ech *c, ga_error *err)
 {
     uint32_t N = E->N;
@@ -1196,6 +1206,7 @@ static int encode_rotation(enc *E, ech *c, ga_error *err)
             rep->nrounded += (uint32_t)rounded;
         }
         ga_report_error(rep, worst, "%s rotation frame %u", who, worst_f);
+        if (keep) rc = keep_jumps(E, c, given, NULL, err);
         if (worst > ROT_NOTE_LIMIT)
             ga_report_note(rep, "%s rotation is off by up to %g at frame %u (not a unit quaternion, or beyond what "
                            "15/16-bit codes hold)", who, worst, worst_f);
@@ -1293,8 +1304,11 @@ static int encode_translation(enc *E, ech *c, ga_error *err)
     ga_report_error(rep, worst, "%s translation frame %u", who, worst_f);
     if (worst_step > 0.0)
         ga_report_note(rep, "%s translation is off by more than half a quantisation step (up to %g)", who, worst);
+    int rc2 = GA_OK;
+    if (o && !constant && memcmp(c->par.ts, o->ts, sizeof o->ts) == 0 && memcmp(c->par.tb, o->tb, sizeof o->tb) == 0)
+        rc2 = keep_jumps(E, c, NULL, v, err);
     free(v);
-    return GA_OK;
+    return rc2;
 }
 
 static void ech_free(ech *c)
@@ -1302,6 +1316,67 @@ static void ech_free(ech *c)
     free(c->rc);
     free(c->tc);
     free(c->keyless);
+    free(c->early);
+    free(c->erc);
+    free(c->etc);
+}
+
+static int early_alloc(const enc *E, ech *c)
+{
+    if (c->early) return 1;
+    c->early = calloc(E->nsec, 1);
+    c->erc = calloc((size_t)E->nsec * 3, sizeof *c->erc);
+    c->etc = calloc(E->nsec, sizeof *c->etc);
+    return c->early && c->erc && c->etc;
+}
+
+/* An edited channel of a loaded file whose sections share a frame with
+ * different copies (a jump: section k's copy is what the clip holds at
+ * start[k], section k-1's is what the runtime reaches before it): where
+ * the edit left that frame at the later copy's value, the earlier copy
+ * keeps its original codes, so that untouched jumps survive an edit of
+ * other frames (the codes of one frame otherwise go into both copies).
+ * Only with the original's sections and stored base/stride for the part
+ * concerned (rot / trans say which parts qualify). */
+static int keep_jumps(const enc *E, ech *c, const double *rot_given, const double *tr_given, ga_error *err)
+{
+    const jba_raw *raw = E->raw;
+    if (!raw || !E->same_blocks || c->root || c->orig < 0 || (uint32_t)c->orig >= raw->nbones) return GA_OK;
+    for (uint32_t k = 1; k < E->nsec; k++) {
+        uint32_t f = E->start[k];
+        const jba_bb *before = &raw->bb[(size_t)(k - 1) * raw->nbones + (size_t)c->orig];
+        const jba_bb *after = &raw->bb[(size_t)k * raw->nbones + (size_t)c->orig];
+        uint32_t last = raw->sec[k - 1].nframes - 1;
+        if (rot_given) {
+            const uint8_t *a = raw->file + after->rot, *e = raw->file + before->rot + (size_t)last * 6;
+            uint16_t later[3], earlier[3];
+            for (int i = 0; i < 3; i++) {
+                later[i] = ga_get_u16le(a + 2 * (size_t)i);
+                earlier[i] = ga_get_u16le(e + 2 * (size_t)i);
+            }
+            if (memcmp(later, earlier, sizeof later) != 0 && memcmp(c->rc + (size_t)f * 3, later, sizeof later) == 0 &&
+                decodes_to(&c->par, later, rot_given + (size_t)f * 4)) {
+                if (!early_alloc(E, c)) return fail_alloc(err);
+                memcpy(c->erc + (size_t)k * 3, earlier, sizeof earlier);
+                c->early[k] |= 1;
+            }
+        }
+        if (tr_given && before->tcount && !c->keyless[k - 1]) {
+            double later[3];
+            if (after->tcount) trans_decode(c->par.ts, c->par.tb, ga_get_u32le(raw->file + after->trans), later);
+            else trans_keyless(c->par.ts, c->par.tb, E->rule, later);
+            uint32_t earlier = ga_get_u32le(raw->file + before->trans + (size_t)last * 4);
+            int same = 1;
+            for (int a = 0; a < 3; a++)
+                if (to_f32(later[a]) != to_f32(tr_given[(size_t)f * 3 + a])) same = 0;
+            if (same && earlier != c->tc[f]) {
+                if (!early_alloc(E, c)) return fail_alloc(err);
+                c->etc[k] = earlier;
+                c->early[k] |= 2;
+            }
+        }
+    }
+    return GA_OK;
 }
 
 /* Groups the clip's tracks into channels. */
@@ -1456,14 +1531,19 @@ static void put_par(ga_buf *b, const jba_par *p)
 /* Rotation codes, alignment pad and translation codes of one channel for
  * frames [f0, f0+nf); the original bytes where the data was reused. */
 static void put_keys(ga_buf *b, const enc *E, const ech *c, uint32_t f0, uint32_t nf, const jba_bb *ob,
-                     size_t raw_rot, size_t raw_trans, int keyless)
+                     size_t raw_rot, size_t raw_trans, int keyless, uint32_t next)
 {
     const uint8_t *file = E->raw ? E->raw->file : NULL;
+    /* next: the section after this one (0: none), whose first frame is
+     * this section's last (c->early: that copy differs) */
+    uint8_t early = c->early && next ? c->early[next] : 0;
     if (c->reuse_rot) {
         ga_buf_put(b, file + raw_rot, (size_t)nf * 6);
     } else {
-        for (uint32_t i = 0; i < nf; i++)
-            for (int k = 0; k < 3; k++) ga_buf_u16le(b, c->rc[(size_t)(f0 + i) * 3 + k]);
+        for (uint32_t i = 0; i < nf; i++) {
+            const uint16_t *code = (early & 1) && i + 1 == nf ? c->erc + (size_t)next * 3 : c->rc + (size_t)(f0 + i) * 3;
+            for (int k = 0; k < 3; k++) ga_buf_u16le(b, code[k]);
+        }
     }
     size_t pad = (size_t)(-b->len) & 3u;
     if (E->same && E->same_blocks && (ob || c->root) && raw_rot) ga_buf_put(b, file + raw_rot + (size_t)nf * 6, pad);
@@ -1472,7 +1552,7 @@ static void put_keys(ga_buf *b, const enc *E, const ech *c, uint32_t f0, uint32_
     if (c->reuse_trans) {
         ga_buf_put(b, file + raw_trans, (size_t)nf * 4);
     } else {
-        for (uint32_t i = 0; i < nf; i++) ga_buf_u32le(b, c->tc[f0 + i]);
+        for (uint32_t i = 0; i < nf; i++) ga_buf_u32le(b, (early & 2) && i + 1 == nf ? c->etc[next] : c->tc[f0 + i]);
     }
 }
 
@@ -1529,7 +1609,8 @@ static int write_file(enc *E, uint32_t length_bits, uint32_t fps_bits, ga_buf *b
         for (uint32_t i = 0; i < nb; i++) {
             const ech *c = &E->ch[i];
             const jba_bb *ob = os && c->orig >= 0 ? &raw->bb[(size_t)k * raw->nbones + (size_t)c->orig] : NULL;
-            put_keys(b, E, c, f0, nf, ob, ob ? ob->rot : 0, ob ? ob->trans : 0, c->keyless[k]);
+            put_keys(b, E, c, f0, nf, ob, ob ? ob->rot : 0, ob ? ob->trans : 0, c->keyless[k],
+                     k + 1 < nsec ? k + 1 : 0);
         }
         size_t end = b->len, content = end - off;
         uint32_t size_field;
@@ -1566,7 +1647,7 @@ static int write_file(enc *E, uint32_t length_bits, uint32_t fps_bits, ga_buf *b
     set32(th + L->traj_tc, tr->keyless[0] ? 0 : N);
     ga_buf_put(b, th, L->trajhdr);
     put_keys(b, E, tr, 0, N, NULL, raw && E->same_blocks ? raw->traj_rot : 0, raw ? raw->traj_trans : 0,
-             tr->keyless[0]);
+             tr->keyless[0], 0);
     /* names */
     if (E->named && nb > 0) {
         int keep = E->same && raw->has_names && raw->nbones == nb;

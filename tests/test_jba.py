@@ -943,6 +943,47 @@ def test_sample_before_a_shared_frame_reaches_the_earlier_sections_copy(layout, 
     assert edited[7 + 4] == pytest.approx(out[11 * nf + 2], abs=0)
 
 
+@pytest.mark.parametrize("rule", ["base", "base_plus_span"])
+@pytest.mark.parametrize("layout", [32, 64])
+def test_an_edit_elsewhere_keeps_the_earlier_copy_of_a_jump(layout, rule):
+    """small_file's bone 0 has different codes in the two copies of frame 3.
+    Editing frame 1 re-encodes the bone; the untouched frame 3 keeps BOTH
+    copies (the earlier one is what the game reaches between frames 2 and
+    3), so the file still jumps there.  An edit of frame 3 itself puts the
+    new value into both copies."""
+    data = small_file(layout)
+    ref = Ref(data)
+    old0, old1 = ref.sections[0]["bones"][0], ref.sections[1]["bones"][0]
+    assert old0["rot"][3] != old1["rot"][0] and old0["trans"][3] != old1["trans"][0]
+    anim = gameanim.load(data, keyless_rule=rule)
+    qs, ts = ref.channel(0, rule)
+    for s in range(5):  # frame 1 takes frame 0's rotation and translation x
+        vals = list(anim.tracks[s].values)
+        vals[1] = vals[0]
+        anim.tracks[s].values = vals
+    out = quiet_bytes(anim)
+    new = Ref(out)
+    assert new.params[0] == ref.params[0]  # the stored ranges still hold the data
+    b0, b1 = new.sections[0]["bones"][0], new.sections[1]["bones"][0]
+    assert b0["rot"][1] == old0["rot"][0] and b0["trans"][1] >> 21 == old0["trans"][0] >> 21  # the edit
+    assert b0["rot"][3] == old0["rot"][3] and b0["trans"][3] == old0["trans"][3]  # the earlier copy
+    assert b1["rot"][0] == old1["rot"][0] and b1["trans"][0] == old1["trans"][0]  # the later copy
+    back = gameanim.load(out, keyless_rule=rule)
+    assert back.info["jump_frames"] == struct.pack("<I", 3)
+    for b in range(2):
+        want = section_sample(new, b, 2.5, rule)
+        got = back.sample([2.5])[7 * b:7 * b + 7]
+        assert list(got) == pytest.approx(want, abs=2e-6)
+    # an edit of the shared frame itself: one value, in both copies
+    vals = list(anim.tracks[4].values)
+    vals[3] = vals[0]
+    anim.tracks[4].values = vals
+    new = Ref(quiet_bytes(anim))
+    assert new.sections[0]["bones"][0]["trans"][3] == new.sections[1]["bones"][0]["trans"][0]
+    assert new.sections[0]["bones"][0]["trans"][3] >> 21 == old0["trans"][0] >> 21 != old1["trans"][0] >> 21
+    assert new.sections[0]["bones"][0]["rot"][3] == old0["rot"][3]  # (rotation untouched there)
+
+
 # --------------------------------------------------------------------------
 # Bad input
 
