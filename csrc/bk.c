@@ -585,7 +585,8 @@ static int track_to_wlist(const ga_track *t, const ckeys *ck, const track_ctx *c
     /* ... and its post-roll key: one frame after the last, same value,
      * arriving flat, after a departure that two real keys explain. */
     int post = 0;
-    if (n >= 3 + (uint32_t)pre) {
+    /* (with the pre-roll reading as well, it takes a fourth key: below) */
+    if (n >= 3) {
         uint32_t L = n - 1;
         double m1 = OS(L - 1);
         post = TM(L) == TM(L - 1) + 1.0 && ck->interp[L - 1] == GA_INTERP_BEZIER && Q(L) == Q(L - 1) && tangent_ok(0.0, IS(L)) &&
@@ -603,6 +604,7 @@ static int track_to_wlist(const ga_track *t, const ckeys *ck, const track_ctx *c
     for (int attempt = 0; attempt < 4 && !exact; attempt++) {
         if ((attempt & 1 && !pre) || (attempt & 2 && !post)) continue;
         int p = pre && !((attempt & 1) ^ real_pre), q = post && !(((attempt & 2) >> 1) ^ real_post);
+        if (p && q && n < 4) continue; /* the pre-roll key cannot be the key the post-roll leaves */
         wlist_free(&w);
         int r = build_exact(ck, c, (uint32_t)p, n - 1 - (uint32_t)q, p, q, hint, nhint, &w, &lost);
         if (r < 0) {
@@ -618,6 +620,12 @@ static int track_to_wlist(const ga_track *t, const ckeys *ck, const track_ctx *c
         /* the clip's own pre- and post-roll keys may sit just outside the
          * file's frame range; the game recreates those parts itself */
         if (pre && lo < 0.0) lo = 0.0;
+        /* keys before frame 0 with a negative start frame (the clip's
+         * pre-roll key after the start frame changed): a key cannot sit
+         * there, so the keys start at 0 and the game draws frames
+         * start..-1 from the default (hold_before_first notes it).  With a
+         * start frame >= 0 such keys are an error below. */
+        if (lo < 0.0 && hi >= 0.0 && c->start < 0) lo = 0.0;
         if (post && hi > BK_MAX_FRAME) hi = BK_MAX_FRAME;
         if (lo < 0.0 || hi > BK_MAX_FRAME)
             return ga_fail(err, GA_ERR_ENCODE, "bk", "key frame", -1,

@@ -278,6 +278,47 @@ def test_trailing_garbage_is_format_error():
     assert e.value.field == "trailing data" and e.value.offset == 16
 
 
+def test_a_last_key_on_frame_16383_keeps_the_game_curve():
+    """The clip's post-roll key then sits at 16384, past what a key can
+    hold, and the first key (the default, at the start frame) reads as a
+    pre-roll as well: sample() must still follow the game (not fall back to
+    the clip's own Hermite), and a re-encode as new must read back the same."""
+    data = bk_file(0, 100, [element(1, 5, [key(0, 64, 0, 1), key(16383, -32768, 0, 1)])])
+    anim = gameanim.load(data)
+    assert list(anim.tracks[0].times) == [0.0, 16383.0, 16384.0]
+    frames = [i / 4 for i in range(0, 4 * 16384, 7)] + [16383.5, 16384.0, 16390.0]
+    assert sampled(anim, frames) == reference(data, frames)
+    out = anim.to_bytes(reencode="full")
+    assert reference(out, frames) == reference(data, frames)
+
+
+def test_moving_a_negative_start_frame_writes_the_keys_from_frame_0():
+    """A channel whose first key is after a negative start frame S gets the
+    clip's own pre-roll key at S; after S moves (still negative) that key is
+    an ordinary key before frame 0, where a BK key cannot sit.  The file is
+    written from frame 0 on (the game draws S..-1 from the default itself,
+    which the encoder notes) and reads back as the clip's curve at every
+    whole frame from 0."""
+    data = bk_file(-3, 47, [element(1, 7, [key(13, 640, 1, 1), key(30, -300, 1, 1)])])
+    assert gameanim.load(data).tracks[0].times[0] == -3.0
+    for new_start in (-2, -4, -1):
+        anim = gameanim.load(data)
+        anim.start_frame = new_start
+        with pytest.warns(gameanim.PrecisionWarning):
+            out = anim.to_bytes()
+        assert "frames %d..-1 rise from the default" % new_start in " ".join(anim.encode_report["notes"])
+        start, _, _, els = parse(out)
+        assert start == new_start and min(k[2] for k in els[0][2]) == 0
+        frames = list(range(0, 48))
+        want = list(anim.tracks[0].evaluate(frames))
+        assert reference(out, frames)[0] == pytest.approx(want, abs=1 / 128 + 1e-6), new_start
+    # from a start frame >= 0 the key before frame 0 is the user's: an error
+    anim = gameanim.load(data)
+    anim.start_frame = 0
+    with pytest.raises(gameanim.EncodeError, match="BK frames are 0..16383"):
+        anim.to_bytes()
+
+
 @pytest.mark.parametrize("count", [0, -1, -32768])
 def test_key_count_below_one_is_format_error(count):
     data = bk_file(0, 10, [element(1, 0, [key(0, 0)]), element(2, 3, [], count=count)])
