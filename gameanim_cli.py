@@ -1,7 +1,7 @@
 """The `gameanim` command: inspect, dump, build, sample, validate and convert
 game animation files.
 
-    gameanim info FILE|FOLDER...            summary per file (and per track with -v)
+    gameanim info FILE|FOLDER...            summary per file and per track (--brief: per file)
     gameanim dump FILE [-o OUT.json]        the whole decoded file as JSON
     gameanim build IN.json -o OUT           a file from such JSON
     gameanim sample FILE --frames A:B[:STEP] [-o OUT.csv]
@@ -114,7 +114,7 @@ def track_label(t):
 # --------------------------------------------------------------- info
 
 
-def describe(path, verbose=False):
+def describe(path, verbose=False, brief=False):
     try:
         anim = gameanim.load(path)
     except (gameanim.FormatError, OSError) as e:
@@ -124,7 +124,8 @@ def describe(path, verbose=False):
     lines = [
         f"{path}: {anim.format}" + (f" in {anim.compression}" if anim.compression else ""),
         f"  frames {anim.frame_count:g}, fps {anim.fps if anim.fps is not None else '-'}, "
-        f"loop {anim.loop or '-'}, {len(anim.tracks)} tracks on {targets} targets, {keys} keys",
+        f"loop {anim.loop or '-'}, compression {anim.compression or 'none'}, "
+        f"{len(anim.tracks)} tracks on {targets} targets, {keys} keys",
     ]
     if anim.format == "btk":
         lines.append(f"  calc type {anim.calc_type}, {len(anim.entries)} texture-matrix animations")
@@ -133,7 +134,7 @@ def describe(path, verbose=False):
                          f"center {tuple(round(c, 6) for c in e['center'])}{' (post)' if e.get('post') else ''}")
     if anim.format in ("bck", "btk"):
         lines.append(f"  rotation shift {anim.rotation_frac}")
-    if verbose:
+    if not brief:
         for t in anim.tracks:
             if len(t):
                 lo, hi = min(t.values), max(t.values)
@@ -141,6 +142,7 @@ def describe(path, verbose=False):
                              f"values {lo:.6g}..{hi:.6g}")
             else:
                 lines.append(f"    {track_label(t):28}      0 keys  (default)")
+    if verbose:
         for k, v in sorted(anim.info.items()):
             if isinstance(v, bytes):
                 v = v.hex()
@@ -249,6 +251,37 @@ def anomalies(anim):
                 out.append("name table hashes do not match their strings")
             if info.get("post_track_count"):
                 out.append("post-texgen matrix animations present (never seen in retail files)")
+    if anim.format == "bca":
+        if info.get("animated_bb_not_1"):
+            out.append(f"{info['animated_bb_not_1']} animated tracks have an interpolation flag (BB) other than 1 "
+                       "(the game only tests it for zero)")
+        if info.get("constant_with_shift"):
+            out.append(f"{info['constant_with_shift']} constant tracks carry a rate shift (AA), which the game ignores")
+        # (one unread scale value is the 1.0 writers keep at index 0 for the
+        # fast path; one unread rotation value can be the 2 bytes that align
+        # the next section)
+        for ch, usual in (("scale", 1), ("rotation", 1), ("translation", 0)):
+            if info.get(f"unreferenced_{ch}_values", 0) > usual:
+                out.append(f"{info[f'unreferenced_{ch}_values']} {ch} pool values no track reads")
+    if anim.format == "bk":
+        if info.get("pad"):
+            out.append(f"header pad word is 0x{info['pad']:04x}, not 0")
+        if not info.get("bones_contiguous", 1):
+            out.append("a bone's elements are not adjacent (the game re-defaults its other channels)")
+        if info.get("duplicate_channels"):
+            out.append(f"{info['duplicate_channels']} elements repeat a bone and type (the later one wins)")
+        if info.get("max_bone_id", 0) > 0x6C:
+            out.append(f"bone ID {info['max_bone_id']} is beyond the game's 109-entry bone table")
+    if anim.format == "jba":
+        jumps = info.get("jump_frames", b"")
+        if jumps:
+            frames = [int.from_bytes(jumps[i:i + 4], "little") for i in range(0, len(jumps), 4)]
+            out.append("the two sections sharing frame" + ("s " if len(frames) > 1 else " ")
+                       + ", ".join(map(str, frames[:8])) + (" ..." if len(frames) > 8 else "")
+                       + " hold different values there (the notes' seam check)")
+        if info.get("nonzero_padding_bytes"):
+            out.append(f"{info['nonzero_padding_bytes']} non-zero padding bytes"
+                       + (" (64-bit readers reject them)" if info.get("layout") == 64 else ""))
     for k, v in sorted(info.items()):
         if k.startswith("anomaly") and v:
             out.append(f"{k}: {v}")
@@ -333,7 +366,8 @@ def cmd_info(a):
         return 2
     import functools
 
-    _, results = run_parallel(functools.partial(describe, verbose=a.verbose), files, a.jobs, not a.quiet)
+    _, results = run_parallel(functools.partial(describe, verbose=a.verbose, brief=a.brief), files, a.jobs,
+                              not a.quiet)
     ok = sum(1 for r in results if r[0])
     for r in results:
         print(r[1])
@@ -410,6 +444,8 @@ def parse_frames(spec, anim):
             raise ValueError(f"{n + 1} frames; at most {MAX_SAMPLE_FRAMES} at once")
         return [start + i * step for i in range(n + 1)]
     frames = [float(x) for x in spec.split(",")]
+    if not all(math.isfinite(x) for x in frames):
+        raise ValueError("frames must be finite numbers")
     if len(frames) > MAX_SAMPLE_FRAMES:
         raise ValueError(f"{len(frames)} frames; at most {MAX_SAMPLE_FRAMES} at once")
     return frames
@@ -499,7 +535,8 @@ def build_parser():
 
     sp = sub.add_parser("info", help="format, frames, fps, loop, tracks, compression of each file")
     add_batch(sp)
-    sp.add_argument("-v", "--verbose", action="store_true", help="one line per track and every header field")
+    sp.add_argument("-v", "--verbose", action="store_true", help="also every header field")
+    sp.add_argument("--brief", action="store_true", help="one summary per file, no line per track")
     sp.set_defaults(func=cmd_info)
 
     sp = sub.add_parser("dump", help="the whole decoded file as JSON (see docs/cli.md)")

@@ -43,6 +43,14 @@ def test_info_on_a_folder_and_a_bad_file(tmp_path):
     assert "a.bck: bck" in out and "bad.bck: error" in out and "1 of 2 files read, 1 failed" in out
     code, out, _ = run("info", "-q", "-v", tmp_path / "sub" / "a.bck")
     assert code == 0 and "1/scale/0" in out and "info joint_count = 3" in out
+    # a line per track by default (--brief: none), and the compression always
+    code, out, _ = run("info", "-q", tmp_path / "sub" / "a.bck")
+    assert code == 0 and "compression none" in out and "1/scale/0" in out and "info joint_count" not in out
+    assert len([ln for ln in out.splitlines() if ln.startswith("    ")]) == len(gameanim.load(WALK).tracks)
+    code, out, _ = run("info", "-q", "--brief", tmp_path / "sub" / "a.bck")
+    assert code == 0 and "1/scale/0" not in out
+    code, out, _ = run("info", "-q", SAMPLES / "j3d" / "walk_cycle.yaz0.bck")
+    assert "compression yaz0" in out
 
 
 def test_dump_then_build_is_byte_exact_and_edits_apply(tmp_path):
@@ -97,6 +105,40 @@ def test_validate_reports_round_trip_and_anomalies(tmp_path):
     assert code == 1 and "FAIL decode" in out
 
 
+def test_validate_lists_each_formats_anomalies(tmp_path):
+    """What the notes single out per format: a JBA seam whose two copies
+    differ and non-zero padding in a 64-bit file; BK pad word, a bone split
+    in two runs, a repeated channel, a bone ID past the game's table; BCA
+    tracks whose BB is neither 0 nor 1.  Clean samples list none."""
+    import struct
+
+    from test_jba import small_file
+    from test_bk import bk_file, element, key
+
+    jba = bytearray(small_file(64))
+    pad = gameanim.load(bytes(jba)).info["padding_bytes"]
+    assert pad > 0
+    at = 0x50 + 2 * 8 + 2 * 8  # header, section table, slot table: alignment padding follows
+    assert jba[at] == 0
+    jba[at] = 0x5A
+    (tmp_path / "seam.jba").write_bytes(bytes(jba))
+    bk = bk_file(0, 10, [element(1, 6, [key(0, 0)]), element(2, 6, [key(0, 0)]), element(1, 7, [key(0, 0)]),
+                         element(2, 6, [key(0, 64)]), element(0x70, 3, [key(0, 64)])], pad=7)
+    (tmp_path / "odd.bin").write_bytes(bk)
+    bca = bytearray((SAMPLES / "bca" / "constant_pose.bca").read_bytes())
+    blocks = struct.unpack_from("<I", bca, 20)[0]
+    bca[blocks + 4 * 7 + 1] = 3  # bone 0 translation Y: BB 3, still animated one value a frame
+    (tmp_path / "bb.bca").write_bytes(bytes(bca))
+    code, out, _ = run("validate", "-q", tmp_path)
+    assert "the two sections sharing frame 3 hold different values there" in out, out
+    assert "non-zero padding bytes (64-bit readers reject them)" in out
+    assert "pad word is 0x0007" in out and "elements are not adjacent" in out
+    assert "1 elements repeat a bone and type" in out and "bone ID 112 is beyond" in out
+    assert "interpolation flag (BB) other than 1" in out
+    code, out, _ = run("validate", "-q", SAMPLES / "jba", SAMPLES / "bk" / "long.bin", SAMPLES / "bca" / "walk_even_lz77.bca")
+    assert code == 0 and "anomaly" not in out, out
+
+
 def test_convert_changes_the_wrapper(tmp_path):
     if "yaz0" not in gameanim.compressions():
         pytest.skip("no yaz0")
@@ -123,7 +165,7 @@ def test_write_and_read_failures_are_messages_with_exit_codes(tmp_path):
     code, _, err = run("sample", tmp_path / "nope.bck")
     assert code == 1 and "nope.bck" in err and "Traceback" not in err
     # bad --frames: a usage error
-    for spec in ("0:inf", "5:1", "0:1:2:3", "0:5e9", "a,b"):
+    for spec in ("0:inf", "5:1", "0:1:2:3", "0:5e9", "a,b", "nan,1", "0,inf"):
         code, _, err = run("sample", WALK, "--frames", spec)
         assert code == 2 and "--frames" in err and "Traceback" not in err, (spec, err)
     # build from JSON that is not a dump

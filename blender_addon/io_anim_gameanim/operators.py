@@ -145,7 +145,7 @@ class _ExportBase:
         if not native.available():
             self.report({"ERROR"}, native.hint() if hasattr(native, "hint") else native.INSTALL_HINT)
             return {"CANCELLED"}
-        fields = options.EXPORT_FIELDS[self.fmt]
+        fields = options.export_operator_fields(self.fmt)
         xopts = options.ExportOptions(format=self.fmt, **{n: getattr(self, n) for n in fields})
         action = bpy.data.actions.get(self.action) if self.action else None
         if self.action and action is None:
@@ -169,7 +169,7 @@ class _ExportBase:
 
 def _make_export_operator(fmt):
     ext = options.FORMAT_EXTENSIONS[fmt]
-    fields = options.EXPORT_FIELDS[fmt]
+    fields = options.export_operator_fields(fmt)
     ann = options.operator_annotations(options.EXPORT_SPECS, skip=[s[0] for s in options.EXPORT_SPECS
                                                                     if s[0] not in fields])
     ann["action"] = StringProperty(

@@ -262,5 +262,17 @@ EXPORT_FIELDS = {
 }
 
 
+# Options every export operator takes, shown or not: the per-frame formats
+# (BCA, JBA) have no key rate or key reduction, but scripts may pass the same
+# options to every format's operator, as the scripting API allows.
+EXPORT_ACCEPTED = ("rate", "tolerance")
+
+
+def export_operator_fields(fmt):
+    """The properties of fmt's export operator: EXPORT_FIELDS (drawn) and
+    EXPORT_ACCEPTED."""
+    return EXPORT_FIELDS[fmt] + tuple(n for n in EXPORT_ACCEPTED if n not in EXPORT_FIELDS[fmt])
+
+
 def section_fields(section, specs=None):
     return [s[0] for s in (SPECS if specs is None else specs) if s[6] == section]

@@ -237,6 +237,20 @@ def test_one_export_entry_per_format_with_its_options(addon):
     assert "menu_func_export" in funcs
 
 
+@pytest.mark.parametrize("fmt", ["bca", "jba"])
+def test_per_frame_formats_take_rate_and_tolerance_too(addon, api, fmt, tmp_path):
+    """BCA and JBA store a value every frame, so their export panels show
+    no key rate or tolerance; their operators still take both (scripts pass
+    one set of options to every format), and an unedited action still
+    comes back byte for byte."""
+    path = sorted(samples(f"{fmt}/*.{fmt}"))[0]
+    (action,) = import_sample(api, path)
+    out = tmp_path / f"x.{fmt}"
+    op = getattr(bpy.ops.export_anim, f"gameanim_{fmt}")
+    assert op(filepath=str(out), action=action.name, rate="FRAMES", tolerance=0.01) == {"FINISHED"}
+    assert out.read_bytes() == path.read_bytes()
+
+
 def test_btk_operator_exports_the_selected_materials(addon, api, tmp_path):
     from exphelpers import btk_materials
 
