@@ -782,8 +782,13 @@ static int bk_probe(const uint8_t *data, size_t size)
     int16_t start = (int16_t)ga_get_u16be(data), end = (int16_t)ga_get_u16be(data + 2);
     int16_t count = (int16_t)ga_get_u16be(data + 4);
     uint16_t pad = ga_get_u16be(data + 6);
-    int plausible = pad == 0 && start <= end && start >= -BK_MAX_FRAME && end <= 2 * BK_MAX_FRAME;
-    if (walk(data, size, NULL, NULL) == GA_OK) return plausible && count >= 0 ? 50 : 10;
+    /* (a start frame past the last frame a key can have, or no element at
+     * all, is legal but no animation: the bytes are more likely something
+     * else, such as a bare Yaz0 / Yay0 header, whose own error is then the
+     * one reported) */
+    int plausible = pad == 0 && start <= end && start >= -BK_MAX_FRAME && start <= BK_MAX_FRAME &&
+                    end <= 2 * BK_MAX_FRAME;
+    if (walk(data, size, NULL, NULL) == GA_OK) return plausible && count > 0 ? 50 : 10;
     /* a believable header whose elements are broken: let the decoder say
      * exactly what is wrong (an all-zero buffer is not believable) */
     return plausible && count != 0 ? 5 : 0;

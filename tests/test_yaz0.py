@@ -565,12 +565,10 @@ def yay0(size, masks, links, chunks, link_off=None, chunk_off=None):
 
 
 def expect_error(wrapper, data, field, offset, text):
-    calls = [lambda: gameanim.decompress(wrapper, data)]
-    if len(data) >= 16:
-        # gameanim.load falls back to the bare formats when a wrapper fails,
-        # and the Banjo-Kazooie probe (no magic) accepts some 8..15-byte
-        # inputs as an empty animation; see docs/formats/yaz0.md.
-        calls.append(lambda: gameanim.load(data))
+    # (gameanim.load falls back to the bare formats when a wrapper fails;
+    # the Banjo-Kazooie walk of a short header must not claim it: see
+    # docs/formats/yaz0.md)
+    calls = [lambda: gameanim.decompress(wrapper, data), lambda: gameanim.load(data)]
     for call in calls:
         with pytest.raises(gameanim.FormatError) as ei:
             call()
@@ -590,6 +588,8 @@ def test_hand_made_streams_are_valid_when_intact():
 
 MALFORMED_YAZ0 = {
     "short_header": (b"Yaz0\x00\x00\x00\x05", "header", 0, "needs 16 bytes"),
+    # 8 bytes that also walk as an empty Banjo-Kazooie file: the wrapper's error wins
+    "header_of_8_zero_bytes": (b"Yaz0\x00\x00\x00\x00", "header", 0, "needs 16 bytes"),
     "over_limit": (yaz0(LIMIT + 1, [0xFF] + [0] * 64), "decompressed size", 4, "limit"),
     "impossible_size": (yaz0(1_000_000, [0x80, 1, 0x00, 0x00, 0xFF]), "decompressed size", 4, "cannot come from"),
     "reference_before_start": (yaz0(2, [0x00, 0x10, 0x00]), "back-reference", 17, "before the start"),
@@ -611,6 +611,7 @@ def test_malformed_yaz0_raises_format_error(case):
 
 MALFORMED_YAY0 = {
     "short_header": (b"Yay0" + bytes(8), "header", 0, "needs 16 bytes"),
+    "header_of_8_zero_bytes": (b"Yay0" + bytes(4), "header", 0, "needs 16 bytes"),
     "over_limit": (yay0(LIMIT + 1, [0], [0] * 32, b""), "decompressed size", 4, "limit"),
     "impossible_size": (yay0(100_000, [0x80000000], [0x0000] * 4, b"a\xff"), "decompressed size", 4,
                         "cannot come from"),
