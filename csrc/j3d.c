@@ -488,6 +488,9 @@ int j3d_info(const void *p, ga_info *info, ga_error *err)
         uint32_t so = ga_get_u32be(raw->svr + 12);
         rc |= ga_info_int(info, "sound_offset", raw->sound ? (long long)so : -1);
         rc |= ga_info_int(info, "sound_entries", raw->sound ? ga_get_u16be(raw->sound) : 0);
+        /* the block itself, verbatim (the game copies it whole; its entries
+         * are the sound ids and frames of notes 1.6) */
+        rc |= ga_info_bytes(info, "sound_block", raw->sound ? raw->sound : (const uint8_t *)"", raw->sound_len);
         rc |= ga_info_int(info, "table_alignment", raw->align);
     } else {
         rc |= ga_info_int(info, "calc_type", raw->calc_type_raw);
@@ -498,6 +501,16 @@ int j3d_info(const void *p, ga_info *info, ga_error *err)
         for (uint32_t i = 0; i < raw->main.nentries; i++)
             if (raw->main.remap[i] != i) identity = 0;
         rc |= ga_info_int(info, "material_ids_identity", identity);
+        /* the material id table (mUpdateMaterialID) as the file stores it:
+         * big-endian u16, one per texture-matrix animation */
+        uint8_t *ids = malloc((size_t)raw->main.nentries * 2 + 1);
+        if (!ids) return GA_ERR_NOMEM;
+        for (uint32_t i = 0; i < raw->main.nentries; i++) {
+            ids[2 * i] = (uint8_t)(raw->main.remap[i] >> 8);
+            ids[2 * i + 1] = (uint8_t)raw->main.remap[i];
+        }
+        rc |= ga_info_bytes(info, "material_ids", ids, (size_t)raw->main.nentries * 2);
+        free(ids);
         int hashes_ok = 1;
         if (raw->main.ntab)
             for (uint32_t i = 0; i < raw->main.nentries; i++)

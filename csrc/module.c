@@ -1390,7 +1390,17 @@ static int parse_calc_type(PyObject *v, int *out)
             return 0;
         }
     }
-    PyErr_Format(PyExc_ValueError, "calc_type must be 'basic' or 'maya', not %R", v);
+    if (PyLong_Check(v) && !PyBool_Check(v)) {
+        /* the file's word, as info['calc_type'] reports it: 1 is Maya, 0
+         * Basic (the game reads any other value as Basic too) */
+        long code = PyLong_AsLong(v);
+        if (code == 0 || code == 1) {
+            *out = (int)code;
+            return 0;
+        }
+        if (code == -1 && PyErr_Occurred()) return -1;
+    }
+    PyErr_Format(PyExc_ValueError, "calc_type must be 'basic' or 'maya' (or the file's word 0 or 1), not %R", v);
     return -1;
 }
 
@@ -2560,8 +2570,20 @@ static PyObject *mod_frame_at(PyObject *mod, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "OdO|d:frame_at", kwlist, &ticks, &duration, &loop, &rate))
         return NULL;
     int l;
-    if (parse_loop(loop, &l) < 0) return NULL;
-    if (l < 0) l = GA_LOOP_ONCE;
+    if (PyLong_Check(loop) && !PyBool_Check(loop)) {
+        /* J3D's own loop-mode byte (0 once .. 4 mirrored loop), as
+         * info['loop_mode'] reports it */
+        long code = PyLong_AsLong(loop);
+        if (code == -1 && PyErr_Occurred()) return NULL;
+        if (code < 0 || code > 4) {
+            PyErr_Format(PyExc_ValueError, "a J3D loop mode number is 0..4, not %ld", code);
+            return NULL;
+        }
+        l = (int)code;
+    } else {
+        if (parse_loop(loop, &l) < 0) return NULL;
+        if (l < 0) l = GA_LOOP_ONCE;
+    }
     double *t;
     Py_ssize_t n;
     int scalar = PyFloat_Check(ticks) || PyLong_Check(ticks);
@@ -3271,7 +3293,8 @@ static PyMethodDef module_methods[] = {
     {"frame_at", (PyCFunction)(void (*)(void))mod_frame_at, METH_VARARGS | METH_KEYWORDS,
      "frame_at(ticks, duration, loop, rate=1.0) -> float or array('f')\n\nThe frame the J3D runtime "
      "(J3DFrameCtrl) shows after `ticks` updates of an animation of `duration` frames played in loop mode "
-     "`loop` at `rate` frames per tick, in single precision as the game computes it."},
+     "`loop` (a name of LOOP_MODES, or the file's loop-mode byte 0..4) at `rate` frames per tick, in single "
+     "precision as the game computes it."},
     {"bake_pose", (PyCFunction)(void (*)(void))mod_bake_pose, METH_VARARGS | METH_KEYWORDS,
      "bake_pose(animation, bones, frames, translation_scale=1.0, time_scale=1.0, time_offset=0.0, *, "
      "collapse=False) -> list\n\n"

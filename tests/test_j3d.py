@@ -73,6 +73,7 @@ def test_header_fields(path):
             assert info["name_hashes"][i] == ref.name_hash(info["names"][i])
         assert got["name_hashes_valid"] == 1
         assert info["remap"] == list(range(info["entries"]))
+        assert got["material_ids"] == struct.pack(">%dH" % info["entries"], *info["remap"])
 
 
 @pytest.mark.parametrize("path", J3D_SAMPLES, ids=lambda p: p.name)
@@ -232,6 +233,12 @@ def test_btk_layout_and_name_table():
     assert all(o % 4 == 0 for o in offsets)
     back = gameanim.load(data)
     assert back.calc_type == "maya"
+    # the file's word (info['calc_type']) is taken too
+    for word, name in ((1, "maya"), (0, "basic")):
+        back.calc_type = word
+        assert back.calc_type == name
+    with pytest.raises(ValueError, match="calc_type"):
+        back.calc_type = 2
     assert back.entries[1]["center"] == (0.25, 0.5, 0.75)
 
 
@@ -388,6 +395,12 @@ def test_frame_at_follows_j3dframectrl():
     assert gameanim.frame_at(12, 10.0, "loop") == 2.0
     assert gameanim.frame_at(11, 10.0, "mirror_loop") == pytest.approx(8.999)
     assert list(gameanim.frame_at([1, 2, 3], 10.0, "loop")) == [1.0, 2.0, 3.0]
+    # the file's own loop-mode byte (info['loop_mode']) names the same modes
+    for mode in range(5):
+        assert gameanim.frame_at(23, 10.0, mode, 0.7) == gameanim.frame_at(23, 10.0, gameanim.LOOP_MODES[mode], 0.7)
+    for bad in (5, -1, True):
+        with pytest.raises(ValueError):
+            gameanim.frame_at(1, 10.0, bad)
 
 
 # ---------------------------------------------------------------------------
@@ -418,12 +431,28 @@ def test_chunk_size_quirk_is_kept_through_an_edit():
     assert struct.unpack_from(">I", out, 0x24)[0] == true_size - 4
 
 
+def test_material_id_table_is_reported_as_stored():
+    """The game ignores mUpdateMaterialID (notes 1.3); info gives the table
+    as the file stores it and says whether it is the identity."""
+    data = bytearray((SAMPLES / "j3d" / "glow_maya.btk").read_bytes())
+    c = 0x20
+    o_remap = struct.unpack_from(">I", data, c + 0x18)[0]
+    n = ref.parse(bytes(data))["entries"]
+    struct.pack_into(">%dH" % n, data, c + o_remap, *range(7, 7 + n))
+    anim = gameanim.load(bytes(data))
+    assert anim.info["material_ids"] == struct.pack(">%dH" % n, *range(7, 7 + n))
+    assert anim.info["material_ids_identity"] == 0
+    assert anim.to_bytes() == bytes(data)
+
+
 def test_sound_block_is_kept_through_an_edit():
     data = (SAMPLES / "j3d" / "jump_sound.bck").read_bytes()
     info = ref.parse(data)
     sound = data[info["sound_offset"] :]
     anim = gameanim.load(data)
     assert anim.info["sound_entries"] == 2
+    assert anim.info["sound_block"] == sound  # the block itself, as the reference parser finds it
+    assert gameanim.load(SAMPLES / "j3d" / "walk_type0.bck").info["sound_block"] == b""
     anim.find(0, "translation", 0).values[1] = 50.0
     out = quiet_bytes(anim)
     new = ref.parse(out)
