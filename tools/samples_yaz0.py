@@ -157,6 +157,7 @@ def generate():
     files = {}
     for name, data in bare_animations().items():
         stem, ext = name.rsplit(".", 1)
+        files[f"j3d/{name}"] = data  # the bare file the wrapped copies hold
         for wrapper in ("yaz0", "yay0"):
             files[f"j3d/{stem}.{wrapper}.{ext}"] = gameanim.compress(wrapper, data)
     return files
