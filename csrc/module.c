@@ -3187,6 +3187,8 @@ static PyObject *mod_local_from_basis(PyObject *mod, PyObject *args, PyObject *k
     PyObject *res = NULL;
     float *out = NULL;
     Py_ssize_t nf = -1;
+    double skew = 0.0;
+    Py_ssize_t skew_at = 0;
     for (int g = 0; g < 3; g++) {
         PyObject *seq = PySequence_Tuple(groups[g]);
         if (!seq) goto done;
@@ -3251,6 +3253,19 @@ static PyObject *mod_local_from_basis(PyObject *mod, PyObject *args, PyObject *k
             ga_mat_mul(m, ipost, local);
             double lt[3], lq[4], ls[3];
             decompose_continuous(local, prev_q, lt, lq, ls);
+            /* What translation / rotation / scale cannot hold (a skew: a
+             * non-uniform scale turned by a rest rotation): the largest
+             * difference of the 3x3 part from its recomposition. */
+            double back[16];
+            ga_mat_from_trs(lt, lq, ls, back);
+            for (int r = 0; r < 3; r++)
+                for (int c = 0; c < 3; c++) {
+                    double d = fabs(local[4 * r + c] - back[4 * r + c]);
+                    if (d > skew) {
+                        skew = d;
+                        skew_at = f;
+                    }
+                }
             double rot[16], zero[3] = {0, 0, 0}, one[3] = {1, 1, 1}, e[3];
             ga_mat_from_trs(zero, lq, one, rot);
             ga_euler_xyz_from_mat(rot, prev_e, f > 0, e);
@@ -3269,9 +3284,9 @@ static PyObject *mod_local_from_basis(PyObject *mod, PyObject *args, PyObject *k
                 goto done;
             }
         }
-        res = Py_BuildValue("{s:(NNN),s:(NNN),s:(NNNN),s:(NNN)}", "translation", arrs[0], arrs[1], arrs[2], "euler",
-                            arrs[3], arrs[4], arrs[5], "quaternion", arrs[6], arrs[7], arrs[8], arrs[9], "scale",
-                            arrs[10], arrs[11], arrs[12]);
+        res = Py_BuildValue("{s:(NNN),s:(NNN),s:(NNNN),s:(NNN),s:(dn)}", "translation", arrs[0], arrs[1], arrs[2],
+                            "euler", arrs[3], arrs[4], arrs[5], "quaternion", arrs[6], arrs[7], arrs[8], arrs[9],
+                            "scale", arrs[10], arrs[11], arrs[12], "skew", skew, skew_at);
     }
 done:
     free(out);
@@ -3321,7 +3336,9 @@ static PyMethodDef module_methods[] = {
      "rotation: 4 for QUATERNION (w, x, y, z) or AXIS_ANGLE (angle, x, y, z), 3 for an Euler order such as 'XYZ', "
      "scale: 3) become the local transform pre^-1 * basis * post^-1, returned as 'translation' (divided by "
      "translation_scale), 'euler' (XYZ, continuous from frame to frame), 'quaternion' (w, x, y, z, continuous "
-     "sign) and 'scale', each a tuple of array('f')."},
+     "sign) and 'scale', each a tuple of array('f'), and 'skew': (largest difference of the local 3x3 from "
+     "its translation/rotation/scale recomposition, the frame index where it is): what the channels cannot hold "
+     "(a non-uniform scale turned by a rest rotation)."},
     {"formats", mod_formats, METH_NOARGS, "formats() -> {name: description}"},
     {"_robustness_sweep", mod_robustness_sweep, METH_VARARGS,
      "_robustness_sweep(data, stride=1, first=0, last=len, truncate=True, flip=True) -> {'decoded': n, 'rejected': m} "

@@ -125,6 +125,7 @@ class SkeletalExport:
         self.arm_obj = arm_obj
         self.scene = scene
         self.notes = notes
+        self.warnings = []     # what the file cannot hold, with the bone and frame
         self.bone_of = {}      # target -> Blender bone name ('' = object)
         self.changed = []      # descriptions of re-encoded channels
         self.source = Source(action)
@@ -132,6 +133,21 @@ class SkeletalExport:
         self.tm = None         # file frame -> scene frame of the export
 
     # -- helpers -------------------------------------------------------
+
+    SKEW_LIMIT = 1e-4
+
+    def check_skew(self, local, label, times_f):
+        """A warning when a bone's pose has a part the file's translation /
+        rotation / scale cannot hold (a non-uniform scale turned by a rest
+        rotation, as Banjo-Kazooie's scale in model axes is on a rig whose
+        rest is rotated): written without it, not silently."""
+        skew, at = local.get("skew", (0.0, 0))
+        if skew > self.SKEW_LIMIT:
+            frame = times_f[at] if at < len(times_f) else at
+            self.warnings.append(
+                f"{label}: the pose has a skewed scale (a non-uniform scale turned by the bone's rest rotation) "
+                f"that {self.fmt}'s translation, rotation and scale cannot hold; written without it, off by up to "
+                f"{skew:.3g} (largest at file frame {frame:g})")
 
     def label(self, target):
         bone = self.bone_of.get(target)
@@ -254,6 +270,7 @@ class SkeletalExport:
                 mode = src.rotation_modes.get(plan.bone, "QUATERNION")
                 loc, rot, scale = Sampler(self.fcmap, scene_frames).basis(struct, path_of, mode)
                 local = ga.local_from_basis(pre, post, loc, rot, scale, rotation_mode=mode, translation_scale=kk)
+                self.check_skew(local, self.label(plan.target), times_f)
                 for t in local_tracks(ga, fmt, plan.target, local, times_f, changed, self.label(plan.target)):
                     put(t)
                 self.changed.append(f"{self.label(plan.target)} {', '.join(changed)}")
@@ -356,6 +373,7 @@ class SkeletalExport:
         pre, post = armature.bake_spec(fmt, rl, q_rest, armature.axis_basis(fmt, opts.up_axis, self.arm_obj))
         loc, rot, scale = Sampler(self.fcmap, scene_frames).basis(pb, lambda p: pose_path(bone_name, p), mode)
         local = ga.local_from_basis(pre, post, loc, rot, scale, rotation_mode=mode, translation_scale=k)
+        self.check_skew(local, label, times_f)
         out = local_tracks(ga, fmt, target, local, times_f, label=label)
         return drop_default_tracks(out) if fmt == "bk" else out
 

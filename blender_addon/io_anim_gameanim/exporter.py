@@ -299,6 +299,7 @@ def build_skeletal(action, fmt, xopts, armature, context, result):
     with _Located(exp):
         anim = exp.run()
     result.changed = exp.changed
+    result.warnings.extend(exp.warnings)
     return anim, exp
 
 

@@ -144,6 +144,29 @@ def test_authored_rig_round_trip(fmt, modes, api, ga, tmp_path):
         assert sum(len(t) for t in animated) < 0.6 * len(animated) * len(frames)
 
 
+def test_a_skew_the_file_cannot_hold_is_a_warning_with_the_bone(api, tmp_path):
+    """Banjo-Kazooie scales in model axes: a non-uniform scale keyed on a
+    bone whose rest is rotated is a skew that translation / rotation / scale
+    cannot hold.  The export writes what it can and says so, naming the
+    bone and a frame; a uniform scale (no skew) says nothing of the kind."""
+    for scales, uniform in (((1, 1, 1), (2, 1, 1)), False), (((1, 1, 1), (2, 2, 2)), True):
+        bpy.ops.wm.read_homefile(use_empty=True)
+        rig = make_rig("Skew", [("root", None, (0, 0, 0), (0, 1, 0), 0.0), ("arm", "root", (0, 1, 0), (1, 1, 0), 0.5)])
+        for i, b in enumerate(rig.data.bones):
+            b["gameanim_bone_id"] = i + 1
+        pb = rig.pose.bones["arm"]
+        for f, sc in zip((1, 10), scales):
+            pb.scale = sc
+            pb.keyframe_insert("scale", frame=f)
+        res = api.export_action(str(tmp_path / "skew.bin"), rig.animation_data.action, format="bk", armature=rig,
+                                frame_range="CUSTOM", frame_start=1, frame_end=10)
+        said = [w for w in res.warnings if "skewed scale" in w]
+        if uniform:
+            assert not said, said
+        else:
+            assert len(said) == 1 and "'arm'" in said[0] and "file frame" in said[0], res.warnings
+
+
 def test_identity_rest_euler_keys_are_carried_exactly(api, ga, tmp_path):
     """Bones without rest rotations in Euler XYZ map one to one: the BCK
     holds the authored keys (same count and times), and the re-imported
