@@ -583,21 +583,34 @@ static int clip_frac(const ga_clip *clip)
 #define J3D_INLINE static inline
 #endif
 
-/* JMAHermiteInterpolation: f32 value tables (scale, translation). */
+/* JMAHermiteInterpolation: f32 value tables (scale, translation), Wind
+ * Waker's C function (zeldaret/tww JMath.cpp) in the order its compiled
+ * code runs it (the same function in Super Mario Sunshine's disassembly):
+ * with p = frame - t0 and r = 1 / (t1 - t0) the powers a = p^2 r,
+ * b = a r, c = p b, e = c r, then
+ *   v0 (1 + 2e - 3b) + v1 (3b - 2e) + s0 (p + c - 2a) + s1 (c - a),
+ * fused where the PowerPC code fuses. */
 J3D_INLINE float hermite_f32_tables(float frame, float t0, float v0, float s0, float t1, float v1, float s1)
 {
-    float d = frame - t0;
-    float u = d / (t1 - t0);
-    float u2 = u * u;
-    float two_u = u + u;
-    float w = u2 - u;                          /* u^2 - u */
-    float dv = v0 - v1;
-    float a = fmaf(two_u, w, -u2);             /* 2u(u^2 - u) - u^2 */
-    float b = fmaf(s0, w, s0);                 /* s0 (u^2 - u) + s0 */
-    a = fmaf(a, dv, v0);                       /* v0 + (v0 - v1)(2u^3 - 3u^2) */
-    b = fmaf(s1, w, b);                        /* + s1 (u^2 - u) */
-    b = fmaf(u, s0, -b);                       /* u s0 - (...) */
-    return -fmaf(d, b, -a);                    /* a - d * b */
+    float len = t1 - t0;
+    float p = frame - t0;
+    float p2 = p * p;
+    float r = 1.0f / len;
+    float a = r * p2;                          /* p^2 / L */
+    float b = a * r;                           /* p^2 / L^2 */
+    float c = p * b;                           /* p^3 / L^2 */
+    float b3 = 3.0f * b;
+    float e = c * r;                           /* p^3 / L^3 */
+    float ts0 = -fmaf(2.0f, a, -c);            /* c - 2a */
+    float ts1 = c - a;
+    float cv0 = fmaf(2.0f, e, -b3);            /* 2e - 3b */
+    float cv1 = fmaf(-2.0f, e, b3);            /* 3b - 2e */
+    ts0 = p + ts0;
+    cv0 = 1.0f + cv0;
+    float acc = v1 * cv1;
+    acc = fmaf(v0, cv0, acc);
+    acc = fmaf(s0, ts0, acc);
+    return fmaf(s1, ts1, acc);
 }
 
 /* J3DHermiteInterpolationS: the s16 rotation table (values converted to

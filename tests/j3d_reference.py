@@ -144,19 +144,29 @@ def fma32(a, b, c):
 
 
 def hermite_f32_tables(frame, t0, v0, s0, t1, v1, s1):
-    """JMAHermiteInterpolation, the routine for f32 tables, step by step."""
-    d = sub32(frame, t0)
-    u = div32(d, sub32(t1, t0))
-    u2 = mul32(u, u)
-    two_u = add32(u, u)
-    w = sub32(u2, u)
-    dv = sub32(v0, v1)
-    a = fma32(two_u, w, -u2)
-    b = fma32(s0, w, s0)
-    a = fma32(a, dv, v0)
-    b = fma32(s1, w, b)
-    b = fma32(u, s0, -b)
-    return -fma32(d, b, -a)
+    """JMAHermiteInterpolation, the routine for f32 tables, step by step:
+    Wind Waker's C function (zeldaret/tww JMath.cpp) in the order of its
+    compiled PowerPC code (fmadds / fmsubs / fnmsubs fused, the rest one
+    rounding per operation)."""
+    length = sub32(t1, t0)
+    p = sub32(frame, t0)
+    p2 = mul32(p, p)
+    r = div32(1.0, length)
+    a = mul32(r, p2)
+    b = mul32(a, r)
+    c = mul32(p, b)
+    b3 = mul32(3.0, b)
+    e = mul32(c, r)
+    ts0 = -fma32(2.0, a, -c)
+    ts1 = sub32(c, a)
+    cv0 = fma32(2.0, e, -b3)
+    cv1 = fma32(-2.0, e, b3)
+    ts0 = add32(p, ts0)
+    cv0 = add32(1.0, cv0)
+    acc = mul32(v1, cv1)
+    acc = fma32(v0, cv0, acc)
+    acc = fma32(s0, ts0, acc)
+    return fma32(s1, ts1, acc)
 
 
 def hermite_s16_table(frame, t0, v0, s0, t1, v1, s1):
