@@ -427,28 +427,26 @@ MAX_SAMPLE_FRAMES = 1_000_000
 def parse_frames(spec, anim):
     if spec is None:
         return [float(i) for i in range(int(round(anim.frame_count)) + 1)]
-    if ":" in spec:
-        parts = [float(x) for x in spec.split(":")]
-        if len(parts) not in (2, 3):
-            raise ValueError("a range is START:STOP or START:STOP:STEP")
-        if not all(math.isfinite(x) for x in parts):
-            raise ValueError("frames must be finite numbers")
-        start, stop = parts[0], parts[1]
-        step = parts[2] if len(parts) > 2 else 1.0
-        if step <= 0:
-            raise ValueError("step must be positive")
-        if stop < start:
-            raise ValueError("STOP is before START")
-        n = int((stop - start) / step + 1e-9)
-        if n + 1 > MAX_SAMPLE_FRAMES:
-            raise ValueError(f"{n + 1} frames; at most {MAX_SAMPLE_FRAMES} at once")
-        return [start + i * step for i in range(n + 1)]
-    frames = [float(x) for x in spec.split(",")]
-    if not all(math.isfinite(x) for x in frames):
+    ranged = ":" in spec
+    numbers = [float(x) for x in spec.split(":" if ranged else ",")]
+    if not all(math.isfinite(x) for x in numbers):
         raise ValueError("frames must be finite numbers")
-    if len(frames) > MAX_SAMPLE_FRAMES:
-        raise ValueError(f"{len(frames)} frames; at most {MAX_SAMPLE_FRAMES} at once")
-    return frames
+    if not ranged:
+        if len(numbers) > MAX_SAMPLE_FRAMES:
+            raise ValueError(f"{len(numbers)} frames; at most {MAX_SAMPLE_FRAMES} at once")
+        return numbers
+    if len(numbers) not in (2, 3):
+        raise ValueError("a range is START:STOP or START:STOP:STEP")
+    start, stop = numbers[0], numbers[1]
+    step = numbers[2] if len(numbers) > 2 else 1.0
+    if step <= 0:
+        raise ValueError("step must be positive")
+    if stop < start:
+        raise ValueError("STOP is before START")
+    n = int((stop - start) / step + 1e-9)
+    if n + 1 > MAX_SAMPLE_FRAMES:
+        raise ValueError(f"{n + 1} frames; at most {MAX_SAMPLE_FRAMES} at once")
+    return [start + i * step for i in range(n + 1)]
 
 
 def cmd_sample(a):

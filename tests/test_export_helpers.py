@@ -166,6 +166,24 @@ def test_local_from_basis_inverts_bake_pose():
         gameanim.local_from_basis(None, None, [[0.0]] * 3, [[0.0]] * 3, [[1.0]] * 3, rotation_mode="XXY")
 
 
+def test_local_from_basis_measures_what_trs_cannot_hold():
+    """pre = Q^-1, post = Q (Banjo-Kazooie's model-axis channels on a bone
+    whose rest Q turns 45 degrees about Z): local = Q S Q^-1.  A uniform
+    scale has no skew; scale (2, 1, 1) gives the symmetric matrix
+    [[1.5, 0.5], [0.5, 1.5]] in XY, whose best rotation-times-scale form
+    misses the off-diagonal 0.5 entirely (the frame where it is largest is
+    reported)."""
+    c = s = math.sqrt(0.5)
+    q = [[c, -s, 0, 0], [s, c, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+    qi = [[c, s, 0, 0], [-s, c, 0, 0], [0, 0, 1, 0], [0, 0, 0, 1]]
+    zero, one = [[0.0, 0.0]] * 3, [[1.0, 1.0], [0.0, 0.0], [0.0, 0.0], [0.0, 0.0]]
+    uniform = gameanim.local_from_basis(qi, q, zero, one, [[2.0, 3.0]] * 3)
+    assert uniform["skew"][0] < 1e-6
+    skewed = gameanim.local_from_basis(qi, q, zero, one, [[1.0, 2.0], [1.0, 1.0], [1.0, 1.0]])
+    amount, at = skewed["skew"]
+    assert at == 1 and amount == pytest.approx(0.5, abs=1e-6)
+
+
 def qmul(a, b):
     return (a[0] * b[0] - a[1] * b[1] - a[2] * b[2] - a[3] * b[3],
             a[0] * b[1] + a[1] * b[0] + a[2] * b[3] - a[3] * b[2],

@@ -141,9 +141,9 @@ class SkeletalExport:
         rotation / scale cannot hold (a non-uniform scale turned by a rest
         rotation, as Banjo-Kazooie's scale in model axes is on a rig whose
         rest is rotated): written without it, not silently."""
-        skew, at = local.get("skew", (0.0, 0))
+        skew, at = local.get("skew", (0.0, 0))  # (a gameanim older than the add-on has none)
         if skew > self.SKEW_LIMIT:
-            frame = times_f[at] if at < len(times_f) else at
+            frame = times_f[at]
             self.warnings.append(
                 f"{label}: the pose has a skewed scale (a non-uniform scale turned by the bone's rest rotation) "
                 f"that {self.fmt}'s translation, rotation and scale cannot hold; written without it, off by up to "
