@@ -1,5 +1,6 @@
-"""Builds the one C extension module, `gameanim`, as a stable-ABI (abi3)
-binary for CPython >= 3.11 (Blender 3.4 Debian / 4.1 - 5.x)."""
+"""Builds the package `gameanim`: its C core `gameanim._core`, one
+stable-ABI (abi3) binary for CPython >= 3.11 (Blender 3.4 Debian / 4.1 -
+5.x), and the Python modules around it (CLI, type stubs)."""
 import glob
 import os
 import sys
@@ -21,14 +22,16 @@ if sys.platform != "win32":
 else:
     extra_compile_args = ["/std:c11", "/W3", "/fp:precise"]
 
-sources = sorted(glob.glob(os.path.join("csrc", "*.c")))
-# fuzz targets and other tools live in subfolders and are not part of the module
+# every C file under csrc/ (core/, formats/, codecs/, python/) is part of the
+# one module; fuzz targets and tools live outside csrc/
+sources = sorted(glob.glob(os.path.join("csrc", "**", "*.c"), recursive=True))
+include_dirs = sorted({"csrc"} | {os.path.dirname(h) for h in glob.glob(os.path.join("csrc", "**", "*.h"), recursive=True)})
 setup(
     ext_modules=[
         Extension(
-            "gameanim",
+            "gameanim._core",
             sources=sources,
-            include_dirs=["csrc"],
+            include_dirs=include_dirs,
             define_macros=[("Py_LIMITED_API", hex(LIMITED_API))],
             py_limited_api=True,
             extra_compile_args=extra_compile_args,

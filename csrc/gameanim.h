@@ -349,6 +349,16 @@ typedef struct ga_decode_opts {
     int keyless_rule; /* JBA: 0 = translation base alone, 1 = base + all-ones code x stride */
 } ga_decode_opts;
 
+/* What a format animates and how, for the layers above the codec. */
+typedef struct ga_format_traits {
+    const char *extensions;   /* ";"-separated, the usual one first: ".bck" */
+    const char *target_kind;  /* "joint", "bone_id", "bone_name" or "material_entry" */
+    int absolute;             /* 1: values replace the rest pose; 0: deltas applied on it */
+    const char *up_axis;      /* the game's up axis ("Y", "Z"), NULL when not spatial */
+    const char *bone_match;   /* default rig matching ("INDEX", "ID", "NAME"), NULL for no rig */
+    const char *compressions; /* ";"-separated wrapper names the games ship it in ("" for none) */
+} ga_format_traits;
+
 typedef struct ga_format {
     const char *name;
     const char *description;
@@ -369,6 +379,9 @@ typedef struct ga_format {
      * pose assembly applies when a clip names a channel twice.  NULL =
      * every track; the first of two tracks of one channel counts. */
     int (*applied)(const ga_clip *clip, uint8_t *keep, ga_error *err);
+    /* Traits that the CLI and the add-on read through gameanim.formats(),
+     * so that a format added here shows up everywhere without literals. */
+    ga_format_traits traits;
 } ga_format;
 
 /* keep[] for any clip: the format's rule, else every track (1).  Returns
@@ -390,6 +403,8 @@ typedef struct ga_wrapper {
     int (*unwrap)(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size, ga_error *err);
     /* Compresses into out. */
     int (*wrap)(const uint8_t *data, size_t size, ga_buf *out, ga_error *err);
+    /* ";"-separated file extensions that name a wrapped file (".szs;.yaz0"). */
+    const char *extensions;
 } ga_wrapper;
 
 extern const ga_wrapper *const ga_wrappers[];

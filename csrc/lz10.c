@@ -248,4 +248,4 @@ static int lz77_wrap(const uint8_t *data, size_t size, ga_buf *out, ga_error *er
     return GA_OK;
 }
 
-const ga_wrapper ga_wrapper_lz77 = {"lz77", lz77_detect, lz77_unwrap, lz77_wrap};
+const ga_wrapper ga_wrapper_lz77 = {"lz77", lz77_detect, lz77_unwrap, lz77_wrap, ".lz;.lz77"};

@@ -2608,19 +2608,73 @@ static PyObject *mod_frame_at(PyObject *mod, PyObject *args, PyObject *kw)
     return res;
 }
 
+/* A ";"-separated trait as a tuple of str ("" gives an empty tuple). */
+static PyObject *split_list(const char *s)
+{
+    PyObject *l = PyList_New(0);
+    while (l && s && *s) {
+        const char *end = strchr(s, ';');
+        size_t n = end ? (size_t)(end - s) : strlen(s);
+        PyObject *item = PyUnicode_FromStringAndSize(s, (Py_ssize_t)n);
+        if (!item || PyList_Append(l, item) < 0) {
+            Py_XDECREF(item);
+            Py_CLEAR(l);
+            break;
+        }
+        Py_DECREF(item);
+        s += n + (end ? 1 : 0);
+    }
+    if (!l) return NULL;
+    PyObject *t = PyList_AsTuple(l);
+    Py_DECREF(l);
+    return t;
+}
+
+static PyObject *format_traits(const ga_format *f)
+{
+    const ga_format_traits *t = &f->traits;
+    PyObject *ext = split_list(t->extensions), *comp = split_list(t->compressions);
+    PyObject *d = NULL;
+    if (ext && comp)
+        d = Py_BuildValue("{s:s,s:s,s:O,s:s,s:s,s:z,s:z,s:O}", "name", f->name, "description", f->description,
+                          "extensions", ext, "target_kind", t->target_kind, "values",
+                          t->absolute ? "absolute" : "delta", "up_axis", t->up_axis, "bone_match", t->bone_match,
+                          "compressions", comp);
+    Py_XDECREF(ext);
+    Py_XDECREF(comp);
+    return d;
+}
+
 static PyObject *mod_formats(PyObject *mod, PyObject *unused)
 {
     (void)mod;
     (void)unused;
     PyObject *d = PyDict_New();
     for (size_t i = 0; d && ga_formats[i]; i++) {
-        PyObject *s = PyUnicode_FromString(ga_formats[i]->description);
-        if (!s || PyDict_SetItemString(d, ga_formats[i]->name, s) < 0) {
-            Py_XDECREF(s);
+        PyObject *traits = format_traits(ga_formats[i]);
+        if (!traits || PyDict_SetItemString(d, ga_formats[i]->name, traits) < 0) {
+            Py_XDECREF(traits);
             Py_DECREF(d);
             return NULL;
         }
-        Py_DECREF(s);
+        Py_DECREF(traits);
+    }
+    return d;
+}
+
+static PyObject *mod_compression_extensions(PyObject *mod, PyObject *unused)
+{
+    (void)mod;
+    (void)unused;
+    PyObject *d = PyDict_New();
+    for (size_t i = 0; d && ga_wrappers[i]; i++) {
+        PyObject *ext = split_list(ga_wrappers[i]->extensions);
+        if (!ext || PyDict_SetItemString(d, ga_wrappers[i]->name, ext) < 0) {
+            Py_XDECREF(ext);
+            Py_DECREF(d);
+            return NULL;
+        }
+        Py_DECREF(ext);
     }
     return d;
 }
@@ -3339,7 +3393,14 @@ static PyMethodDef module_methods[] = {
      "sign) and 'scale', each a tuple of array('f'), and 'skew': (largest difference of the local 3x3 from "
      "its translation/rotation/scale recomposition, the frame index where it is): what the channels cannot hold "
      "(a non-uniform scale turned by a rest rotation)."},
-    {"formats", mod_formats, METH_NOARGS, "formats() -> {name: description}"},
+    {"formats", mod_formats, METH_NOARGS,
+     "formats() -> {name: traits}\n\nEach format of the registry with its traits: 'name', 'description', "
+     "'extensions' (the usual first), 'target_kind' ('joint', 'bone_id', 'bone_name' or 'material_entry'), "
+     "'values' ('absolute': they replace the rest pose; 'delta': applied on it), 'up_axis' (the game's up "
+     "axis, None when not spatial), 'bone_match' (default rig matching: 'INDEX', 'ID', 'NAME'; None without "
+     "a rig) and 'compressions' (the wrappers the games ship it in)."},
+    {"compression_extensions", mod_compression_extensions, METH_NOARGS,
+     "compression_extensions() -> {wrapper name: tuple of file extensions that name a wrapped file}"},
     {"_robustness_sweep", mod_robustness_sweep, METH_VARARGS,
      "_robustness_sweep(data, stride=1, first=0, last=len, truncate=True, flip=True) -> {'decoded': n, 'rejected': m} "
      "(for the test suite): loads every truncation and/or every single-byte flip of data at offsets first..last "
@@ -3353,7 +3414,7 @@ static PyMethodDef module_methods[] = {
 
 static struct PyModuleDef module_def = {
     PyModuleDef_HEAD_INIT,
-    "gameanim",
+    "gameanim._core",
     "Game animation codecs: Nintendo J3D BCK/BTK, Super Mario 64 DS BCA, Banjo-Kazooie animations and SWTOR JBA.\n\n"
     "Decodes losslessly (an unedited file encodes back to the same bytes), evaluates curves as the games do, and "
     "converts to and from one format-neutral clip of tracks.",
@@ -3379,7 +3440,7 @@ static PyObject *new_exception(PyObject *m, const char *name, PyObject *base, co
     return e;
 }
 
-PyMODINIT_FUNC PyInit_gameanim(void)
+PyMODINIT_FUNC PyInit__core(void)
 {
     PyObject *m = PyModule_Create(&module_def);
     if (!m) return NULL;

@@ -98,4 +98,4 @@ static int rarezip_wrap(const uint8_t *data, size_t size, ga_buf *out, ga_error 
     return GA_OK;
 }
 
-const ga_wrapper ga_wrapper_rarezip = {"rarezip", rarezip_detect, rarezip_unwrap, rarezip_wrap};
+const ga_wrapper ga_wrapper_rarezip = {"rarezip", rarezip_detect, rarezip_unwrap, rarezip_wrap, ""};

@@ -214,4 +214,4 @@ done:
     return rc;
 }
 
-const ga_wrapper ga_wrapper_yay0 = {"yay0", yay0_detect, yay0_unwrap, yay0_wrap};
+const ga_wrapper ga_wrapper_yay0 = {"yay0", yay0_detect, yay0_unwrap, yay0_wrap, ".yay0"};

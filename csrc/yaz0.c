@@ -322,4 +322,4 @@ static int yaz0_wrap(const uint8_t *data, size_t size, ga_buf *out, ga_error *er
     return GA_OK;
 }
 
-const ga_wrapper ga_wrapper_yaz0 = {"yaz0", yaz0_detect, yaz0_unwrap, yaz0_wrap};
+const ga_wrapper ga_wrapper_yaz0 = {"yaz0", yaz0_detect, yaz0_unwrap, yaz0_wrap, ".szs;.yaz0"};

@@ -1,4 +1,4 @@
-"""The `gameanim` command line tool (gameanim_cli.py)."""
+"""The `gameanim` command line tool (gameanim/cli.py, `python -m gameanim`)."""
 import csv
 import io
 import json
@@ -12,12 +12,32 @@ import gameanim
 from conftest import ROOT, SAMPLES
 
 
+BUILD = os.path.dirname(os.path.dirname(gameanim.__file__))   # the folder that holds the built package
+
+
 def run(*args, cwd=None):
+    """`python -m gameanim ARGS` on the package under test (the built one:
+    the default folder is not the repository root, whose source package
+    would come first on sys.path)."""
     env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join([str(ROOT), os.path.dirname(gameanim.__file__), env.get("PYTHONPATH", "")])
-    p = subprocess.run([sys.executable, "-m", "gameanim_cli", *map(str, args)], capture_output=True, text=True,
-                       env=env, cwd=cwd or ROOT)
+    env["PYTHONPATH"] = os.pathsep.join([BUILD, env.get("PYTHONPATH", "")])
+    p = subprocess.run([sys.executable, "-m", "gameanim", *map(str, args)], capture_output=True, text=True,
+                       env=env, cwd=cwd or BUILD)
     return p.returncode, p.stdout, p.stderr
+
+
+def test_python_m_gameanim_works_in_the_clone_after_the_test_command():
+    """The README promises `python3 -m gameanim --help` at the root of a clone
+    once `sh tools/run_tests.sh` has run (it puts the built core next to the
+    package's sources): no PYTHONPATH, no install."""
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
+    p = subprocess.run([sys.executable, "-m", "gameanim", "--help"], capture_output=True, text=True, env=env,
+                       cwd=ROOT)
+    assert p.returncode == 0, p.stderr
+    assert "validate" in p.stdout and "convert" in p.stdout
+    p = subprocess.run([sys.executable, "-c", "import gameanim; print(gameanim.__file__)"], capture_output=True,
+                       text=True, env=env, cwd=ROOT)
+    assert p.returncode == 0 and os.path.samefile(p.stdout.strip(), ROOT / "gameanim" / "__init__.py"), p
 
 
 WALK = SAMPLES / "j3d" / "walk_type0.bck"

@@ -39,7 +39,7 @@ def sweep(data, first, last, stride, truncate, flip):
     chunk += (-chunk) % stride
     jobs = [(first + k * chunk, min(last, first + (k + 1) * chunk)) for k in range(workers) if first + k * chunk < last]
     with concurrent.futures.ThreadPoolExecutor(workers) as ex:
-        parts = list(ex.map(lambda r: gameanim._robustness_sweep(data, stride, r[0], r[1], truncate, flip), jobs))
+        parts = list(ex.map(lambda r: gameanim._core._robustness_sweep(data, stride, r[0], r[1], truncate, flip), jobs))
     cases = sum(p["decoded"] + p["rejected"] for p in parts)
     assert cases == len(range(first, last, stride)) * (int(truncate) + int(flip))
     return cases

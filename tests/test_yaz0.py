@@ -534,7 +534,7 @@ OTHER_FORMATS = ("bca", "bk", "jba")
 @pytest.mark.parametrize("fmt", OTHER_FORMATS)
 @pytest.mark.parametrize("wrapper", WRAPPERS)
 def test_any_format_can_be_wrapped(fmt, wrapper):
-    if gameanim.formats()[fmt].startswith("(not implemented"):
+    if gameanim.formats()[fmt]["description"].startswith("(not implemented"):
         pytest.skip(f"the {fmt} codec is still a placeholder")
     payload = None
     for p in sample_paths():

@@ -31,5 +31,8 @@ echo "== pip install (pytest, setuptools, bpy 5.0)"
 $PY -m pip install -q --disable-pip-version-check "pytest>=7" "setuptools>=61" wheel
 $PY -c "import bpy" >/dev/null 2>&1 || $PY -m pip install -q --disable-pip-version-check "bpy==5.0.*"
 
-echo "== build the extension into build/lib"
+echo "== build the package into build/lib"
 GAMEANIM_WERROR=1 sh tools/devbuild.sh build/lib
+# and its core next to the package's sources (git-ignored), so that
+# `python3 -m gameanim` works at the root of the clone without installing
+cp build/lib/gameanim/_core*.so gameanim/

@@ -28,7 +28,7 @@ import warnings
 import gameanim
 
 DUMP_VERSION = 1
-EXTENSIONS = (".bck", ".btk", ".bca", ".bin", ".anim", ".jba", ".szs", ".yaz0", ".yay0", ".lz", ".lz77")
+EXTENSIONS = gameanim.file_extensions()
 CHANNEL_SHORT = {"scale": "S", "rotation": "R", "translation": "T", "rotation_quaternion": "Q"}
 
 

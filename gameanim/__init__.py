@@ -1,0 +1,55 @@
+"""Game animation codecs: Nintendo J3D BCK/BTK, Super Mario 64 DS BCA,
+Banjo-Kazooie animations and SWTOR JBA.
+
+Decodes losslessly (an unedited file encodes back to the same bytes),
+evaluates curves as the games do, and converts to and from one
+format-neutral clip of tracks.  The codecs live in the C extension
+`gameanim._core`; this package re-exports it and adds the command line tool
+(`gameanim.cli`, also `python -m gameanim`) and what is derived from the C
+registry of formats.
+"""
+from ._core import (  # noqa: F401  (the public API is the C core's)
+    BEZIER,
+    CONSTANT,
+    LIMITS,
+    LINEAR,
+    LOOP_MODES,
+    Animation,
+    EncodeError,
+    FormatError,
+    PrecisionWarning,
+    Track,
+    __version__,
+    bake_pose,
+    compress,
+    compression_extensions,
+    compressions,
+    decompress,
+    detect,
+    evaluate_fcurve,
+    formats,
+    frame_at,
+    load,
+    local_from_basis,
+    save,
+    write_atomic,
+)
+
+__all__ = [
+    "Animation", "Track", "FormatError", "EncodeError", "PrecisionWarning",
+    "load", "save", "detect", "write_atomic", "frame_at", "bake_pose", "evaluate_fcurve", "local_from_basis",
+    "formats", "compressions", "compression_extensions", "compress", "decompress", "file_extensions",
+    "CONSTANT", "LINEAR", "BEZIER", "LOOP_MODES", "LIMITS", "__version__",
+]
+
+
+def file_extensions():
+    """Every file extension that names a file gameanim may read: each
+    format's own (formats()[name]['extensions']) and each compression
+    wrapper's (compression_extensions()), lower case, in registry order."""
+    seen = []
+    for traits in formats().values():
+        seen += [e for e in traits["extensions"] if e not in seen]
+    for exts in compression_extensions().values():
+        seen += [e for e in exts if e not in seen]
+    return tuple(seen)
