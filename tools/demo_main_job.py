@@ -51,8 +51,9 @@ from mathutils import Matrix, Vector  # noqa: E402
 import gameanim  # noqa: E402
 import io_anim_gameanim  # noqa: E402
 from io_anim_gameanim import api  # noqa: E402
-from io_anim_gameanim.armature import ABSOLUTE_FORMATS, anim_targets  # noqa: E402
-from io_anim_gameanim.importer import EXTENSIONS, file_range  # noqa: E402
+from io_anim_gameanim.importing.importer import file_extensions, file_range  # noqa: E402
+from io_anim_gameanim.shared import formats  # noqa: E402
+from io_anim_gameanim.shared.rig_match import anim_targets  # noqa: E402
 
 COLORS = {"bck": (0.9, 0.45, 0.15, 1), "bca": (0.2, 0.6, 0.95, 1), "bk": (0.95, 0.8, 0.15, 1),
           "jba": (0.6, 0.35, 0.9, 1)}
@@ -113,17 +114,19 @@ def demo_rig(anim, name, collection, origin):
     absolute formats import exactly; Banjo-Kazooie gets pivots one bone
     length apart (its values are deltas)."""
     fmt = anim.format
+    absolute = not formats.is_delta(fmt)
+    by_id = formats.target_kind(fmt) == "bone_id"
     targets = anim_targets(anim)
     if all(isinstance(t, int) for t in targets):
         targets = sorted(targets)
     t0 = {}
-    if fmt in ABSOLUTE_FORMATS:
+    if absolute:
         values = anim.sample([file_range(anim)[0]])
         for i, t in enumerate(anim.tracks):
             if t.channel == "translation" and t.target in targets:
                 t0.setdefault(t.target, [0.0, 0.0, 0.0])[t.axis] = values[i]
     extent = max((Vector(v).length for v in t0.values()), default=0.0)
-    if fmt in ABSOLUTE_FORMATS:
+    if absolute:
         step = max(extent * 0.15, 1.0)
     else:
         # deltas: space the pivots by the size of the motion so both show
@@ -131,7 +134,7 @@ def demo_rig(anim, name, collection, origin):
         step = max(12.0, 0.5 * max(moves, default=0.0))
     heads, prev = [], Vector((0, 0, 0))
     for i, t in enumerate(targets):
-        if fmt in ABSOLUTE_FORMATS:
+        if absolute:
             head = (prev + Vector(t0.get(t, (0, 0, 0)))) if i else Vector(t0.get(t, (0, 0, 0)))
         else:
             head = Vector((0, step * i, 0))
@@ -141,14 +144,14 @@ def demo_rig(anim, name, collection, origin):
     arm = bpy.data.armatures.new(name)
     rig = bpy.data.objects.new(name, arm)
     collection.objects.link(rig)
-    if fmt in ("bck", "bca", "bk"):
+    if formats.is_y_up(fmt):
         rig.rotation_euler = (math.pi / 2, 0, 0)  # Y-up game data, Z-up Blender
     rig.location = origin
     bpy.context.view_layer.objects.active = rig
     bpy.ops.object.mode_set(mode="EDIT")
     names = []
     for i, (t, head) in enumerate(zip(targets, heads)):
-        bname = t if isinstance(t, str) else (f"bk_id_{t:03d}" if fmt == "bk" else f"joint_{t:03d}")
+        bname = t if isinstance(t, str) else (f"bk_id_{t:03d}" if by_id else f"joint_{t:03d}")
         eb = arm.edit_bones.new(bname)
         eb.head = head
         eb.tail = head + Vector((0, length, 0))
@@ -158,7 +161,7 @@ def demo_rig(anim, name, collection, origin):
         names.append(eb.name)
     bpy.ops.object.mode_set(mode="OBJECT")
     for t, n in zip(targets, names):
-        if fmt == "bk":
+        if by_id:
             arm.bones[n]["gameanim_bone_id"] = t
     bpy.context.view_layer.update()
     mat = flat_material(name + " sticks", COLORS.get(fmt, (0.8, 0.8, 0.8, 1)))
@@ -317,7 +320,7 @@ def main():
     files = []
     for root, dirs, names in os.walk(ARGS.samples_dir):
         dirs.sort()
-        files += [os.path.join(root, n) for n in sorted(names) if n.lower().endswith(EXTENSIONS)]
+        files += [os.path.join(root, n) for n in sorted(names) if n.lower().endswith(file_extensions())]
     if ARGS.only:
         wanted = set(ARGS.only.split(","))
         files = [f for f in files if os.path.basename(f) in wanted]
@@ -331,7 +334,7 @@ def main():
         coll = bpy.data.collections.new(name)
         scene.collection.children.link(coll)
         origin = (0.0, 0.0, -1000.0 * i)  # rows far apart: each is rendered alone anyway
-        if anim.format == "btk":
+        if formats.is_material(anim.format):
             mats = demo_materials(anim, coll, origin)
             res = api.import_files([path], materials=mats)
         else:
@@ -384,7 +387,7 @@ def main():
             c2[1].hide_render = c2[1] is not coll
         objs = list(coll.all_objects)
         lo, hi = bounds(objs, frames)
-        frame_camera(cam, lo, hi, aspect, top_view=(fmt == "btk"))
+        frame_camera(cam, lo, hi, aspect, top_view=formats.is_material(fmt))
         lab = label(cam, name, aspect)
         cells = []
         for c, f in enumerate(frames):

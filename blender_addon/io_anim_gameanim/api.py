@@ -19,13 +19,15 @@ export_action / export_materials raises ExportError and leaves any existing
 file untouched; export_actions never raises for one action (its result has
 .error).
 """
-from . import exporter, importer
-from .export_material import add_texture_mapping as _add_texture_mapping
-from .export_tracks import ExportError
-from .exporter import ExportResult
-from .importer import ImportResult, collect_files, original_bytes
-from .options import ExportOptions, ImportOptions, make_export_options, make_options
-from .report import ImportReport
+from .exporting import exporter
+from .exporting.export_tracks import ExportError
+from .exporting.exporter import ExportResult
+from .importing import importer
+from .importing.importer import ImportResult, collect_files
+from .importing.material import add_texture_mapping as _add_texture_mapping
+from .importing.report import ImportReport
+from .shared.imported_action import original_bytes
+from .shared.options import ExportOptions, ImportOptions, make_export_options, make_options
 
 __all__ = ["import_files", "import_file", "import_folder", "ImportOptions", "ImportResult", "ImportReport",
            "original_bytes", "collect_files", "export_action", "export_materials", "export_actions",

@@ -1,6 +1,8 @@
 """File > Import > Game Animation and File > Export > one entry per format:
 the operators, their option panels, the menu entries and drag and drop
-(4.1+)."""
+(4.1+).  Built when the add-on registers (__init__.register imports this
+module), from the formats the C module has then (shared/formats.py);
+without it, only the import entry, which explains how to install it."""
 import os
 
 import bpy
@@ -8,9 +10,12 @@ from bpy.props import CollectionProperty, StringProperty
 from bpy.types import Operator, OperatorFileListElement
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from . import compat, exporter, importer, native, options
+from . import compat, native
+from .exporting import exporter
+from .importing import importer
+from .shared import formats, options
 
-FILTER_GLOB = ";".join("*" + ext for ext in importer.EXTENSIONS)
+FILTER_GLOB = ";".join("*" + ext for ext in importer.file_extensions())
 
 
 def _panel_layout(layout):
@@ -92,16 +97,16 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
         return {"FINISHED"} if result.report.succeeded else {"CANCELLED"}
 
 
+IMPORT_LABEL = "Game Animation" + (f" ({' '.join(formats.default_extension(f) for f in formats.names())})"
+                                    if formats.names() else "")
+
+
 def menu_func_import(self, context):
-    self.layout.operator(IMPORT_ANIM_OT_gameanim.bl_idname, text="Game Animation (.bck .btk .bca .jba .bin)")
+    self.layout.operator(IMPORT_ANIM_OT_gameanim.bl_idname, text=IMPORT_LABEL)
 
 
 # ---------------------------------------------------------------------------
 # Export: one operator per format
-
-EXPORT_LABELS = {"bck": "J3D Joint Animation (.bck)", "btk": "J3D Texture Animation (.btk)",
-                 "bca": "SM64DS Animation (.bca)", "bk": "Banjo-Kazooie Animation (.bin)",
-                 "jba": "SWTOR Animation (.jba)"}
 
 
 class _ExportBase:
@@ -120,7 +125,7 @@ class _ExportBase:
     def _action(self, context):
         if self.action:
             return bpy.data.actions.get(self.action)
-        if self.fmt == "btk":
+        if formats.is_material(self.fmt):
             mats = exporter.selected_materials(context)
             return exporter.node_tree_action(mats[0]) if mats else None
         return exporter.active_action(context)
@@ -128,7 +133,7 @@ class _ExportBase:
     def draw(self, context):
         layout = _panel_layout(self.layout)
         layout.prop_search(self, "action", bpy.data, "actions")
-        fields = options.EXPORT_FIELDS[self.fmt]
+        fields = options.export_fields(self.fmt)
         for section, title in options.EXPORT_SECTIONS:
             names = [n for n in options.section_fields(section, options.EXPORT_SPECS) if n in fields]
             if not names:
@@ -152,7 +157,7 @@ class _ExportBase:
             self.report({"ERROR"}, f"No action named {self.action!r}")
             return {"CANCELLED"}
         try:
-            if self.fmt == "btk" and action is None:
+            if formats.is_material(self.fmt) and action is None:
                 result = exporter.export_materials(self.filepath, options=xopts, context=context)
             else:
                 result = exporter.export_action(self.filepath, action=action, options=xopts, context=context)
@@ -168,22 +173,22 @@ class _ExportBase:
 
 
 def _make_export_operator(fmt):
-    ext = options.FORMAT_EXTENSIONS[fmt]
+    ext = formats.default_extension(fmt)
     fields = options.export_operator_fields(fmt)
     ann = options.operator_annotations(options.EXPORT_SPECS, skip=[s[0] for s in options.EXPORT_SPECS
                                                                     if s[0] not in fields])
     ann["action"] = StringProperty(
         name="Action",
-        description=("Action to export (empty: the active object's action)" if fmt != "btk" else
+        description=("Action to export (empty: the active object's action)" if not formats.is_material(fmt) else
                      "Action to export (empty: the node-tree actions of the selected objects' materials, "
                      "as one file)"))
     ann["filter_glob"] = StringProperty(default="*" + ext, options={"HIDDEN"})
     name = f"EXPORT_ANIM_OT_gameanim_{fmt}"
-    doc = f"Export {EXPORT_LABELS[fmt]} with gameanim (an imported action comes back byte for byte when unedited)"
+    doc = f"Export {options.format_menu_label(fmt)} with gameanim (an imported action comes back byte for byte when unedited)"
     return type(name, (_ExportBase, Operator, ExportHelper), {
         "__doc__": doc,
         "bl_idname": f"export_anim.gameanim_{fmt}",
-        "bl_label": f"Export {EXPORT_LABELS[fmt].split(' (')[0]}",
+        "bl_label": f"Export {options.format_menu_label(fmt).split(' (')[0]}",
         "bl_options": {"REGISTER", "PRESET"},
         "filename_ext": ext,
         "fmt": fmt,
@@ -191,23 +196,23 @@ def _make_export_operator(fmt):
     })
 
 
-EXPORT_OPERATORS = {fmt: _make_export_operator(fmt) for fmt in options.FORMAT_EXTENSIONS}
+EXPORT_OPERATORS = {fmt: _make_export_operator(fmt) for fmt in formats.names()}
 
 
 def menu_func_export(self, context):
     for fmt, cls in EXPORT_OPERATORS.items():
-        self.layout.operator(cls.bl_idname, text=f"Game Animation: {EXPORT_LABELS[fmt]}")
+        self.layout.operator(cls.bl_idname, text=f"Game Animation: {options.format_menu_label(fmt)}")
 
 
 classes = [IMPORT_ANIM_OT_gameanim, *EXPORT_OPERATORS.values()]
 
-if compat.HAS_FILE_HANDLER:
+if compat.HAS_FILE_HANDLER and FILTER_GLOB:
 
     class IMPORT_ANIM_FH_gameanim(bpy.types.FileHandler):
         bl_idname = "IMPORT_ANIM_FH_gameanim"
         bl_label = "Game Animation"
         bl_import_operator = "import_anim.gameanim"
-        bl_file_extensions = ";".join(importer.EXTENSIONS)
+        bl_file_extensions = ";".join(importer.file_extensions())
 
         @classmethod
         def poll_drop(cls, context):

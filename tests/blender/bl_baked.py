@@ -29,7 +29,7 @@ def rotated_rig(anim, name, root_up=None, mixed=False):
     """A chain rig (bone i's parent is bone i-1) with rest rotations.
     root_up: a matrix applied to the whole rig's rest, as an importer's
     axis conversion would (its root bones then carry that rotation)."""
-    from io_anim_gameanim.armature import anim_targets
+    from io_anim_gameanim.shared.rig_match import anim_targets
 
     targets = anim_targets(anim)
     if anim.format == "bk":

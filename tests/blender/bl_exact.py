@@ -128,7 +128,7 @@ def _identity_rig(anim, name):
     """Chain rig with identity rest rotations and non-zero rest translations
     (bones along +Y, roll 0), bones named / numbered as the format matches
     them."""
-    from io_anim_gameanim.armature import anim_targets
+    from io_anim_gameanim.shared.rig_match import anim_targets
 
     targets = anim_targets(anim)
     if all(isinstance(t, int) for t in targets):

@@ -269,7 +269,7 @@ def test_btk_without_a_mapping_chain_is_an_error(api, tmp_path):
         mat.use_nodes = True
     mapping = mat.node_tree.nodes.new("ShaderNodeMapping")
     mapping.inputs["Location"].keyframe_insert("default_value", index=0, frame=1)
-    from io_anim_gameanim.export_tracks import ExportError
+    from io_anim_gameanim.exporting.export_tracks import ExportError
 
     with pytest.raises(ExportError, match="no texture-mapping chain on material"):
         api.export_materials(str(tmp_path / "x.btk"), [mat])
@@ -339,7 +339,8 @@ def test_linear_extrapolation_reads_back_as_blender_evaluates_it(first, last, nk
     from array import array
 
     action = bpy.data.actions.new("extrap")
-    from io_anim_gameanim import compat, readback
+    from io_anim_gameanim import compat
+    from io_anim_gameanim.exporting import readback
 
     sink = compat.CurveSink(action, "OBJECT", "Obj")
     fc = sink.new_fcurve("location", 0)

@@ -16,7 +16,7 @@ from blhelpers import make_rig, samples
 from exphelpers import (bca_tracks, bk_elements, bk_keys, btk_materials, export_bytes, fcurve, import_sample,
                         jba32_channel_info, move_key, same_track, track_key)
 
-from io_anim_gameanim.armature import pose_path
+from io_anim_gameanim.shared.rig_mapping import pose_path
 
 
 def bones_of(action):
@@ -403,7 +403,8 @@ def test_a_lone_key_reads_back_with_the_slope_only_a_bezier_key_has(ga, interp, 
     keeps the slopes of its handles (one third of a frame away)."""
     from array import array
 
-    from io_anim_gameanim import compat, readback
+    from io_anim_gameanim import compat
+    from io_anim_gameanim.exporting import readback
 
     code = compat.INTERP[interp]
     # handles as keyframe_points.add() leaves them (nowhere near the key)

@@ -12,7 +12,7 @@ import pytest
 from blhelpers import make_rig, samples
 from exphelpers import import_sample
 
-from io_anim_gameanim.export_tracks import ExportError
+from io_anim_gameanim.exporting.export_tracks import ExportError
 
 
 def one_bone_rig(name="Rig", bone="arm", rest_rotated=False):
@@ -220,14 +220,14 @@ def test_operator_failure_reports_and_leaves_the_file(addon, existing):
 
 
 def test_one_export_entry_per_format_with_its_options(addon):
-    from io_anim_gameanim.options import EXPORT_FIELDS
+    from io_anim_gameanim.shared.options import export_fields
 
     expected = {"bck": ".bck", "btk": ".btk", "bca": ".bca", "bk": ".bin", "jba": ".jba"}
     for fmt, ext in expected.items():
         op = getattr(bpy.ops.export_anim, f"gameanim_{fmt}")
         props = op.get_rna_type().properties
         assert "action" in props and "filepath" in props
-        for name in EXPORT_FIELDS[fmt]:
+        for name in export_fields(fmt):
             assert name in props, (fmt, name)
     props = bpy.ops.export_anim.gameanim_jba.get_rna_type().properties
     assert [i.identifier for i in props["layout"].enum_items] == ["AS_IMPORTED", "32", "64"]
@@ -291,14 +291,14 @@ def test_export_actions_writes_a_folder_and_skips_a_failure(api, tmp_path):
 
 
 def test_batch_export_entry_point(api, tmp_path):
-    from io_anim_gameanim import batch_export
+    from io_anim_gameanim import batch
 
     for p in samples("j3d/walk_type0.bck", "bca/swing_odd.bca"):
         import_sample(api, p)
     rig = one_bone_rig("Hand")
     key_location(rig, "arm", [(1, (0.0, 0.0, 0.0)), (5, (0.0, 600000.0, 0.0))])
     buf = io.StringIO()
-    code = batch_export.main(["--out", str(tmp_path / "out"), "--format", "bca"], out=buf)
+    code = batch.main(["export", "--out", str(tmp_path / "out"), "--format", "bca"], out=buf)
     text = buf.getvalue()
     # as BCA: the BCK is resampled, the BCA comes back as it was, the
     # hand-made action holds a value BCA cannot store
@@ -310,5 +310,5 @@ def test_batch_export_entry_point(api, tmp_path):
     assert (out / "swing_odd.bca").read_bytes() == samples("bca/swing_odd.bca")[0].read_bytes()
     assert (out / "walk_type0.bca").exists() and not (out / "HandAction.bca").exists()
     buf = io.StringIO()
-    assert batch_export.main(["--out", str(tmp_path / "o2"), "--action", "nope"], out=buf) == 2
+    assert batch.main(["export", "--out", str(tmp_path / "o2"), "--action", "nope"], out=buf) == 2
     assert "no action named 'nope'" in buf.getvalue()

@@ -29,7 +29,7 @@ BAKED_CASES = ["j3d/walk_type0.bck", "j3d/dance_8x48.yaz0.bck", "bca/bones20_raw
 
 def rotated_rig(api, ga, path):
     """A chain with rest rotations: every bone is baked on import."""
-    from io_anim_gameanim.armature import anim_targets
+    from io_anim_gameanim.shared.rig_match import anim_targets
 
     anim = ga.load(str(path))
     targets = anim_targets(anim)

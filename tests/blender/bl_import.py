@@ -62,7 +62,7 @@ def test_operator_imports_several_files(addon):
     assert result == {"FINISHED"}
     assert rig.animation_data.action.name == "walk_type0"
     assert "swing_odd" in bpy.data.actions
-    from io_anim_gameanim import importer
+    from io_anim_gameanim.importing import importer
 
     assert [f.format for f in importer.LAST_REPORT.files] == ["bck", "bca"]
 
@@ -122,10 +122,10 @@ def test_the_decoded_file_is_let_go_before_blender_gets_its_keys(api, ga, monkey
     the JBA's) come with their buffers, so nothing keeps the decoded keys
     and Blender's keys can reuse their memory; exact channels (the BCK's)
     hold their Track until written, their buffers made one at a time."""
-    from io_anim_gameanim import curves
+    from io_anim_gameanim.importing import curve_writer
 
     loaded, counts, lazy = [], [], []
-    real_load, real_write = ga.load, curves.write_plans
+    real_load, real_write = ga.load, curve_writer.write_plans
 
     def load(*a, **kw):
         anim = real_load(*a, **kw)
@@ -139,7 +139,7 @@ def test_the_decoded_file_is_let_go_before_blender_gets_its_keys(api, ga, monkey
         return real_write(sink, plans, *rest)
 
     monkeypatch.setattr(ga, "load", load)
-    monkeypatch.setattr(curves, "write_plans", write_plans)
+    monkeypatch.setattr(curve_writer, "write_plans", write_plans)
     files = [str(p) for p in samples("jba/legacy_humanoid_106x300.jba", "j3d/walk_type0.bck")]
     kw = {"armature": chain_rig(["a", "b", "c"])} if target == "given" else {"target": "NEW"}
     res = api.import_files(files, **kw)
@@ -225,7 +225,7 @@ def test_new_armature_has_identity_rests_and_named_bones(path, prefix, prop, api
     arms = [o for o in bpy.data.objects if o.type == "ARMATURE"]
     assert len(arms) == 1
     rig = arms[0]
-    from io_anim_gameanim.armature import anim_targets
+    from io_anim_gameanim.shared.rig_match import anim_targets
 
     targets = anim_targets(anim)
     assert len(rig.data.bones) == len(targets)
@@ -483,7 +483,7 @@ def test_without_gameanim_the_import_reports_how_to_install(api, monkeypatch):
 
 
 def test_operator_has_every_option_and_a_menu_entry(addon):
-    from io_anim_gameanim.options import SPECS
+    from io_anim_gameanim.shared.options import SPECS
 
     props = bpy.ops.import_anim.gameanim.get_rna_type().properties
     for name, *_ in SPECS:

@@ -6,7 +6,7 @@ Two paths:
 * **From the stored original** (an action imported by gameanim, exported to
   its own format over its own range): the original file is loaded, the
   importer's curve plans are rebuilt from it with the stored options
-  (armature.plan_bones) and compared with the action's curves.  Unchanged
+  (rig_mapping.plan_bones) and compared with the action's curves.  Unchanged
   curves leave their tracks as loaded (an unedited action gives back the
   original bytes; an edited one keeps the original data of every other
   track).  A changed curve of an exact Euler bone maps back to its own track
@@ -22,24 +22,22 @@ Two paths:
   XYZ) keep their keys with rate KEYS.
 """
 import math
-import re
 from array import array
 
 from mathutils import Matrix
 
-from . import armature, compat, curves, native, readback
-from .armature import CHANNEL_PATH, ROOT_MOTION, UP_MATRICES, pose_path
-from .export_tracks import (ExportError, Source, action_cycles, direct_track, drop_default_tracks, file_frames,
-                            frame_range, per_frame_track)
-from .options import ImportOptions
+from .. import compat, native
+from ..shared import curve_plans, formats, rig_mapping
+from ..shared.imported_action import ROOT_REST_PROP, Source
+from ..shared.options import ImportOptions
+from ..shared.rest import UP_MATRICES, axis_basis, bake_spec, bone_rest, flat, matrix_of
+from ..shared.rig_mapping import CHANNEL_PATH, bone_of_path, pose_path
+from ..shared.rig_match import ROOT_MOTION, anim_targets, bone_target_rule, target_label
+from . import readback
+from .export_tracks import (ExportError, action_cycles, direct_track, drop_default_tracks, file_frames, frame_range,
+                            per_frame_track)
 
-EULER_FORMATS = ("bck", "bca", "bk")
 GROUP_CHANNEL = {"location": "translation", "rotation_quaternion": "rotation", "scale": "scale"}
-POSE_PATH = re.compile(r'^pose\.bones\["((?:[^"\\]|\\.)*)"\]\.(\w+)$')
-
-
-def unescape(name):
-    return re.sub(r"\\(.)", r"\1", name)
 
 
 # ---------------------------------------------------------------------------
@@ -81,15 +79,15 @@ def local_tracks(gameanim, fmt, target, local, times, groups=("translation", "ro
         for a in range(3):
             out.append(per_frame_track(gameanim, target, "translation", a, times, local["translation"][a]))
     if "rotation" in groups:
-        if fmt == "jba":
+        if formats.quaternion_rotation(fmt):
             for a in range(4):
                 out.append(per_frame_track(gameanim, target, "rotation_quaternion", a, times, local["quaternion"][a]))
         else:
             for a in range(3):
                 out.append(per_frame_track(gameanim, target, "rotation", a, times, local["euler"][a]))
     if "scale" in groups:
-        if fmt == "jba":
-            check_unit_scale(local["scale"], times, label)
+        if not formats.stores_scale(fmt):
+            check_unit_scale(local["scale"], times, label, fmt)
         else:
             for a in range(3):
                 out.append(per_frame_track(gameanim, target, "scale", a, times, local["scale"][a]))
@@ -100,7 +98,7 @@ class ScaleNotHeld(ExportError):
     pass
 
 
-def check_unit_scale(scale, times, label):
+def check_unit_scale(scale, times, label, fmt):
     """JBA stores no scale: a scale other than 1 is an error naming the bone
     and the frame (never dropped silently)."""
     for a in range(3):
@@ -109,7 +107,7 @@ def check_unit_scale(scale, times, label):
             worst = lo if abs(lo - 1.0) > abs(hi - 1.0) else hi
             frame = times[scale[a].index(worst)]
             raise ScaleNotHeld(f"{label}: scale {'XYZ'[a]} is {worst:.6g} at frame {frame:g}; "
-                               f"JBA stores no scale (only 1.0)")
+                               f"{fmt.upper()} stores no scale (only 1.0)")
 
 
 # ---------------------------------------------------------------------------
@@ -153,8 +151,7 @@ class SkeletalExport:
         bone = self.bone_of.get(target)
         if target == ROOT_MOTION:
             return "root motion (armature object)"
-        return f"bone {bone!r} (target {armature.target_label(target)})" if bone else \
-            f"target {armature.target_label(target)}"
+        return f"bone {bone!r} (target {target_label(target)})" if bone else f"target {target_label(target)}"
 
     def pose_bone(self, name):
         pb = self.arm_obj.pose.bones.get(name)
@@ -187,7 +184,7 @@ class SkeletalExport:
         opts = src.import_options()
         anim = ga.load(src.data, keyless_rule=opts.keyless_rule)
         tm = self.tm = src.time_map()
-        targets = {str(t): t for t in armature.anim_targets(anim)}
+        targets = {str(t): t for t in anim_targets(anim)}
         mapping, modes = {}, {}
         for key, (bone, mode) in src.bones.items():
             if key not in targets:
@@ -199,9 +196,10 @@ class SkeletalExport:
             modes[targets[key]] = mode
         self.bone_of = dict(mapping)
         self.bone_of[ROOT_MOTION] = ""
-        _res, plans = armature.plan_bones(anim, self.arm_obj, mapping, opts, tm, modes,
+        _res, plans = rig_mapping.plan_bones(anim, self.arm_obj, mapping, opts, tm, modes,
                                           root_rest=self.root_motion_rest())
-        first, last = file_frames(self.fmt, anim.frame_count, anim.start_frame if self.fmt == "bk" else 0.0)
+        first, last = file_frames(self.fmt, anim.frame_count,
+                                  anim.start_frame if formats.keeps_frame_numbers(self.fmt) else 0.0)
         times = readback.frames_array(first, last)
         times_f = array("f", times)
         scene_frames = readback.frames_array(first, last, tm.scale, tm.offset)
@@ -243,9 +241,9 @@ class SkeletalExport:
                         self.changed.append(what + " (curve deleted: the bone's current value)")
                     else:
                         new = direct_track(ga, fc, plan.target, channel, axis, vs, vo, tm, rate, scene_frames,
-                                           times_f, src.period_keys, tol if fmt in ("bck", "btk") else 0.0)
+                                           times_f, src.period_keys, tol if formats.fits_keys(fmt) else 0.0)
                         self.changed.append(what)
-                    if kind == "default" and fmt == "bk" and drop_default_tracks([new]) == []:
+                    if kind == "default" and formats.sparse_channels(fmt) and drop_default_tracks([new]) == []:
                         continue  # still the default: the channel stays absent
                     put(new)
             else:
@@ -264,8 +262,8 @@ class SkeletalExport:
                 else:
                     struct = self.pose_bone(plan.bone)
                     path_of = (lambda p, b=plan.bone: pose_path(b, p))
-                    pre, post = armature.bake_spec(fmt, plan.rest_local, plan.rest_rot,
-                                                   armature.axis_basis(fmt, opts.up_axis, self.arm_obj))
+                    pre, post = bake_spec(fmt, plan.rest_local, plan.rest_rot,
+                                          axis_basis(fmt, opts.up_axis, self.arm_obj))
                     kk = k
                 mode = src.rotation_modes.get(plan.bone, "QUATERNION")
                 loc, rot, scale = Sampler(self.fcmap, scene_frames).basis(struct, path_of, mode)
@@ -301,43 +299,16 @@ class SkeletalExport:
                 put(t)
             self.changed.append(f"{self.label(target)} (new bone)")
             self.notes.append(f"bone {bone_name!r} was not in the imported file: added as target "
-                              f"{armature.target_label(target)}")
+                              f"{target_label(target)}")
 
     def animated_bones(self):
         """Bone names with curves in the action, in armature order."""
-        names = set()
-        for path, _i in self.fcmap:
-            m = POSE_PATH.match(path)
-            if m:
-                names.add(unescape(m.group(1)))
+        names = {bone_of_path(path) for path, _i in self.fcmap}
         return [b.name for b in self.arm_obj.data.bones if b.name in names]
 
     def target_rule(self, opts):
         """bone name -> the format's target (index, ID or name)."""
-        bones = list(self.arm_obj.data.bones)
-        order = {b.name: i for i, b in enumerate(bones)}
-        fmt = self.fmt
-        if fmt in ("bck", "bca"):
-            use_prop = bool(bones) and all(isinstance(b.get("gameanim_index"), int) for b in bones)
-            return lambda name: (self.arm_obj.data.bones[name]["gameanim_index"] if use_prop else order[name])
-        if fmt == "bk":
-            prop = opts.id_property
-
-            def bone_id(name):
-                b = self.arm_obj.data.bones[name]
-                value = b.get(prop)
-                if value is None:
-                    pb = self.arm_obj.pose.bones.get(name)
-                    value = pb.get(prop) if pb is not None else None
-                if value is None:
-                    m = re.fullmatch(r"bk_id_(\d+)", name)
-                    return int(m.group(1)) if m else None
-                try:
-                    return int(value)
-                except (TypeError, ValueError):
-                    return None
-            return bone_id
-        return lambda name: armature.target_of_bone(self.arm_obj.data.bones[name], name)
+        return bone_target_rule(self.arm_obj, self.fmt, opts.id_property)
 
     # -- path 2: resampled -----------------------------------------------
 
@@ -350,10 +321,10 @@ class SkeletalExport:
         k = opts.translation_scale
         bone = self.arm_obj.data.bones[bone_name]
         pb = self.pose_bone(bone_name)
-        rl, q_rest, identity = armature.bone_rest(bone, fmt, up)
+        rl, q_rest, identity = bone_rest(bone, fmt, up)
         label = self.label(target)
         mode = pb.rotation_mode
-        if fmt in EULER_FORMATS and identity and mode == "XYZ" and self.xopts.rate == "KEYS":
+        if not formats.quaternion_rotation(fmt) and identity and mode == "XYZ" and self.xopts.rate == "KEYS":
             rest_t = rl.to_translation()
             out = []
             for channel, prop in (("scale", "scale"), ("rotation", "rotation_euler"), ("translation", "location")):
@@ -361,21 +332,21 @@ class SkeletalExport:
                     vs, vo = 1.0, 0.0
                     if channel == "translation":
                         vs = k
-                        vo = 0.0 if fmt == "bk" else -rest_t[axis]
+                        vo = 0.0 if formats.is_delta(fmt) else -rest_t[axis]
                     fc = self.fcmap.get((pose_path(bone_name, prop), axis))
                     t = direct_track(ga, fc, target, channel, axis, vs, vo, tm, "KEYS", scene_frames, times_f,
-                                     False, self.xopts.tolerance if fmt in ("bck", "btk") else 0.0, inside=True)
+                                     False, self.xopts.tolerance if formats.fits_keys(fmt) else 0.0, inside=True)
                     if t is None:
                         value = getattr(pb, prop)[axis]
                         t = ga.Track(target, channel, axis, times_f[:1], array("f", ((value - vo) / vs,)))
                     out.append(t)
-            return drop_default_tracks(out) if fmt == "bk" else out
-        pre, post = armature.bake_spec(fmt, rl, q_rest, armature.axis_basis(fmt, opts.up_axis, self.arm_obj))
+            return drop_default_tracks(out) if formats.sparse_channels(fmt) else out
+        pre, post = bake_spec(fmt, rl, q_rest, axis_basis(fmt, opts.up_axis, self.arm_obj))
         loc, rot, scale = Sampler(self.fcmap, scene_frames).basis(pb, lambda p: pose_path(bone_name, p), mode)
         local = ga.local_from_basis(pre, post, loc, rot, scale, rotation_mode=mode, translation_scale=k)
         self.check_skew(local, label, times_f)
         out = local_tracks(ga, fmt, target, local, times_f, label=label)
-        return drop_default_tracks(out) if fmt == "bk" else out
+        return drop_default_tracks(out) if formats.sparse_channels(fmt) else out
 
     def resampled(self):
         ga = self.ga
@@ -392,26 +363,27 @@ class SkeletalExport:
         s, e = int(math.floor(s + 1e-6)), int(math.ceil(e - 1e-6))
         if e < s:
             raise ExportError(f"frame range {s}..{e} is empty")
-        start_frame = float(s) if fmt == "bk" else 0.0
-        offset = 0.0 if fmt == "bk" else float(s)
-        frame_count = (e - s + 1) if fmt in ("bca", "bk") else (e - s)
-        tm = self.tm = curves.TimeMap(start_frame, start_frame + frame_count, 1.0, offset)
+        own_frames = formats.keeps_frame_numbers(fmt)
+        start_frame = float(s) if own_frames else 0.0
+        offset = 0.0 if own_frames else float(s)
+        frame_count = (e - s + 1) if formats.count_includes_end(fmt) else (e - s)
+        tm = self.tm = curve_plans.TimeMap(start_frame, start_frame + frame_count, 1.0, offset)
         first, last = file_frames(fmt, frame_count, start_frame)
         times_f = array("f", readback.frames_array(first, last))
         scene_frames = readback.frames_array(first, last, 1.0, offset)
 
         if same_format:
             anim0 = ga.load(src.data, keyless_rule=opts.keyless_rule)
-            targets = {str(t): t for t in armature.anim_targets(anim0)}
+            targets = {str(t): t for t in anim_targets(anim0)}
             order = [(b, targets[key]) for key, (b, _m) in src.bones.items() if key in targets]
-            dropped = [armature.target_label(t) for t in targets.values() if str(t) not in src.bones
+            dropped = [target_label(t) for t in targets.values() if str(t) not in src.bones
                        and t != ROOT_MOTION]
             if dropped:
                 self.notes.append(f"target(s) {', '.join(dropped)} found no bone when imported: not exported")
         else:
             anim0 = None
             rule = self.target_rule(opts)
-            if fmt == "bk":
+            if formats.sparse_channels(fmt):
                 bones = self.animated_bones()
             else:
                 bones = [b.name for b in self.arm_obj.data.bones]
@@ -430,7 +402,7 @@ class SkeletalExport:
             for name, t in order:
                 if t in seen:
                     raise ExportError(f"bones {seen[t]!r} and {name!r} both map to target "
-                                      f"{armature.target_label(t)}")
+                                      f"{target_label(t)}")
                 seen[t] = name
         if not order:
             raise ExportError(f"action {self.action.name!r} animates no bone of armature {self.arm_obj.name!r}")
@@ -438,24 +410,23 @@ class SkeletalExport:
         for name, target in order:
             self.bone_of[target] = name
             tracks.extend(self.bone_tracks(name, target, opts, tm, times_f, scene_frames))
-        if fmt == "jba":
+        if formats.has_root_motion(fmt):
             root = self.root_motion_tracks(opts, times_f, scene_frames)
             tracks.extend(root)
             if not root and anim0 is not None and any(t.target == ROOT_MOTION for t in anim0.tracks):
                 self.notes.append("the imported file's root motion was not applied to the armature object, so "
                                   "it cannot be resampled: the new file has none")
         kw = {}
-        if fmt == "bk":
+        if own_frames:
             kw["start_frame"] = start_frame
-        if fmt == "jba":
-            kw["fps"] = compat.scene_fps(self.scene)
-        elif fmt == "bca":
-            kw["fps"] = 30.0
-            if abs(compat.scene_fps(self.scene) - 30.0) > 1e-6:
-                self.notes.append(f"BCA plays at 30 fps; the scene runs at {compat.scene_fps(self.scene):g} fps "
-                                  f"(frames are written one to one)")
-        if anim0 is not None and fmt == "jba":
-            kw["fps"] = anim0.fps
+        fixed_fps = formats.fixed_fps(fmt)
+        if formats.uses_scene_fps(fmt):
+            kw["fps"] = anim0.fps if anim0 is not None else compat.scene_fps(self.scene)
+        elif fixed_fps:
+            kw["fps"] = fixed_fps
+            if abs(compat.scene_fps(self.scene) - fixed_fps) > 1e-6:
+                self.notes.append(f"{fmt.upper()} plays at {fixed_fps:g} fps; the scene runs at "
+                                  f"{compat.scene_fps(self.scene):g} fps (frames are written one to one)")
         anim = ga.Animation(fmt, tracks, frame_count=float(frame_count), **kw)
         if anim0 is not None:
             anim.loop = anim0.loop
@@ -477,7 +448,7 @@ class SkeletalExport:
                                          rotation_mode=obj.rotation_mode,
                                          translation_scale=opts.translation_scale)
         self.bone_of[ROOT_MOTION] = ""
-        return local_tracks(self.ga, "jba", ROOT_MOTION, local, times_f, ("translation", "rotation"))
+        return local_tracks(self.ga, self.fmt, ROOT_MOTION, local, times_f, ("translation", "rotation"))
 
     def root_motion_rest(self):
         """The rig transform the object's curves compose root motion with
@@ -487,38 +458,39 @@ class SkeletalExport:
         actions, the one recorded on the rig, else the identity."""
         src = self.source
         stored = src.root_rest
-        if stored is None and not (src.usable and src.format == "jba"):
-            stored = self.arm_obj.get(armature.ROOT_REST_PROP)
+        if stored is None and not (src.usable and formats.has_root_motion(src.format)):
+            stored = self.arm_obj.get(ROOT_REST_PROP)
         if stored is None:
             return Matrix.Identity(4)
         try:
-            return armature.matrix_of(stored)
+            return matrix_of(stored)
         except (TypeError, ValueError):
-            raise ExportError(f"the rig transform stored for root motion ({armature.ROOT_REST_PROP}) is not 16 "
+            raise ExportError(f"the rig transform stored for root motion ({ROOT_REST_PROP}) is not 16 "
                               f"numbers") from None
 
     def root_motion_pre(self):
         """local_from_basis's `pre` for root motion (None: the identity)."""
         rest = self.root_motion_rest()
-        return None if rest == Matrix.Identity(4) else armature.flat(rest)
+        return None if rest == Matrix.Identity(4) else flat(rest)
 
     # -- header ------------------------------------------------------------
 
     def apply_header(self, anim, imported):
         xo = self.xopts
         fmt = self.fmt
+        loops = formats.loop_modes(fmt)
         if xo.loop != "AUTO":
-            if fmt in ("bk", "jba"):
+            if loops is None:
                 self.notes.append(f"{fmt} files store no loop mode; option Loop ignored")
             elif anim.loop != xo.loop:
                 anim.loop = xo.loop
-        elif not imported and fmt in ("bck", "bca"):
+        elif not imported and loops is not None:
             cyc = action_cycles(self.fcmap.values())
-            if fmt == "bca":
+            if loops == "flag":
                 anim.loop = "loop" if cyc else "once"
             else:
                 anim.loop = {"REPEAT": "loop", "MIRROR": "mirror_loop"}.get(cyc, "once")
-        if fmt == "jba" and xo.layout != "AS_IMPORTED" and anim.layout != int(xo.layout):
+        if formats.has_layouts(fmt) and xo.layout != "AS_IMPORTED" and anim.layout != int(xo.layout):
             anim.layout = int(xo.layout)
 
 

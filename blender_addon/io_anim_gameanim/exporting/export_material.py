@@ -1,6 +1,6 @@
 """BTK: the material node-tree actions back to texture-matrix entries.
 
-Each entry is a (material, UV slot) whose mapping chain (material.py:
+Each entry is a (material, UV slot) whose mapping chain (material_mapping:
 centre -> Mapping A -> Mapping B) carries the game's five channels, each a
 linear function of one chain input (channel_specs).  Imported actions
 (several materials of one BTK make one action each) are compared with what
@@ -11,11 +11,14 @@ Blender need the chain (api.add_texture_mapping builds it); their inputs
 become the entries' tracks the same way.  Chain inputs that are not a
 game channel (the Basic rotation of B, ...) must keep their fixed values:
 otherwise the export warns that the change cannot be written."""
-import json
 from array import array
 
-from . import compat, curves, material, native, readback
-from .export_tracks import ExportError, Source, action_cycles, direct_track, file_frames, frame_range
+from .. import compat, native
+from ..shared import curve_plans, formats
+from ..shared.imported_action import Source
+from ..shared.material_mapping import CALC_TYPE_PROP, chain_nodes, channel_specs, node_names, plan_entry
+from . import readback
+from .export_tracks import ExportError, action_cycles, direct_track, file_frames, frame_range
 
 SLOTS = range(8)
 CHANNELS = ("scale", "rotation", "translation")
@@ -33,6 +36,7 @@ class BtkExport:
     def __init__(self, pairs, xopts, scene, notes):
         """pairs: [(material, action)]."""
         self.ga = native.require()
+        self.fmt = formats.material_format()
         self.pairs = pairs
         self.xopts = xopts
         self.scene = scene
@@ -43,7 +47,7 @@ class BtkExport:
 
     def run(self):
         sources = [Source(a) for _m, a in self.pairs]
-        usable = [s.usable and s.format == "btk" for s in sources]
+        usable = [s.usable and s.format == self.fmt for s in sources]
         if all(usable) and len({s.data for s in sources}) == 1 and self.xopts.frame_range == "AUTO":
             return self.from_original(sources[0])
         if any(usable):
@@ -65,28 +69,28 @@ class BtkExport:
             s = Source(action)
             tm = self.tm = s.time_map()
             fcmap = _fcurves_of(action, mat)
-            kept = json.loads(action.get("gameanim_entries") or "[]")
-            first, last = file_frames("btk", anim.frame_count)
+            kept = s.entries
+            first, last = file_frames(self.fmt, anim.frame_count)
             times = array("f", readback.frames_array(first, last))
             scene_frames = readback.frames_array(first, last, tm.scale, tm.offset)
             for e in kept:
                 i = int(e["entry"])
                 entry = anim.entries[i]
                 slot = int(entry["texmtx_id"])
-                nodes = material.chain_nodes(mat, slot)
+                nodes = chain_nodes(mat, slot)
                 where = f"material {mat.name!r} UV {slot}"
                 self.bone_of[i] = where
                 if nodes is None:
                     raise ExportError(f"{where}: the texture-mapping chain the import built is gone "
-                                      f"(nodes {', '.join(material.node_names(slot))})")
-                plans, _added = material.plan_entry(anim, i, entry, tm, nodes)
+                                      f"(nodes {', '.join(node_names(slot))})")
+                plans, _added = plan_entry(anim, i, entry, tm, nodes)
                 for cp in plans:
                     fc = fcmap.get(cp.key)
                     keys = readback.read_keys(fc) if fc is not None else None
                     if keys is not None and readback.unchanged_curve(fc, cp, keys):
                         continue
                     _k, key, inp, comp, track, vs, vo, const = cp.source
-                    what = f"{where} {material.node_names(slot)[('centre', 'a', 'b').index(key)]!r} {inp}[{comp}]"
+                    what = f"{where} {node_names(slot)[('centre', 'a', 'b').index(key)]!r} {inp}[{comp}]"
                     if track is None:
                         self.not_a_channel(what, fc, keys, nodes, key, inp, comp, const)
                         continue
@@ -119,7 +123,7 @@ class BtkExport:
     def calc_type(self, chains):
         if self.xopts.calc_type != "AUTO":
             return self.xopts.calc_type
-        tags = {nodes["b"].get(material.CALC_TYPE_PROP) for _m, _a, _s, nodes in chains}
+        tags = {nodes["b"].get(CALC_TYPE_PROP) for _m, _a, _s, nodes in chains}
         tags.discard(None)
         if len(tags) > 1:
             raise ExportError("the mapping chains were built for different calculation types "
@@ -132,7 +136,7 @@ class BtkExport:
         chains = []
         for mat, action in self.pairs:
             for slot in SLOTS:
-                nodes = material.chain_nodes(mat, slot)
+                nodes = chain_nodes(mat, slot)
                 if nodes is not None:
                     chains.append((mat, action, slot, nodes))
         if not chains:
@@ -149,8 +153,8 @@ class BtkExport:
         if e < s:
             raise ExportError(f"frame range {s}..{e} is empty")
         frame_count = e - s
-        tm = self.tm = curves.TimeMap(0.0, frame_count, 1.0, float(s))
-        first, last = file_frames("btk", frame_count)
+        tm = self.tm = curve_plans.TimeMap(0.0, frame_count, 1.0, float(s))
+        first, last = file_frames(self.fmt, frame_count)
         times = array("f", readback.frames_array(first, last))
         scene_frames = readback.frames_array(first, last, 1.0, float(s))
         tracks, entries, all_curves = [], [], []
@@ -175,7 +179,7 @@ class BtkExport:
                 cy = 1.0 - value_at_start("centre", 1, 1)
             else:
                 cx = cy = 0.5
-            for key, inp, comp, ch, vs, vo, const in material.channel_specs(calc, cx, cy):
+            for key, inp, comp, ch, vs, vo, const in channel_specs(calc, cx, cy):
                 path = nodes[key].inputs[inp].path_from_id("default_value")
                 fc = fcmap.get((path, comp))
                 if ch is None:
@@ -193,9 +197,9 @@ class BtkExport:
                 tracks.append(t)
             entries.append({"material": mat.name, "texmtx_id": slot, "center": (cx, cy, 0.5), "post": False})
         try:
-            anim = ga.Animation("btk", tracks, frame_count=float(frame_count), entries=entries, calc_type=calc)
+            anim = ga.Animation(self.fmt, tracks, frame_count=float(frame_count), entries=entries, calc_type=calc)
         except ValueError as exc:
-            raise ExportError(f"btk: {exc}") from exc
+            raise ExportError(f"{self.fmt}: {exc}") from exc
         self.all_curves = all_curves
         self.changed.append("every entry (new file)")
         self.apply_loop(anim, imported=False)
@@ -208,24 +212,3 @@ class BtkExport:
         elif not imported:
             cyc = action_cycles(getattr(self, "all_curves", []))
             anim.loop = {"REPEAT": "loop", "MIRROR": "mirror_loop"}.get(cyc, "once")
-
-
-def add_texture_mapping(mat, slot=0, calc_type="basic", center=(0.5, 0.5)):
-    """Adds (or resets) the mapping chain of a UV slot, holding the identity
-    mapping of the calc type, ready to be keyed by hand; returns its nodes
-    {'centre', 'a', 'b'}."""
-    notes = []
-    _tree, centre, a, b = material.ensure_chain(mat, slot, notes)
-    nodes = {"centre": centre, "a": a, "b": b}
-    for node in (a, b):
-        node.inputs["Rotation"].default_value = (0.0, 0.0, 0.0)
-        node.inputs["Location"].default_value = (0.0, 0.0, 0.0)
-        node.inputs["Scale"].default_value = (1.0, 1.0, 1.0)
-    centre.inputs[1].default_value = (0.0, 0.0, 0.0)
-    for key, inp, comp, _ch, _vs, _vo, const in material.channel_specs(calc_type, center[0], center[1]):
-        socket = nodes[key].inputs[inp]
-        value = list(socket.default_value)
-        value[comp] = const
-        socket.default_value = value
-    b[material.CALC_TYPE_PROP] = calc_type
-    return nodes

@@ -1,10 +1,12 @@
-"""Turning gameanim tracks into F-curve buffers: the frame mapping (file
-frame -> scene frame), the keys that make a Cycles modifier loop over the
-file's duration, and the bulk write through compat."""
+"""Turning gameanim tracks into F-curve buffers (CurvePlan): the frame
+mapping (file frame -> scene frame), the keys that make a Cycles modifier
+loop over the file's duration, steps.  The importer writes the plans
+(importing/curve_writer.py); the export builds the same plans from a stored
+original and compares them with an action's curves."""
 import math
 from array import array
 
-from . import compat
+from .. import compat
 
 LINEAR = compat.INTERP["LINEAR"]
 CONSTANT = compat.INTERP["CONSTANT"]
@@ -301,37 +303,6 @@ def plan_baked(path, index, group, co, tm, source=None, distinct=None, collapsed
     elif _constant_values(co):
         return plan_constant(path, index, group, co[0], co[1], source)
     interp = array("i", (LINEAR,)) * n
-    if distinct is False:  # steps (a JBA jump: armature.with_jba_steps)
+    if distinct is False:  # steps (a JBA jump: rig_mapping.with_jba_steps)
         separate_steps(co, None, None, interp)
     return CurvePlan(path, index, group, co, interp, None, None, tm.cycles or None, source, distinct, False)
-
-
-def write_plans(sink, plans, tm=None):
-    """write_plan for a list of plans (one sink).  The list is emptied as
-    the curves are written, so that each plan's buffers are freed as soon
-    as Blender holds its keys (the peak memory of a large import is then
-    Blender's keys plus what is not written yet, not both in full).  Lazy
-    plans (lazy_plan) get their buffers here, from tm (the TimeMap).
-    Returns whether a lazy plan added held period keys."""
-    write_keys = compat.write_keys
-    new = sink.new_fcurve
-    plans.reverse()
-    pop = plans.pop
-    added_any = False
-    while plans:
-        plan = pop()
-        if plan.co is None:
-            plan, added = realise(plan, tm)
-            added_any |= added
-        write_keys(new(plan.path, plan.index, plan.group), plan.co, plan.interp, plan.left, plan.right,
-                   plan.distinct, plan.bezier, plan.cycles)
-    return added_any
-
-
-def write_plan(sink, plan):
-    """Creates the plan's F-curve in sink and fills it (and its Cycles
-    modifier)."""
-    fc = sink.new_fcurve(plan.path, plan.index, plan.group)
-    compat.write_keys(fc, plan.co, plan.interp, plan.left, plan.right, distinct=plan.distinct, bezier=plan.bezier,
-                      cycles=plan.cycles)
-    return fc

@@ -1,9 +1,10 @@
-"""Import options: one table that defines both the plain ImportOptions
-object used by scripts and the operator's properties shown in the file
-browser, so the two can never drift apart."""
-
-# Bone matching the format implies when the option is AUTO.
-FORMAT_BONE_MATCH = {"bck": "INDEX", "bca": "INDEX", "bk": "ID", "jba": "NAME"}
+"""Import and export options: one table each that defines both the plain
+ImportOptions / ExportOptions objects used by scripts (and the batch
+command line) and the operators' properties shown in the file browser, so
+they can never drift apart.  The formats and compressions an enum offers
+come from the C registry (shared/formats.py) when the table is used, so
+that the module loads without the C module."""
+from . import formats
 
 # (name, kind, default, label, description, enum items or (min, max), section)
 SPECS = [
@@ -88,7 +89,7 @@ class _Options:
                 raise TypeError(f"unknown {self.KIND} {key!r}; known: {', '.join(s[0] for s in self.SPECS)}")
             _, kind, _, _, _, extra, _ = spec
             if kind == "enum":
-                allowed = [item[0] for item in extra]
+                allowed = [item[0] for item in enum_items(extra)]
                 if value not in allowed:
                     raise ValueError(f"option {key}={value!r}: must be one of {allowed}")
             elif kind == "bool":
@@ -137,7 +138,7 @@ class ImportOptions(_Options):
     def bone_match_for(self, fmt):
         if self.bone_match != "AUTO":
             return self.bone_match
-        return FORMAT_BONE_MATCH.get(fmt, "NAME")
+        return formats.bone_match(fmt)
 
 
 def make_options(options=None, **kw):
@@ -148,17 +149,41 @@ def make_options(options=None, **kw):
 # ---------------------------------------------------------------------------
 # Export
 
-FORMATS = [("bck", "BCK", "J3D joint animation (GameCube / Wii)"),
-           ("btk", "BTK", "J3D texture-matrix animation of materials"),
-           ("bca", "BCA", "Super Mario 64 DS bone animation"),
-           ("bk", "Banjo-Kazooie", "Banjo-Kazooie animation (.anim.bin)"),
-           ("jba", "JBA", "Star Wars: The Old Republic animation")]
-FORMAT_EXTENSIONS = {"bck": ".bck", "btk": ".btk", "bca": ".bca", "bk": ".bin", "jba": ".jba"}
-COMPRESSIONS = ["lz77", "yaz0", "yay0", "rarezip"]
+# The words the UI uses for a format: (enum label, export menu entry).  A
+# format without an entry shows its name and the registry's description.
+FORMAT_LABELS = {"bck": ("BCK", "J3D Joint Animation (.bck)"), "btk": ("BTK", "J3D Texture Animation (.btk)"),
+                 "bca": ("BCA", "SM64DS Animation (.bca)"), "bk": ("Banjo-Kazooie", "Banjo-Kazooie Animation (.bin)"),
+                 "jba": ("JBA", "SWTOR Animation (.jba)")}
+
+
+def format_label(fmt):
+    return FORMAT_LABELS.get(fmt, (fmt.upper(),))[0]
+
+
+def format_menu_label(fmt):
+    got = FORMAT_LABELS.get(fmt)
+    return got[1] if got else f"{formats.description(fmt)} ({formats.default_extension(fmt)})"
+
+
+def format_items():
+    """The format enum: as imported, or one of the registry's formats."""
+    return [("AUTO", "As Imported", "The format the action was imported from")] + \
+        [(f, format_label(f), formats.description(f)) for f in formats.names()]
+
+
+def compression_items():
+    return [("AS_IMPORTED", "As Imported", "The imported file's wrapper; none for new animations"),
+            ("NONE", "None", "The bare file")] + [(c, c.upper() if c != "rarezip" else "rarezip", f"{c} wrapper")
+                                                  for c in formats.compressions()]
+
+
+def enum_items(extra):
+    """An enum spec's items (a list, or a function that makes it)."""
+    return extra() if callable(extra) else extra
+
 
 EXPORT_SPECS = [
-    ("format", "enum", "AUTO", "Format", "File format to write",
-     [("AUTO", "As Imported", "The format the action was imported from")] + FORMATS, "action"),
+    ("format", "enum", "AUTO", "Format", "File format to write", format_items, "action"),
     ("frame_range", "enum", "AUTO", "Frame Range", "Which frames are exported",
      [("AUTO", "Automatic", "The imported file's range, else the action's frame range"),
       ("SCENE", "Scene", "The scene's start and end frame"),
@@ -171,9 +196,7 @@ EXPORT_SPECS = [
       ("FRAMES", "Every Frame", "Every re-encoded curve is sampled every frame (then reduced within the tolerance "
                                 "where the format has curve keys)")], "action"),
     ("compression", "enum", "AS_IMPORTED", "Compression", "Compression wrapper of the written file",
-     [("AS_IMPORTED", "As Imported", "The imported file's wrapper; none for new animations"),
-      ("NONE", "None", "The bare file")] + [(c, c.upper() if c != "rarezip" else "rarezip", f"{c} wrapper")
-                                           for c in COMPRESSIONS], "encoding"),
+     compression_items, "encoding"),
     ("tolerance", "float", 1e-3, "Tolerance",
      "Key reduction: sampled curves become Hermite keys within this distance (radians for rotations, file units "
      "otherwise; BCK and BTK), or keep only the keys their straight segments need (Banjo-Kazooie, rate Every "
@@ -225,7 +248,8 @@ def operator_annotations(specs=None, skip=()):
         if name in skip:
             continue
         if kind == "enum":
-            props[name] = bpy.props.EnumProperty(name=label, description=desc, items=extra, default=default)
+            props[name] = bpy.props.EnumProperty(name=label, description=desc, items=enum_items(extra),
+                                                 default=default)
         elif kind == "bool":
             props[name] = bpy.props.BoolProperty(name=label, description=desc, default=default)
         elif kind == "float":
@@ -249,17 +273,21 @@ EXPORT_SECTIONS = [
     ("rig", "Rig (actions made in Blender)"),
 ]
 
-# Export options that matter per format (the operators show only these).
-EXPORT_FIELDS = {
-    "bck": ("frame_range", "frame_start", "frame_end", "rate", "compression", "tolerance", "loop",
-            "translation_scale", "up_axis"),
-    "btk": ("frame_range", "frame_start", "frame_end", "rate", "compression", "tolerance", "loop", "calc_type"),
-    "bca": ("frame_range", "frame_start", "frame_end", "compression", "loop", "translation_scale", "up_axis"),
-    "bk": ("frame_range", "frame_start", "frame_end", "rate", "compression", "tolerance", "translation_scale",
-           "up_axis", "id_property"),
-    "jba": ("frame_range", "frame_start", "frame_end", "compression", "layout", "translation_scale", "up_axis",
-            "root_motion"),
-}
+FRAME_FIELDS = ("frame_range", "frame_start", "frame_end")
+
+
+def export_fields(fmt):
+    """The export options that matter for a format (its operator shows
+    only these), from its traits."""
+    material = formats.is_material(fmt)
+    keys = formats.fits_keys(fmt) or formats.drops_linear_keys(fmt)
+    wanted = {
+        "rate": keys, "tolerance": keys, "compression": True, "loop": formats.loop_modes(fmt) is not None,
+        "layout": formats.has_layouts(fmt), "calc_type": material,
+        "translation_scale": not material, "up_axis": not material,
+        "id_property": formats.target_kind(fmt) == "bone_id", "root_motion": formats.has_root_motion(fmt),
+    }
+    return FRAME_FIELDS + tuple(name for name, *_ in EXPORT_SPECS if wanted.get(name))
 
 
 # Options every export operator takes, shown or not: the per-frame formats
@@ -269,9 +297,10 @@ EXPORT_ACCEPTED = ("rate", "tolerance")
 
 
 def export_operator_fields(fmt):
-    """The properties of fmt's export operator: EXPORT_FIELDS (drawn) and
+    """The properties of fmt's export operator: export_fields (drawn) and
     EXPORT_ACCEPTED."""
-    return EXPORT_FIELDS[fmt] + tuple(n for n in EXPORT_ACCEPTED if n not in EXPORT_FIELDS[fmt])
+    fields = export_fields(fmt)
+    return fields + tuple(n for n in EXPORT_ACCEPTED if n not in fields)
 
 
 def section_fields(section, specs=None):

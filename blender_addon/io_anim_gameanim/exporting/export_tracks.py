@@ -1,56 +1,17 @@
-"""Pieces every export path shares: the error type, what an import stored
-on an action, tracks from per-frame values or from one curve, the frame
-range and the loop mode of an action."""
-import json
+"""Pieces every export path shares: the error type, tracks from per-frame
+values or from one curve, the frame range and the loop mode of an action.
+(What an import stored on an action: shared/imported_action.py.)"""
 from array import array
 
-from . import curves, readback
-from .armature import CHANNEL_DEFAULT
-from .options import ImportOptions
+from ..shared import formats
+from ..shared.rig_mapping import CHANNEL_DEFAULT
+from . import readback
 
 CONST_REL = 1e-6
 
 
 class ExportError(Exception):
     """An action that cannot be written (the file is left untouched)."""
-
-
-# ---------------------------------------------------------------------------
-# What the import stored
-
-
-class Source:
-    """The original file and import options stored on an imported action."""
-
-    def __init__(self, action):
-        from .importer import original_bytes
-
-        self.format = action.get("gameanim_format") or None
-        self.data = original_bytes(action)
-        self.options = json.loads(action.get("gameanim_options") or "{}")
-        self.bones = json.loads(action.get("gameanim_bones") or "{}")
-        self.rotation_modes = json.loads(action.get("gameanim_rotation_modes") or "{}")
-        self.period_keys = bool(action.get("gameanim_period_keys", False))
-        # the rig transform the import composed root motion with (absent:
-        # none was applied, or an import from before it was recorded, which
-        # composed with the identity)
-        rest = action.get("gameanim_root_rest")
-        self.root_rest = list(rest) if rest is not None else None
-
-    @property
-    def usable(self):
-        return bool(self.format and self.data and self.options)
-
-    def import_options(self):
-        o = self.options
-        return ImportOptions(translation_scale=o.get("translation_scale", 1.0), up_axis=o.get("up_axis", "NONE"),
-                             keyless_rule=o.get("keyless_rule", "base"), curve_mode=o.get("curve_mode", "AUTO"),
-                             root_motion=o.get("root_motion", "SKIP"),
-                             bone_match=o.get("bone_match", "AUTO"),
-                             id_property=o.get("id_property", "gameanim_bone_id"))
-
-    def time_map(self):
-        return curves.TimeMap.from_dict(self.options)
 
 
 def is_constant(values):
@@ -68,11 +29,11 @@ def per_frame_track(gameanim, target, channel, axis, times, values):
 def file_frames(fmt, frame_count, start=0.0):
     """(first, last) whole file frames the format stores."""
     n = int(round(frame_count))
-    if fmt == "bca":
-        return 0, max(n - 1, 0)
-    if fmt == "bk":
+    if formats.keeps_frame_numbers(fmt):
         s = int(round(start))
         return s, s + max(n - 1, 0)
+    if formats.count_includes_end(fmt):
+        return 0, max(n - 1, 0)
     return 0, n
 
 

@@ -14,13 +14,13 @@ import warnings
 
 import bpy
 
-from . import compat, native
+from .. import compat, native
+from ..shared import formats
+from ..shared.imported_action import MATERIAL_PROP, ORIGINAL_PROP, SOURCE_PROP, stored_format
+from ..shared.options import make_export_options
 from .export_armature import SkeletalExport
 from .export_material import BtkExport
 from .export_tracks import ExportError
-from .options import FORMAT_EXTENSIONS, make_export_options
-
-SKELETAL = ("bck", "bca", "bk", "jba")
 
 LAST_RESULT = None  # the latest export's result (for the UI and tests)
 
@@ -83,10 +83,10 @@ class ExportResult:
 
 def resolve_format(action, fmt):
     if fmt and fmt != "AUTO":
-        if fmt not in FORMAT_EXTENSIONS:
-            raise ExportError(f"unknown format {fmt!r}; one of {', '.join(FORMAT_EXTENSIONS)}")
+        if not formats.known(fmt):
+            raise ExportError(f"unknown format {fmt!r}; one of {', '.join(formats.names())}")
         return fmt
-    stored = action.get("gameanim_format") if action is not None else None
+    stored = stored_format(action)
     if not stored:
         raise ExportError(f"action {getattr(action, 'name', None)!r} was not imported by gameanim: "
                           f"choose the format to write")
@@ -127,7 +127,7 @@ def materials_using(action):
     for m in bpy.data.materials:
         if m.node_tree is not None and m.node_tree.as_pointer() in trees:
             out.append(m)
-    stored = action.get("gameanim_material")
+    stored = action.get(MATERIAL_PROP)
     if stored and stored in bpy.data.materials and bpy.data.materials[stored] not in out:
         out.append(bpy.data.materials[stored])
     return out
@@ -166,7 +166,7 @@ def with_bone_names(message, anim, bone_of, fmt):
         bone = bone_of.get(target)
         if bone is None:
             return None
-        return "the armature object" if bone == "" else (repr(bone) if fmt != "btk" else bone)
+        return "the armature object" if bone == "" else (bone if formats.is_material(fmt) else repr(bone))
 
     found = []
     for pat in TARGET_PATTERNS:
@@ -185,7 +185,7 @@ def with_bone_names(message, anim, bone_of, fmt):
                 found.append(n)
     if not found:
         return message
-    what = "material slot" if fmt == "btk" else "Blender bone"
+    what = "material slot" if formats.is_material(fmt) else "Blender bone"
     return f"{what} {', '.join(found)}: {message}"
 
 
@@ -216,8 +216,8 @@ def encode(anim, xopts, exp, result):
     elif comp == "NONE":
         comp = None
     tol = xopts.tolerance
-    if anim.format == "bk" and xopts.rate != "FRAMES":
-        tol = 0.0  # the BK encoder drops collinear LINEAR keys; Keep Keys keeps the user's keys
+    if formats.drops_linear_keys(anim.format) and xopts.rate != "FRAMES":
+        tol = 0.0  # (that encoder drops collinear LINEAR keys; Keep Keys keeps the user's keys)
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always", ga.PrecisionWarning)
         try:
@@ -325,7 +325,7 @@ def export_action(path, action=None, armature=None, materials=None, options=None
             raise ExportError("no action: pass action=, or make an animated object active")
     fmt = resolve_format(action, xopts.format)
     result = LAST_RESULT = ExportResult(path, [action.name], fmt)
-    if fmt == "btk":
+    if formats.is_material(fmt):
         mats = list(materials) if materials is not None else materials_using(action)
         if not mats:
             raise ExportError(f"action {action.name!r} animates no material's node tree: pass materials=")
@@ -362,11 +362,10 @@ def export_materials(path, materials=None, options=None, context=None, **kw):
 def default_file_name(action, fmt):
     """A file name for an action: its imported source name when the format
     is the same, else the action's name with the format's extension."""
-    src = action.get("gameanim_source")
-    if src and action.get("gameanim_format") == fmt:
+    src = action.get(SOURCE_PROP)
+    if src and stored_format(action) == fmt:
         return src
-    name = re.sub(r'[\\/:*?"<>|]+', "_", action.name).strip() or "action"
-    return name + FORMAT_EXTENSIONS[fmt]
+    return default_file_name_from_action(action, fmt)
 
 
 # ---------------------------------------------------------------------------
@@ -375,7 +374,7 @@ def default_file_name(action, fmt):
 
 def action_id_type(action):
     """'NODETREE' for material (BTK) actions, else 'OBJECT'."""
-    if action.get("gameanim_format") == "btk":
+    if formats.is_material(stored_format(action)):
         return "NODETREE"
     if compat.HAS_SLOTS:
         types = {s.target_id_type for s in action.slots}
@@ -409,16 +408,17 @@ def plan_jobs(actions, folder, fmt=None):
         except ExportError as e:
             errors.append((action, str(e)))
             continue
-        if f == "btk" and action.get("gameanim_original") and action.get("gameanim_format") == "btk":
-            btk_groups.setdefault(action["gameanim_original"], []).append(action)
+        material = formats.is_material(f)
+        if material and action.get(ORIGINAL_PROP) and stored_format(action) == f:
+            btk_groups.setdefault(action[ORIGINAL_PROP], []).append(action)
             continue
-        if (f == "btk") != (action_id_type(action) == "NODETREE"):
+        if material != (action_id_type(action) == "NODETREE"):
             errors.append((action, f"action {action.name!r} animates "
-                                   f"{'materials' if f != 'btk' else 'objects'}; it cannot be written as {f}"))
+                                   f"{'objects' if material else 'materials'}; it cannot be written as {f}"))
             continue
         jobs.append(ExportJob([action], f, None))
     for group in btk_groups.values():
-        jobs.append(ExportJob(group, "btk", None))
+        jobs.append(ExportJob(group, formats.material_format(), None))
     for job in jobs:
         name = default_file_name(job.actions[0], job.format)
         if name in used:
@@ -437,11 +437,11 @@ def plan_jobs(actions, folder, fmt=None):
 
 def default_file_name_from_action(action, fmt):
     name = re.sub(r'[\\/:*?"<>|]+', "_", action.name).strip() or "action"
-    return name + FORMAT_EXTENSIONS[fmt]
+    return name + formats.default_extension(fmt)
 
 
 def run_job(job, xopts, context, armature=None):
-    if job.format != "btk":
+    if not formats.is_material(job.format):
         return export_action(job.path, job.actions[0], armature=armature, options=xopts, context=context)
     mats = []
     for action in job.actions:
@@ -458,7 +458,7 @@ def run_job(job, xopts, context, armature=None):
 
 def export_pairs(path, pairs, xopts, context):
     global LAST_RESULT
-    result = LAST_RESULT = ExportResult(path, sorted({a.name for _m, a in pairs}), "btk")
+    result = LAST_RESULT = ExportResult(path, sorted({a.name for _m, a in pairs}), formats.material_format())
     anim, exp = build_btk(pairs, xopts, context, result)
     return _write_encoded(path, anim, xopts, exp, result)
 

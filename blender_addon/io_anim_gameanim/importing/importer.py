@@ -1,21 +1,30 @@
 """The import itself, free of operators: files in, actions and a report
 out.  The operator, the scripting API and the batch entry point all call
 import_files()."""
-import base64
 import json
 import os
 
 import bpy
 
-from . import armature, compat, curves, material, native
-from .options import make_options
+from .. import compat, native
+from ..shared import curve_plans, formats
+from ..shared.imported_action import ROOT_REST_PROP, source_properties
+from ..shared.material_mapping import describe_entries, entries_by_material, find_material
+from ..shared.options import make_options
+from ..shared.rig_match import RigIndex
+from . import armature, curve_writer, material
 from .report import ImportReport
 
-# the file names a folder import takes (the command-line tool's list): the
-# formats' own, Banjo-Kazooie's .bin / .anim, and compression wrappers
-# around one file (Yaz0, Yay0, LZ77; a file that is not an animation, such
-# as an archive, fails alone with the decoder's message)
-EXTENSIONS = (".bck", ".btk", ".bca", ".jba", ".bin", ".anim", ".szs", ".yaz0", ".yay0", ".lz", ".lz77")
+
+def file_extensions():
+    """The file names a folder import takes (the command-line tool's list,
+    from the C registry): the formats' own, Banjo-Kazooie's .bin / .anim,
+    and compression wrappers around one file (Yaz0, Yay0, LZ77; a file that
+    is not an animation, such as an archive, fails alone with the decoder's
+    message)."""
+    return formats.file_extensions()
+
+
 LOOP_CYCLES = {"loop": "REPEAT", "mirror_loop": "MIRROR"}
 
 
@@ -32,7 +41,7 @@ class ImportResult(list):
 
 def action_name_for(path):
     name = os.path.basename(str(path))
-    for ext in (".anim.bin",) + EXTENSIONS:
+    for ext in (".anim.bin",) + file_extensions():
         if name.lower().endswith(ext) and len(name) > len(ext):
             return name[: -len(ext)]
     return os.path.splitext(name)[0] or name
@@ -45,14 +54,14 @@ def time_map_for(anim, opts, scene):
         scale = scene_fps / anim.fps
     cycles = LOOP_CYCLES.get(anim.loop) if opts.use_cycles else None
     start, end = file_range(anim)
-    return curves.TimeMap(start, end, scale, opts.frame_offset, cycles)
+    return curve_plans.TimeMap(start, end, scale, opts.frame_offset, cycles)
 
 
 def file_range(anim):
     """(first, last) file frame.  Banjo-Kazooie keeps the file's own frame
     numbers (its header has a start and an end frame; the frame count is
     end - start + 1); every other format runs from 0 to its frame count."""
-    if anim.format == "bk":
+    if formats.keeps_frame_numbers(anim.format):
         start = float(anim.start_frame or 0.0)
         end = (anim.info or {}).get("end_frame")
         if end is None:
@@ -64,42 +73,8 @@ def file_range(anim):
 def _store_source(action, anim, path, opts, tm, extra):
     """What a later export needs to write an untouched animation back byte
     for byte, and the options that shaped the curves."""
-    for key, value in _source_properties(anim, path, opts, tm, extra).items():
+    for key, value in source_properties(anim, path, opts, tm, extra).items():
         action[key] = value
-
-
-def _source_properties(anim, path, opts, tm, extra):
-    """The custom properties _store_source puts on an action, as a dict
-    (taken before the decoded animation is let go)."""
-    original = anim.original_bytes()
-    props = {
-        "gameanim_format": anim.format,
-        "gameanim_fps": float(anim.fps or 0.0),
-        "gameanim_loop": anim.loop or "",
-        "gameanim_frame_count": float(anim.frame_count),
-        "gameanim_compression": anim.compression or "",
-        "gameanim_source": os.path.basename(str(path)),
-        "gameanim_original": base64.b64encode(original).decode("ascii") if original is not None else "",
-    }
-    values = {
-        "translation_scale": opts.translation_scale,
-        "up_axis": opts.up_axis,
-        "keyless_rule": opts.keyless_rule,
-        "curve_mode": opts.curve_mode,
-        "root_motion": opts.root_motion,
-    }
-    values.update(tm.as_dict())
-    extra = dict(extra)
-    values.update(extra.pop("options", {}))
-    props["gameanim_options"] = json.dumps(values, sort_keys=True)
-    props.update(extra)
-    return props
-
-
-def original_bytes(action):
-    """The source file's bytes stored on an imported action (or None)."""
-    raw = action.get("gameanim_original")
-    return base64.b64decode(raw) if raw else None
 
 
 def _collect_armature(armature_obj, opts, context):
@@ -163,7 +138,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         count = len(loaded)
         by_fmt = {}
         for item in loaded:
-            if item.anim.format != "btk":
+            if not formats.is_material(item.anim.format):
                 by_fmt.setdefault(item.anim.format, []).append(item)
         for fmt, items in by_fmt.items():
             name = action_name_for(items[0].path) + "_rig"
@@ -197,13 +172,13 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             fr.notes.append(f"loop mode {loop!r}: the game then {then} and stops; Blender holds the last frame "
                             "(no F-curve modifier does this; the mode is kept for export)")
         try:
-            if anim.format == "btk":
+            if formats.is_material(anim.format):
                 made = _import_btk(anim, path, mats, opts, tm, fr)
             else:
                 arm_obj = target_arm if target_arm is not None else new_rigs[anim.format]
                 index = rig_indexes.get(arm_obj.as_pointer())
                 if index is None:
-                    index = rig_indexes[arm_obj.as_pointer()] = armature.RigIndex(arm_obj)
+                    index = rig_indexes[arm_obj.as_pointer()] = RigIndex(arm_obj)
                 write = _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index)
                 anim = None  # the decoded keys go before Blender's are made
                 made = write()
@@ -263,13 +238,13 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
     decoded file); exact channels keep their Track until their curve is
     written (their buffers are made then, one at a time)."""
     res, plans = armature.plan_file(anim, arm_obj, opts, tm, fr, index)
-    props = _source_properties(anim, path, opts, tm, {
+    props = source_properties(anim, path, opts, tm, {
         "options": {"bone_match": opts.bone_match_for(anim.format), "id_property": opts.id_property},
         "gameanim_bones": json.dumps(res.bones, sort_keys=True),
         "gameanim_rotation_modes": json.dumps(res.rotation_modes, sort_keys=True),
     })
     if res.root_rest is not None:
-        props[armature.ROOT_REST_PROP] = res.root_rest
+        props[ROOT_REST_PROP] = res.root_rest
     name = action_name_for(path)
 
     def write():
@@ -278,7 +253,7 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
             sink = compat.CurveSink(action, "OBJECT", arm_obj.name)
             # (empties the list: each plan's buffers go once written; the
             # exact channels' buffers are made there, one curve at a time)
-            period_keys = curves.write_plans(sink, plans, tm)
+            period_keys = curve_writer.write_plans(sink, plans, tm)
             props["gameanim_period_keys"] = bool(period_keys)
             for key, value in props.items():
                 action[key] = value
@@ -288,9 +263,9 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
         if period_keys:
             fr.notes.append("held keys added at frame 0 / the duration so that the Cycles modifier loops over "
                             "the file's duration")
-        if res.root_rest is not None and arm_obj.get(armature.ROOT_REST_PROP) is None:
+        if res.root_rest is not None and arm_obj.get(ROOT_REST_PROP) is None:
             # later imports compose with this, not with the animated transform
-            arm_obj[armature.ROOT_REST_PROP] = res.root_rest
+            arm_obj[ROOT_REST_PROP] = res.root_rest
         fr.owners.append(arm_obj.name)
         return [(arm_obj, sink, lambda: armature.apply_rotation_modes(arm_obj, action))]
 
@@ -299,10 +274,10 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
 
 def _import_btk(anim, path, mats, opts, tm, fr):
     made = []
-    groups = material.entries_by_material(anim)
+    groups = entries_by_material(anim)
     stem = action_name_for(path)
     for mat_name, entries in groups.items():
-        mat = material.find_material(mat_name, mats)
+        mat = find_material(mat_name, mats)
         if mat is None:
             fr.missing_materials.append(mat_name)
             fr.unmatched.extend(f"entry {i} (material {mat_name!r}, UV {e['texmtx_id']})" for i, e in entries)
@@ -331,16 +306,17 @@ def _import_btk(anim, path, mats, opts, tm, fr):
         _store_source(action, anim, path, opts, tm, {
             "gameanim_material": mat.name,
             "gameanim_calc_type": anim.calc_type or "",
-            "gameanim_entries": material.describe_entries(kept),
+            "gameanim_entries": describe_entries(kept),
             "gameanim_period_keys": bool(period_keys),
         })
         made.append((tree, sink, None))
     return made
 
 
-def collect_files(items, extensions=EXTENSIONS):
+def collect_files(items, extensions=None):
     """Files to import from files and folders (folders recursively, files
-    with one of the extensions, sorted)."""
+    with one of the extensions, sorted; default: file_extensions())."""
+    extensions = tuple(file_extensions() if extensions is None else extensions)
     out = []
     for item in items:
         item = str(item)

@@ -11,7 +11,7 @@ from array import array
 from itertools import chain, compress, repeat
 from operator import add, eq, le, mul, sub, truediv
 
-from . import compat, native
+from .. import compat, native
 
 BEZIER = compat.INTERP["BEZIER"]
 LINEAR = compat.INTERP["LINEAR"]

@@ -1,0 +1,203 @@
+"""What the add-on knows about the formats, read from the C registry
+(gameanim.formats(), gameanim.compressions()) once, when first asked, so
+that a format added in C shows up in the menus, options and file lists.
+
+The add-on stays importable without the C module: until native.require()
+finds it, every list here is empty (and nothing is cached, so a module
+found later is read then).
+
+The registry's traits:  target_kind ('joint' | 'bone_id' | 'bone_name' |
+'material_entry'), values ('absolute' | 'delta'), up_axis ('Y' | 'Z' |
+None), bone_match ('INDEX' | 'ID' | 'NAME' | None), extensions,
+compressions.  Behaviour that only one format has, and that no trait
+describes, is named in QUIRKS below (one table, the reasons in
+docs/blender.md), never compared by format name elsewhere."""
+from .. import native
+
+_registry = None
+_compressions = None
+
+
+def _load():
+    global _registry, _compressions
+    if _registry is None:
+        try:
+            ga = native.require()
+        except native.GameanimMissing:
+            return {}, []
+        _registry = dict(ga.formats())
+        _compressions = list(ga.compressions())
+    return _registry, _compressions
+
+
+def names():
+    """Every format the C module reads and writes, in registry order."""
+    return list(_load()[0])
+
+
+def traits(fmt):
+    """The registry's traits of one format ({} when unknown)."""
+    return _load()[0].get(fmt, {})
+
+
+def known(fmt):
+    return fmt in _load()[0]
+
+
+def compressions():
+    """The compression wrappers' names, in registry order."""
+    return list(_load()[1])
+
+
+def file_extensions():
+    """Every extension a folder import takes: the formats' own and the
+    compression wrappers', lower case (gameanim.file_extensions())."""
+    try:
+        return tuple(native.require().file_extensions())
+    except native.GameanimMissing:
+        return ()
+
+
+def default_extension(fmt):
+    """The extension an exported file of fmt gets."""
+    exts = traits(fmt).get("extensions") or ()
+    return exts[0] if exts else "." + fmt
+
+
+def description(fmt):
+    return traits(fmt).get("description", fmt)
+
+
+def target_kind(fmt):
+    return traits(fmt).get("target_kind")
+
+
+def is_material(fmt):
+    """The format animates material texture mappings, not bones."""
+    return target_kind(fmt) == "material_entry"
+
+
+def is_skeletal(fmt):
+    return known(fmt) and not is_material(fmt)
+
+
+def skeletal_names():
+    return [f for f in names() if is_skeletal(f)]
+
+
+def material_format():
+    """The format that animates materials (None without the C module)."""
+    return next((f for f in names() if is_material(f)), None)
+
+
+def is_delta(fmt):
+    """Values are deltas from a rest without rotation (else absolute
+    parent-relative transforms)."""
+    return traits(fmt).get("values") == "delta"
+
+
+def is_y_up(fmt):
+    return traits(fmt).get("up_axis") == "Y"
+
+
+def bone_match(fmt):
+    """The bone matching the format implies (option Bone Matching AUTO)."""
+    return traits(fmt).get("bone_match") or "NAME"
+
+
+# ---------------------------------------------------------------------------
+# Behaviour the registry's traits do not describe
+
+_NONE = {}
+QUIRKS = {
+    # J3D: Hermite keys fitted within the tolerance; a loop mode with mirroring
+    "bck": {"fit_keys": True, "loop_modes": "full"},
+    "btk": {"fit_keys": True, "loop_modes": "full"},
+    # SM64DS: a frame count that includes the last frame; plays at 30 fps;
+    # a loop flag only
+    "bca": {"count_includes_end": True, "fixed_fps": 30.0, "loop_modes": "flag"},
+    # Banjo-Kazooie: the file's own frame numbers (a start frame), only the
+    # channels it animates, no loop mode; its encoder drops collinear
+    # LINEAR keys (so a tolerance only with rate Every Frame)
+    "bk": {"count_includes_end": True, "keeps_frame_numbers": True, "sparse_channels": True,
+           "drops_linear_keys": True},
+    # SWTOR: per-frame quaternions (the game nlerps whole frames), no scale,
+    # root motion, two layouts, the scene's fps, GR2 rigs, jumps between
+    # sections
+    "jba": {"quaternions": True, "no_scale": True, "root_motion": True, "layouts": True, "scene_fps": True,
+            "gr2_rig": True},
+}
+
+
+def quirk(fmt, name):
+    return QUIRKS.get(fmt, _NONE).get(name, False)
+
+
+def quaternion_rotation(fmt):
+    """Rotations are per-frame quaternions, keyed at whole file frames
+    (the game's nlerp), else Euler XYZ."""
+    return quirk(fmt, "quaternions")
+
+
+def stores_scale(fmt):
+    return not quirk(fmt, "no_scale")
+
+
+def has_root_motion(fmt):
+    return quirk(fmt, "root_motion")
+
+
+def root_motion_format():
+    return next((f for f in names() if has_root_motion(f)), None)
+
+
+def has_layouts(fmt):
+    return quirk(fmt, "layouts")
+
+
+def has_gr2_rig(fmt):
+    """Option Rig Up Axis 'GR2' (SWTOR Granny rigs) applies."""
+    return quirk(fmt, "gr2_rig")
+
+
+def fits_keys(fmt):
+    """The encoder fits Hermite keys to per-frame values within the
+    tolerance (the export passes it one)."""
+    return quirk(fmt, "fit_keys")
+
+
+def keeps_frame_numbers(fmt):
+    """The file holds its own first frame (the scene's frame numbers are
+    kept), else it starts at 0."""
+    return quirk(fmt, "keeps_frame_numbers")
+
+
+def count_includes_end(fmt):
+    """Frame count = end - start + 1, else end - start."""
+    return quirk(fmt, "count_includes_end")
+
+
+def sparse_channels(fmt):
+    """Only animated channels are written: one that holds its default is
+    left out."""
+    return quirk(fmt, "sparse_channels")
+
+
+def drops_linear_keys(fmt):
+    """The encoder takes a tolerance to drop collinear LINEAR keys."""
+    return quirk(fmt, "drops_linear_keys")
+
+
+def fixed_fps(fmt):
+    """The rate the format plays at (None: it stores its own)."""
+    return quirk(fmt, "fixed_fps") or None
+
+
+def uses_scene_fps(fmt):
+    return quirk(fmt, "scene_fps")
+
+
+def loop_modes(fmt):
+    """'full' (once, loop, mirror), 'flag' (once or loop) or None (the
+    file stores no loop mode)."""
+    return quirk(fmt, "loop_modes") or None
