@@ -335,6 +335,12 @@ def test_sdist_builds_from_source_in_a_fresh_venv(dist, tmp_path):
 # the Blender zips
 
 
+def addon_modules():
+    """The add-on's .py files, relative to its folder (its layers are
+    subfolders)."""
+    return sorted(p.relative_to(ADDON).as_posix() for p in ADDON.rglob("*.py") if "__pycache__" not in p.parts)
+
+
 def test_extension_zip_lists_its_wheel(dist):
     """The manifest at the zip root lists, under `wheels`, the wheel the zip
     holds (path relative to the manifest), byte-identical to the dist
@@ -348,7 +354,7 @@ def test_extension_zip_lists_its_wheel(dist):
         packed = {n: zf.read(n) for n in names if n.endswith(".py")}
     # every module of the add-on (compared by name: the tree may be edited
     # while the tests run), identical to the legacy zip's copy
-    assert sorted(packed) == sorted(p.name for p in ADDON.glob("*.py"))
+    assert sorted(packed) == addon_modules()
     with zipfile.ZipFile(dist["legacy"]) as lz:
         for name, data in packed.items():
             assert lz.read(f"io_anim_gameanim/{name}") == data, name
@@ -395,7 +401,7 @@ def test_legacy_zip_vendors_the_module_from_the_wheel(dist):
         so = zf.read("io_anim_gameanim/_native/gameanim.abi3.so")
         init = zf.read("io_anim_gameanim/__init__.py").decode()
     assert "bl_info" in init
-    assert sorted(n.split("/", 1)[1] for n in names if n.endswith(".py")) == sorted(p.name for p in ADDON.glob("*.py"))
+    assert sorted(n.split("/", 1)[1] for n in names if n.endswith(".py")) == addon_modules()
     with zipfile.ZipFile(dist["wheel"]) as wz:
         assert so == wz.read("gameanim.abi3.so")
     assert all(n.startswith("io_anim_gameanim/") for n in names), names
@@ -671,7 +677,7 @@ def test_readme_links_resolve_and_cover_install_and_troubleshooting():
         msg = str(e)
     assert re.match(r"bck: field 'file size' at offset 0x8 \(8\): ", msg), msg
     assert "bck: field 'file size' at offset 0x8 (8): " in trouble
-    assert "found no bone or material" in (ADDON / "report.py").read_text()
+    assert "found no bone or material" in (ADDON / "importing" / "report.py").read_text()
 
 
 def test_every_format_and_wrapper_has_a_format_note():

@@ -100,10 +100,10 @@ def plan_entry(anim, entry_index, entry, tm, nodes):
         path = _socket_path(nodes[key].inputs[inp])
         if track is None or len(track) == 0:
             plans.append(curve_plans.plan_constant(path, comp, group, tm.start, const,
-                                              ("btk", key, inp, comp, track, vs, vo, const)))
+                                              ("entry", key, inp, comp, track, vs, vo, const)))
         else:
             cp, added = curve_plans.plan_track(path, comp, group, track.bezier(vs, vo, tm.scale, tm.offset, flags=True), tm,
-                                          ("btk", key, inp, comp, track, vs, vo, const))
+                                          ("entry", key, inp, comp, track, vs, vo, const))
             plans.append(cp)
             period_keys |= added
     return plans, period_keys
