@@ -184,11 +184,12 @@ def _make_export_operator(fmt):
                      "as one file)"))
     ann["filter_glob"] = StringProperty(default="*" + ext, options={"HIDDEN"})
     name = f"EXPORT_ANIM_OT_gameanim_{fmt}"
-    doc = f"Export {options.format_menu_label(fmt)} with gameanim (an imported action comes back byte for byte when unedited)"
+    label = options.format_menu_label(fmt)
+    doc = f"Export {label} with gameanim (an imported action comes back byte for byte when unedited)"
     return type(name, (_ExportBase, Operator, ExportHelper), {
         "__doc__": doc,
         "bl_idname": f"export_anim.gameanim_{fmt}",
-        "bl_label": f"Export {options.format_menu_label(fmt).split(' (')[0]}",
+        "bl_label": f"Export {label.split(' (')[0]}",
         "bl_options": {"REGISTER", "PRESET"},
         "filename_ext": ext,
         "fmt": fmt,

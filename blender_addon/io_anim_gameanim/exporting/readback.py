@@ -60,7 +60,7 @@ _CONSTANT_BYTES = array("i", (CONSTANT,)).tobytes()
 
 
 def rejoin_steps(keys):
-    """The steps the import separated (curves.separate_steps): a holding
+    """The steps the import separated (curve_plans.separate_steps): a holding
     key less than 0.01 frames before the next one is that key's frame
     again, its value carried along the arriving tangent (exact for a line,
     to the second order for a Bezier).  Modifies and returns keys."""

@@ -269,7 +269,7 @@ def plan_track(path, index, group, bez, tm, source=None):
 
 def lazy_plan(path, index, group, source):
     """A plan whose key buffers are made when it is written: source is
-    ("track", Track, value_scale, value_offset) and write_plans calls
+    ("track", Track, value_scale, value_offset) and curve_writer.write_plans calls
     Track.bezier then (see realise)."""
     return CurvePlan(path, index, group, None, None, None, None, None, source)
 

@@ -98,12 +98,12 @@ def plan_entry(anim, entry_index, entry, tm, nodes):
     group = f"UV {int(entry['texmtx_id'])}"
     for key, inp, comp, track, vs, vo, const in entry_channels(anim, entry_index, entry, anim.calc_type):
         path = _socket_path(nodes[key].inputs[inp])
+        source = ("entry", key, inp, comp, track, vs, vo, const)
         if track is None or len(track) == 0:
-            plans.append(curve_plans.plan_constant(path, comp, group, tm.start, const,
-                                              ("entry", key, inp, comp, track, vs, vo, const)))
+            plans.append(curve_plans.plan_constant(path, comp, group, tm.start, const, source))
         else:
-            cp, added = curve_plans.plan_track(path, comp, group, track.bezier(vs, vo, tm.scale, tm.offset, flags=True), tm,
-                                          ("entry", key, inp, comp, track, vs, vo, const))
+            bez = track.bezier(vs, vo, tm.scale, tm.offset, flags=True)
+            cp, added = curve_plans.plan_track(path, comp, group, bez, tm, source)
             plans.append(cp)
             period_keys |= added
     return plans, period_keys

@@ -86,7 +86,7 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
     modes: optional {target: 'exact' | 'baked'} that overrides the choice
     (the export passes what the import chose).  index: a RigIndex of
     arm_obj to reuse.  lazy: the key buffers of an exact channel's track
-    are left to curve_plans.write_plans (the plan holds the track; see
+    are left to curve_writer.write_plans (the plan holds the track; see
     curve_plans.lazy_plan), so that they exist one curve at a time.
     root_rest: the Matrix root motion is composed with (the object's
     transform = root_rest @ trajectory); None: root_rest_of(arm_obj).
