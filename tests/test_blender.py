@@ -1,12 +1,22 @@
 """The Blender add-on, tested inside Blender: the in-Blender suite
-(tests/blender/bl_*.py) runs once with the `bpy` module from PyPI
-(Blender 5.0) and once with Debian's Blender 3.4.1 binary, each in a
-subprocess; then the batch command line in both, and static rules of the
-add-on's source.
+(tests/blender/bl_*.py) runs in every supported Blender line, each in a
+subprocess:
+
+    blender   Debian's Blender 3.4.1 binary (the oldest API we support)
+    bpy-4.2   the bpy module of Blender 4.2 LTS, in .venv/bpy-4.2
+    bpy-4.5   the bpy module of Blender 4.5 LTS, in .venv/bpy-4.5
+    bpy       the bpy module of this interpreter (Blender 5.0)
+
+(tools/setup_env.sh installs all four); then the batch command lines and
+the demo in each, and static rules of the add-on's source.
 
 A missing Blender skips its variant, unless GAMEANIM_REQUIRE_BLENDER=1
 (CI), where it is a failure.  GAMEANIM_BLENDER names the Blender binary
-(default: `blender` on PATH)."""
+(default: `blender` on PATH).  Each Blender process is killed after
+GAMEANIM_BLENDER_TIMEOUT seconds (default 900): the bpy modules of 4.2 and
+4.5 crash or hang at exit while a class is still registered, and a hang
+must fail the test, naming the in-Blender test that was running, instead
+of stalling CI."""
 import ast
 import os
 import re
@@ -22,8 +32,16 @@ import gameanim
 ROOT = Path(__file__).resolve().parent.parent
 ADDON = ROOT / "blender_addon" / "io_anim_gameanim"
 RUNNER = ROOT / "tests" / "blender" / "run.py"
-BUILD = str(Path(gameanim.__file__).resolve().parent)
+# the folder that holds the built gameanim (the package gameanim/ with its
+# C core, or a bare gameanim*.so): what --gameanim puts on sys.path
+_built = Path(gameanim.__file__).resolve().parent
+BUILD = str(_built.parent if hasattr(gameanim, "__path__") else _built)
 REQUIRE = os.environ.get("GAMEANIM_REQUIRE_BLENDER", "") not in ("", "0")
+TIMEOUT = float(os.environ.get("GAMEANIM_BLENDER_TIMEOUT") or 900)
+# the bpy modules in their own virtualenvs (tools/setup_env.sh), by variant
+VENV_LINES = {"bpy-4.2": "4.2", "bpy-4.5": "4.5"}
+VARIANTS = ["blender", "bpy-4.2", "bpy-4.5", "bpy"]
+BPY_VARIANTS = [v for v in VARIANTS if v.startswith("bpy")]
 
 
 def _missing(what):
@@ -42,15 +60,38 @@ def _clean_env():
 _probe_cache = {}
 
 
-def bpy_module_python():
-    """This interpreter, if it can import the bpy module."""
-    if "bpy" not in _probe_cache:
-        r = subprocess.run([sys.executable, "-c", "import bpy; print(bpy.app.version_string)"],
-                           capture_output=True, text=True, env=_clean_env())
-        _probe_cache["bpy"] = r.stdout.strip().splitlines()[-1] if r.returncode == 0 and r.stdout.strip() else None
-    if _probe_cache["bpy"] is None:
-        _missing("the bpy module (pip install bpy)")
-    return sys.executable
+def _venv_python(venv):
+    for rel in ("bin/python", "Scripts/python.exe"):
+        if (venv / rel).exists():
+            return str(venv / rel)
+    return None
+
+
+def bpy_module_python(variant="bpy"):
+    """The interpreter of a bpy variant, if it imports the bpy module (of
+    the right Blender line): this one for "bpy", .venv/<variant>'s
+    otherwise."""
+    if variant not in _probe_cache:
+        exe = sys.executable if variant == "bpy" else _venv_python(ROOT / ".venv" / variant)
+        version = None
+        if exe:
+            try:
+                r = subprocess.run([exe, "-c", "import bpy; print(bpy.app.version_string)"],
+                                   capture_output=True, text=True, env=_clean_env(), timeout=300)
+                if r.returncode == 0 and r.stdout.strip():
+                    version = r.stdout.strip().splitlines()[-1]
+            except subprocess.TimeoutExpired:
+                pass
+        want = VENV_LINES.get(variant)
+        ok = version is not None and (want is None or version.startswith(want + "."))
+        _probe_cache[variant] = (exe if ok else None, version)
+    exe, version = _probe_cache[variant]
+    if exe is None:
+        if variant == "bpy":
+            _missing("the bpy module (pip install bpy)")
+        _missing(f"the bpy module of Blender {VENV_LINES[variant]} in .venv/{variant} "
+                 f"(sh tools/setup_env.sh; found: {version})")
+    return exe
 
 
 def blender_binary():
@@ -60,11 +101,30 @@ def blender_binary():
     return exe
 
 
-def run_in(variant, script, args):
-    """Runs a script under one Blender variant; returns CompletedProcess."""
+def _run(cmd, env, what, progress=None):
+    """subprocess.run with the Blender timeout; a timeout fails the test
+    with what was running (the runner's progress file) and the output so
+    far."""
+    try:
+        return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT), timeout=TIMEOUT)
+    except subprocess.TimeoutExpired as e:
+        where = ""
+        if progress and os.path.exists(progress):
+            where = "; last recorded: " + Path(progress).read_text().strip()
+        out = e.stdout.decode(errors="replace") if isinstance(e.stdout, bytes) else (e.stdout or "")
+        err = e.stderr.decode(errors="replace") if isinstance(e.stderr, bytes) else (e.stderr or "")
+        pytest.fail(f"{what} killed after {TIMEOUT:.0f} s (GAMEANIM_BLENDER_TIMEOUT){where}\n"
+                    f"--- stdout ---\n{out[-20000:]}\n--- stderr ---\n{err[-5000:]}")
+
+
+def run_in(variant, script, args, progress=None):
+    """Runs a script under one Blender variant; returns CompletedProcess.
+    progress: a file for the in-Blender runner to record the running test."""
     env = _clean_env()
-    if variant == "bpy":
-        cmd = [bpy_module_python(), str(script), *args]
+    if progress:
+        env["GAMEANIM_BL_PROGRESS"] = str(progress)
+    if variant.startswith("bpy"):
+        cmd = [bpy_module_python(variant), str(script), *args]
     else:
         exe = blender_binary()
         cmd = [exe, "-b", "--factory-startup", "--python-exit-code", "1", "--python", str(script), "--", *args]
@@ -73,25 +133,26 @@ def run_in(variant, script, args):
         # on PATH would hide the system site-packages (pytest).  Its own
         # folder first keeps the Python it was built with.
         env["PATH"] = os.path.dirname(os.path.realpath(exe)) + os.pathsep + env.get("PATH", "")
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT))
+    return _run(cmd, env, f"{Path(script).name} in {variant}", progress)
 
 
 def _show(r):
     return f"exit {r.returncode}\n--- stdout ---\n{r.stdout[-20000:]}\n--- stderr ---\n{r.stderr[-5000:]}"
 
 
-@pytest.mark.parametrize("variant", ["bpy", "blender"])
-def test_in_blender_suite(variant):
-    """Every in-Blender test passes (bpy = Blender 5.0 module, blender =
-    the Blender binary, Debian's 3.4.1 here)."""
-    r = run_in(variant, RUNNER, ["--gameanim", BUILD, "-q", "-rfEs"])
+@pytest.mark.parametrize("variant", VARIANTS)
+def test_in_blender_suite(variant, tmp_path):
+    """Every in-Blender test passes in every Blender line (blender = the
+    Blender binary, Debian's 3.4.1 here; bpy-4.2, bpy-4.5 = those modules
+    in .venv; bpy = this interpreter's module, Blender 5.0)."""
+    r = run_in(variant, RUNNER, ["--gameanim", BUILD, "-q", "-rfEs"], progress=tmp_path / "progress.txt")
     assert r.returncode == 0, _show(r)
     summary = [line for line in r.stdout.splitlines() if " passed" in line]
     assert summary and "failed" not in summary[-1] and "error" not in summary[-1], _show(r)
     assert "skipped" not in summary[-1], _show(r)
 
 
-@pytest.mark.parametrize("variant", ["bpy", "blender"])
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_batch_command_line(variant, tmp_path):
     """`blender -b --python batch.py -- <folder> --save out.blend` imports
     a folder recursively, reports a corrupt file and carries on."""
@@ -110,7 +171,7 @@ def test_batch_command_line(variant, tmp_path):
     assert out.exists() and out.stat().st_size > 0
 
 
-@pytest.mark.parametrize("variant", ["bpy", "blender"])
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_batch_export_command_line(variant, tmp_path):
     """A whole .blend to a folder: samples imported with the batch importer
     and saved, then `batch_export.py -- --out DIR` writes every action back
@@ -127,7 +188,7 @@ def test_batch_export_command_line(variant, tmp_path):
     assert r.returncode == 0, _show(r)
     out = tmp_path / "out"
     args = ["--out", str(out), "--gameanim-path", BUILD]
-    if variant == "bpy":
+    if variant.startswith("bpy"):
         args += ["--blend", str(blend)]
         r = run_in(variant, ADDON / "batch_export.py", args)
     else:
@@ -146,10 +207,10 @@ def run_blend(blend, script, args):
     env["PATH"] = os.path.dirname(os.path.realpath(exe)) + os.pathsep + env.get("PATH", "")
     cmd = [exe, "-b", str(blend), "--factory-startup", "--python-exit-code", "1", "--python", str(script), "--",
            *args]
-    return subprocess.run(cmd, capture_output=True, text=True, env=env, cwd=str(ROOT))
+    return _run(cmd, env, f"{Path(script).name} in blender on {Path(blend).name}")
 
 
-@pytest.mark.parametrize("variant", ["bpy", "blender"])
+@pytest.mark.parametrize("variant", VARIANTS)
 def test_demo_main_job_renders_motion(variant, tmp_path):
     """The main job on a few samples: the .blend and the contact sheet are
     written, the rig moves and the texture scrolls between the rendered
@@ -168,7 +229,8 @@ def test_demo_main_job_renders_motion(variant, tmp_path):
     assert "(still)" in summary.split("bca/constant_pose.bca:")[-1].split("\n")[0]
 
 
-def test_addon_registers_without_gameanim(tmp_path):
+@pytest.mark.parametrize("variant", BPY_VARIANTS)
+def test_addon_registers_without_gameanim(variant, tmp_path):
     """The add-on loads (menu, operator) when the C module is missing, and
     its operator explains how to install it."""
     code = (
@@ -180,11 +242,16 @@ def test_addon_registers_without_gameanim(tmp_path):
         "    bpy.ops.import_anim.gameanim(filepath=%r)\n"
         "except RuntimeError as e:\n"
         "    print('error:', e)\n"
+        "a.unregister()\n"  # the bpy module of 4.2 crashes at exit, 4.5's hangs, while registered
     ) % (str(ADDON.parent), str(ROOT / "samples" / "j3d" / "walk_type0.bck"))
     env = _clean_env()
     env.pop("GAMEANIM_PATH", None)
-    bpy_module_python()
-    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path))
+    exe = bpy_module_python(variant)
+    try:
+        r = subprocess.run([exe, "-c", code], capture_output=True, text=True, env=env, cwd=str(tmp_path),
+                           timeout=TIMEOUT)
+    except subprocess.TimeoutExpired as e:
+        pytest.fail(f"killed after {TIMEOUT:.0f} s: {e.stdout!r} {e.stderr!r}")
     assert r.returncode == 0, _show(r)
     assert "available False" in r.stdout, _show(r)
     assert "gameanim C module is not installed" in r.stdout, _show(r)

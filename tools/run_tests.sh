@@ -1,7 +1,8 @@
 #!/bin/sh
 # Sets up a fresh machine (tools/setup_env.sh) and runs every test:
 # the C core and Python API, every format, the samples' determinism and the
-# Blender add-on in Blender 5.0 (bpy module) and Debian's Blender 3.4.1.
+# Blender add-on in Debian's Blender 3.4.1 and in Blender 4.2, 4.5 and 5.0
+# (bpy modules; 4.2 and 4.5 in .venv/).
 #   sh tools/run_tests.sh [extra pytest arguments]
 set -e
 here="$(cd "$(dirname "$0")/.." && pwd)"

@@ -4,7 +4,11 @@
 #   - Debian's blender (3.4.1, the oldest Blender API we support) and pytest
 #     for its system Python, clang and valgrind for the hardening jobs;
 #   - pytest and the bpy module (Blender 5.0) from PyPI;
-# then builds the extension into build/lib.  Safe to run repeatedly.
+#   - the bpy modules of Blender 4.2 LTS and 4.5 LTS from PyPI, each with
+#     pytest in its own virtualenv under .venv/ (git-ignored), since each
+#     pins its own numpy and Python 3.11;
+# then builds the extension into build/lib.  Safe to run repeatedly: what is
+# present and importable is kept.
 set -e
 here="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$here"
@@ -27,9 +31,34 @@ if [ "${GAMEANIM_SKIP_APT:-0}" != "1" ] && command -v apt-get >/dev/null 2>&1; t
     fi
 fi
 
-echo "== pip install (pytest, setuptools, bpy 5.0)"
+echo "== pip install (pytest, setuptools, bpy 5.0) for $PY"
 $PY -m pip install -q --disable-pip-version-check "pytest>=7" "setuptools>=61" wheel
 $PY -c "import bpy" >/dev/null 2>&1 || $PY -m pip install -q --disable-pip-version-check "bpy==5.0.*"
+
+# bpy_venv NAME REQUIREMENT...: .venv/NAME with the bpy module and pytest,
+# unless it is there and imports both.  The wheels are for CPython 3.11
+# only (Requires-Python ==3.11.*).
+bpy_venv() {
+    name="$1"; shift
+    venv="$here/.venv/$name"
+    if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import bpy, pytest" >/dev/null 2>&1; then
+        return 0
+    fi
+    echo "== .venv/$name: $*"
+    rm -rf "$venv"
+    mkdir -p "$here/.venv"
+    # venv needs ensurepip (Debian: python3-venv); virtualenv from pip otherwise
+    if ! $PY -m venv "$venv" >/dev/null 2>&1; then
+        rm -rf "$venv"
+        $PY -m pip install -q --disable-pip-version-check virtualenv
+        $PY -m virtualenv -q "$venv"
+    fi
+    "$venv/bin/python" -m pip install -q --disable-pip-version-check "pytest>=7" "$@"
+    "$venv/bin/python" -c "import bpy, pytest" || { echo "error: .venv/$name: bpy does not import" >&2; exit 1; }
+}
+# Blender 4.2 bundles numpy 1.26, but its wheel does not pin it
+bpy_venv bpy-4.2 "bpy==4.2.*" "numpy<2"
+bpy_venv bpy-4.5 "bpy==4.5.*"
 
 echo "== build the package into build/lib"
 GAMEANIM_WERROR=1 sh tools/devbuild.sh build/lib

@@ -159,6 +159,14 @@ def action_slots(action):
     return list(action.slots) if HAS_SLOTS else []
 
 
+def action_id_types(action):
+    """The ID types an action is for: its slots' target types (4.4+),
+    else its `id_root` (before 4.4; removed in 5.0)."""
+    if HAS_SLOTS:
+        return {s.target_id_type for s in action.slots}
+    return {getattr(action, "id_root", "OBJECT")}
+
+
 def slot_for(action, owner=None, id_type="OBJECT"):
     """The slot of `action` that animates `owner` (4.4+; None before): the
     owner's assigned slot when the action is its active action, else the

@@ -376,11 +376,7 @@ def action_id_type(action):
     """'NODETREE' for material (BTK) actions, else 'OBJECT'."""
     if formats.is_material(stored_format(action)):
         return "NODETREE"
-    if compat.HAS_SLOTS:
-        types = {s.target_id_type for s in action.slots}
-        if types == {"NODETREE"}:
-            return "NODETREE"
-    elif getattr(action, "id_root", "OBJECT") == "NODETREE":
+    if compat.action_id_types(action) == {"NODETREE"}:
         return "NODETREE"
     return "OBJECT"
 
