@@ -7,9 +7,9 @@
 from array import array
 from collections.abc import Iterable, Sequence
 from os import PathLike
-from typing import Any, Final, Literal, TypeAlias, TypedDict, overload
+from typing import Any, Final, Generic, Literal, TypeAlias, TypedDict, TypeVar, overload
 
-from typing_extensions import Buffer
+from typing_extensions import Buffer, Self
 
 # ---------------------------------------------------------------- aliases
 
@@ -21,6 +21,9 @@ Reencode: TypeAlias = Literal["raw", "full"]
 # a track's target: joint / bone / texture-matrix entry index or bone ID
 # (int), or a bone name (str, JBA)
 Target: TypeAlias = int | str
+# interpolation codes (CONSTANT, LINEAR, BEZIER), as a sequence or buffer
+Codes: TypeAlias = Iterable[int] | Buffer
+Extrapolation: TypeAlias = Literal["CONSTANT", "LINEAR"]
 # numbers the core copies into a float buffer: a sequence, a range, an
 # array('f') / array('d') or any other buffer of numbers
 Floats: TypeAlias = Iterable[float] | Buffer
@@ -35,6 +38,9 @@ FilePath: TypeAlias = str | bytes | PathLike[str] | PathLike[bytes]
 # Track.bezier(): co, handle_left, handle_right ((x, y) float32 pairs) and
 # the interpolation codes (int32), for FCurve.keyframe_points.foreach_set
 BezierBuffers: TypeAlias = tuple[array[float], array[float], array[float], array[int]]
+# ... with flags=True: and whether the times strictly increase, and whether
+# some segment is BEZIER
+BezierFlagged: TypeAlias = tuple[array[float], array[float], array[float], array[int], bool, bool]
 # bake_pose(), per bone: location x y z, rotation_quaternion w x y z,
 # scale x y z, each (frame, value) pairs
 PoseBuffers: TypeAlias = tuple[
@@ -124,6 +130,28 @@ class PrecisionWarning(UserWarning):
 
 # ---------------------------------------------------------------- classes
 
+_T = TypeVar("_T")
+
+
+class _Keys(Generic[_T]):
+    """A Track's key buffer: read as an array ('f' floats, 'B' codes), set
+    from any sequence or buffer of numbers."""
+    @overload
+    def __get__(self, instance: None, owner: type, /) -> Self: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None, /) -> array[_T]: ...
+    def __set__(self, instance: object, value: Iterable[_T] | Buffer, /) -> None: ...
+
+
+class _ListOf(Generic[_T]):
+    """An Animation's list attribute: read as a list, set from any iterable."""
+    @overload
+    def __get__(self, instance: None, owner: type, /) -> Self: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None, /) -> list[_T]: ...
+    def __set__(self, instance: object, value: Iterable[_T], /) -> None: ...
+
+
 class Track:
     """One animated channel component: keys with times, values, slopes and
     the interpolation of each segment."""
@@ -137,61 +165,27 @@ class Track:
         values: Floats = (),
         in_slopes: Floats | None = None,
         out_slopes: Floats | None = None,
-        interpolation: Iterable[int] | Buffer | None = None,
+        interpolation: Codes | None = None,
     ) -> None: ...
     target: Target
     channel: Channel
     axis: int  # 0..2 (x, y, z); 0..3 (w, x, y, z) for quaternions
 
-    @property
-    def times(self) -> array[float]: ...
-    @times.setter
-    def times(self, value: Floats, /) -> None: ...
-    @property
-    def values(self) -> array[float]: ...
-    @values.setter
-    def values(self, value: Floats, /) -> None: ...
-    @property
-    def in_slopes(self) -> array[float]: ...
-    @in_slopes.setter
-    def in_slopes(self, value: Floats, /) -> None: ...
-    @property
-    def out_slopes(self) -> array[float]: ...
-    @out_slopes.setter
-    def out_slopes(self, value: Floats, /) -> None: ...
-    @property
-    def interpolation(self) -> array[int]: ...  # CONSTANT, LINEAR or BEZIER per segment
-    @interpolation.setter
-    def interpolation(self, value: Iterable[int] | Buffer, /) -> None: ...
+    times: _Keys[float]  # key frames
+    values: _Keys[float]
+    in_slopes: _Keys[float]  # slope arriving at each key, value units per frame
+    out_slopes: _Keys[float]  # slope leaving each key
+    interpolation: _Keys[int]  # CONSTANT, LINEAR or BEZIER per segment
     def __len__(self) -> int: ...
     @overload
-    def bezier(
-        self,
-        value_scale: float = 1.0,
-        value_offset: float = 0.0,
-        time_scale: float = 1.0,
-        time_offset: float = 0.0,
-        flags: Literal[False] = False,
-    ) -> BezierBuffers: ...
+    def bezier(self, value_scale: float = 1.0, value_offset: float = 0.0, time_scale: float = 1.0,
+               time_offset: float = 0.0, flags: Literal[False] = False) -> BezierBuffers: ...
     @overload
-    def bezier(
-        self,
-        value_scale: float = 1.0,
-        value_offset: float = 0.0,
-        time_scale: float = 1.0,
-        time_offset: float = 0.0,
-        *,
-        flags: Literal[True],
-    ) -> tuple[array[float], array[float], array[float], array[int], bool, bool]: ...
+    def bezier(self, value_scale: float = 1.0, value_offset: float = 0.0, time_scale: float = 1.0,
+               time_offset: float = 0.0, *, flags: Literal[True]) -> BezierFlagged: ...
     @overload
-    def bezier(
-        self,
-        value_scale: float,
-        value_offset: float,
-        time_scale: float,
-        time_offset: float,
-        flags: Literal[True],
-    ) -> tuple[array[float], array[float], array[float], array[int], bool, bool]: ...
+    def bezier(self, value_scale: float, value_offset: float, time_scale: float, time_offset: float,
+               flags: Literal[True]) -> BezierFlagged: ...
     def evaluate(self, frames: Frames, /) -> array[float]: ...
     def copy(self) -> Track: ...
     def fit(self, tolerance: float, *, use_slopes: bool = False) -> Track: ...
@@ -224,14 +218,8 @@ class Animation:
     loop: LoopMode | None
     compression: str | None  # a name of compressions(), or None for a bare file
 
-    @property
-    def tracks(self) -> list[Track]: ...
-    @tracks.setter
-    def tracks(self, value: Iterable[Track], /) -> None: ...
-    @property
-    def entries(self) -> list[Entry]: ...
-    @entries.setter
-    def entries(self, value: Iterable[Entry], /) -> None: ...
+    tracks: _ListOf[Track]
+    entries: _ListOf[Entry]  # BTK
     @property
     def info(self) -> dict[str, Any]: ...  # header fields: int, float, str or bytes
     @property
@@ -289,27 +277,12 @@ def bake_pose(
     collapse: bool = False,
 ) -> list[PoseBuffers]: ...
 @overload
-def evaluate_fcurve(
-    co: Floats,
-    handle_left: Floats,
-    handle_right: Floats,
-    interpolation: Iterable[int] | Buffer,
-    frames: Frames,
-    extrapolation: Literal["CONSTANT", "LINEAR"] = "CONSTANT",
-    *,
-    slopes: Literal[False] = False,
-) -> array[float]: ...
+def evaluate_fcurve(co: Floats, handle_left: Floats, handle_right: Floats, interpolation: Codes, frames: Frames,
+                    extrapolation: Extrapolation = "CONSTANT", *, slopes: Literal[False] = False) -> array[float]: ...
 @overload
-def evaluate_fcurve(
-    co: Floats,
-    handle_left: Floats,
-    handle_right: Floats,
-    interpolation: Iterable[int] | Buffer,
-    frames: Frames,
-    extrapolation: Literal["CONSTANT", "LINEAR"] = "CONSTANT",
-    *,
-    slopes: Literal[True],
-) -> tuple[array[float], array[float], array[float]]: ...
+def evaluate_fcurve(co: Floats, handle_left: Floats, handle_right: Floats, interpolation: Codes, frames: Frames,
+                    extrapolation: Extrapolation = "CONSTANT", *,
+                    slopes: Literal[True]) -> tuple[array[float], array[float], array[float]]: ...
 def local_from_basis(
     pre: Matrix | None,
     post: Matrix | None,

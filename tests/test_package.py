@@ -39,7 +39,8 @@ def stub_names(tree):
     runtime, typing_only = set(), set()
     for node in tree.body:
         if isinstance(node, (ast.FunctionDef, ast.ClassDef)):
-            (typing_only if _is_typeddict(node) else runtime).add(node.name)
+            # TypedDicts and private helper classes (descriptors) are types only
+            (typing_only if _is_typeddict(node) or node.name.startswith("_") else runtime).add(node.name)
         elif isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
             (typing_only if _is_alias(node) else runtime).add(node.target.id)
     return runtime, typing_only
