@@ -22,7 +22,7 @@ import gameanim
 ROOT = Path(__file__).resolve().parent.parent
 ADDON = ROOT / "blender_addon" / "io_anim_gameanim"
 RUNNER = ROOT / "tests" / "blender" / "run.py"
-BUILD = str(Path(gameanim.__file__).resolve().parent)
+BUILD = str(Path(gameanim.__file__).resolve().parent.parent)  # the folder that holds the built package gameanim/
 REQUIRE = os.environ.get("GAMEANIM_REQUIRE_BLENDER", "") not in ("", "0")
 
 
