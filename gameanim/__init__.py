@@ -43,11 +43,11 @@ __all__ = [
 ]
 
 
-def file_extensions():
+def file_extensions() -> tuple[str, ...]:
     """Every file extension that names a file gameanim may read: each
     format's own (formats()[name]['extensions']) and each compression
     wrapper's (compression_extensions()), lower case, in registry order."""
-    seen = []
+    seen: list[str] = []
     for traits in formats().values():
         seen += [e for e in traits["extensions"] if e not in seen]
     for exts in compression_extensions().values():

@@ -28,8 +28,10 @@ import warnings
 import gameanim
 
 DUMP_VERSION = 1
+# what the C registry knows of each format (gameanim.formats()): nothing
+# below names a format, so one added in C is handled here too
+FORMATS = gameanim.formats()
 EXTENSIONS = gameanim.file_extensions()
-CHANNEL_SHORT = {"scale": "S", "rotation": "R", "translation": "T", "rotation_quaternion": "Q"}
 
 
 # --------------------------------------------------------------- helpers
@@ -127,12 +129,12 @@ def describe(path, verbose=False, brief=False):
         f"loop {anim.loop or '-'}, compression {anim.compression or 'none'}, "
         f"{len(anim.tracks)} tracks on {targets} targets, {keys} keys",
     ]
-    if anim.format == "btk":
+    if FORMATS[anim.format]["target_kind"] == "material_entry":
         lines.append(f"  calc type {anim.calc_type}, {len(anim.entries)} texture-matrix animations")
         for i, e in enumerate(anim.entries):
             lines.append(f"    entry {i}: material {e['material']!r} texmtx {e['texmtx_id']} "
                          f"center {tuple(round(c, 6) for c in e['center'])}{' (post)' if e.get('post') else ''}")
-    if anim.format in ("bck", "btk"):
+    if "rotation_frac" in anim.info:  # a header field of the formats that have the parameter
         lines.append(f"  rotation shift {anim.rotation_frac}")
     if not brief:
         for t in anim.tracks:
@@ -232,56 +234,58 @@ def from_dump(d):
 
 
 def anomalies(anim):
-    """What the format notes say is worth reporting in an otherwise valid file."""
+    """What the format notes say is worth reporting in an otherwise valid file.
+    Each check reads a header field of anim.info that only the formats
+    concerned report (absent, it is skipped), so none names a format."""
     info = anim.info
     out = []
     if info.get("trailing_bytes"):
         out.append(f"{info['trailing_bytes']} bytes after the end the header states")
-    if anim.format in ("bck", "btk"):
-        if info.get("chunk_size_delta"):
-            out.append(f"chunk size field is off by {info['chunk_size_delta']} (a known writer quirk)")
-        if info.get("loop_mode", 0) > 4:
-            out.append(f"loop mode {info['loop_mode']} is not 0..4")
-        if anim.format == "btk":
-            if info.get("calc_type", 0) not in (0, 1):
-                out.append(f"calc type {info['calc_type']} is neither Basic nor Maya (the game reads it as Basic)")
-            if not info.get("material_ids_identity", 1):
-                out.append("material id table is not the identity (the game ignores it)")
-            if not info.get("name_hashes_valid", 1):
-                out.append("name table hashes do not match their strings")
-            if info.get("post_track_count"):
-                out.append("post-texgen matrix animations present (never seen in retail files)")
-    if anim.format == "bca":
-        if info.get("animated_bb_not_1"):
-            out.append(f"{info['animated_bb_not_1']} animated tracks have an interpolation flag (BB) other than 1 "
-                       "(the game only tests it for zero)")
-        if info.get("constant_with_shift"):
-            out.append(f"{info['constant_with_shift']} constant tracks carry a rate shift (AA), which the game ignores")
-        # (one unread scale value is the 1.0 writers keep at index 0 for the
-        # fast path; one unread rotation value can be the 2 bytes that align
-        # the next section)
-        for ch, usual in (("scale", 1), ("rotation", 1), ("translation", 0)):
-            if info.get(f"unreferenced_{ch}_values", 0) > usual:
-                out.append(f"{info[f'unreferenced_{ch}_values']} {ch} pool values no track reads")
-    if anim.format == "bk":
-        if info.get("pad"):
-            out.append(f"header pad word is 0x{info['pad']:04x}, not 0")
-        if not info.get("bones_contiguous", 1):
-            out.append("a bone's elements are not adjacent (the game re-defaults its other channels)")
-        if info.get("duplicate_channels"):
-            out.append(f"{info['duplicate_channels']} elements repeat a bone and type (the later one wins)")
-        if info.get("max_bone_id", 0) > 0x6C:
-            out.append(f"bone ID {info['max_bone_id']} is beyond the game's 109-entry bone table")
-    if anim.format == "jba":
-        jumps = info.get("jump_frames", b"")
-        if jumps:
-            frames = [int.from_bytes(jumps[i:i + 4], "little") for i in range(0, len(jumps), 4)]
-            out.append("the two sections sharing frame" + ("s " if len(frames) > 1 else " ")
-                       + ", ".join(map(str, frames[:8])) + (" ..." if len(frames) > 8 else "")
-                       + " hold different values there (the notes' seam check)")
-        if info.get("nonzero_padding_bytes"):
-            out.append(f"{info['nonzero_padding_bytes']} non-zero padding bytes"
-                       + (" (64-bit readers reject them)" if info.get("layout") == 64 else ""))
+    # J3D (BCK, BTK)
+    if info.get("chunk_size_delta"):
+        out.append(f"chunk size field is off by {info['chunk_size_delta']} (a known writer quirk)")
+    if info.get("loop_mode", 0) > 4:
+        out.append(f"loop mode {info['loop_mode']} is not 0..4")
+    # BTK
+    if info.get("calc_type", 0) not in (0, 1):
+        out.append(f"calc type {info['calc_type']} is neither Basic nor Maya (the game reads it as Basic)")
+    if not info.get("material_ids_identity", 1):
+        out.append("material id table is not the identity (the game ignores it)")
+    if not info.get("name_hashes_valid", 1):
+        out.append("name table hashes do not match their strings")
+    if info.get("post_track_count"):
+        out.append("post-texgen matrix animations present (never seen in retail files)")
+    # BCA
+    if info.get("animated_bb_not_1"):
+        out.append(f"{info['animated_bb_not_1']} animated tracks have an interpolation flag (BB) other than 1 "
+                   "(the game only tests it for zero)")
+    if info.get("constant_with_shift"):
+        out.append(f"{info['constant_with_shift']} constant tracks carry a rate shift (AA), which the game ignores")
+    # (one unread scale value is the 1.0 writers keep at index 0 for the
+    # fast path; one unread rotation value can be the 2 bytes that align
+    # the next section)
+    for ch, usual in (("scale", 1), ("rotation", 1), ("translation", 0)):
+        if info.get(f"unreferenced_{ch}_values", 0) > usual:
+            out.append(f"{info[f'unreferenced_{ch}_values']} {ch} pool values no track reads")
+    # Banjo-Kazooie
+    if info.get("pad"):
+        out.append(f"header pad word is 0x{info['pad']:04x}, not 0")
+    if not info.get("bones_contiguous", 1):
+        out.append("a bone's elements are not adjacent (the game re-defaults its other channels)")
+    if info.get("duplicate_channels"):
+        out.append(f"{info['duplicate_channels']} elements repeat a bone and type (the later one wins)")
+    if info.get("max_bone_id", 0) > 0x6C:
+        out.append(f"bone ID {info['max_bone_id']} is beyond the game's 109-entry bone table")
+    # JBA
+    jumps = info.get("jump_frames", b"")
+    if jumps:
+        frames = [int.from_bytes(jumps[i:i + 4], "little") for i in range(0, len(jumps), 4)]
+        out.append("the two sections sharing frame" + ("s " if len(frames) > 1 else " ")
+                   + ", ".join(map(str, frames[:8])) + (" ..." if len(frames) > 8 else "")
+                   + " hold different values there (the notes' seam check)")
+    if info.get("nonzero_padding_bytes"):
+        out.append(f"{info['nonzero_padding_bytes']} non-zero padding bytes"
+                   + (" (64-bit readers reject them)" if info.get("layout") == 64 else ""))
     for k, v in sorted(info.items()):
         if k.startswith("anomaly") and v:
             out.append(f"{k}: {v}")
@@ -341,7 +345,7 @@ def convert_one(args):
     path, outdir, compression, layout, root = args
     try:
         anim = gameanim.load(path)
-        if layout:
+        if layout and "layout" in anim.info:  # only the formats whose header has a layout (JBA)
             anim.layout = int(layout)
         kw = {}
         if compression is not None:

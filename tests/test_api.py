@@ -390,3 +390,84 @@ def test_tracks_of_a_loaded_file_outlive_their_animation():
     tracks[0].values = new
     assert tracks[0].values == new
     assert list(tracks[1].values) == want[1][1]
+
+
+# ---------------------------------------------------------------- format traits
+
+# What the format notes (docs/formats/*.md) and the games say, written here
+# independently of the C registry: (first extension, target kind, values,
+# up axis, bone matching, a compression the games ship it in or None)
+KNOWN_TRAITS = {
+    "bck": (".bck", "joint", "absolute", "Y", "INDEX", "yaz0"),       # J3D joints by index, Y up
+    "btk": (".btk", "material_entry", "absolute", None, None, "yay0"),  # texture matrices: no rig, not spatial
+    "bca": (".bca", "joint", "absolute", "Y", "INDEX", "lz77"),        # SM64DS bones by index, LZ77 wrapped
+    "bk": (".bin", "bone_id", "delta", "Y", "ID", "rarezip"),          # applied on the rest pose, bones by ID
+    "jba": (".jba", "bone_name", "absolute", "Z", "NAME", None),       # SWTOR: named bones, Z up, never wrapped
+}
+
+
+def test_format_traits_match_what_the_formats_are():
+    formats = gameanim.formats()
+    assert set(formats) == set(KNOWN_TRAITS)
+    for name, (ext, kind, values, up, match, wrapper) in KNOWN_TRAITS.items():
+        t = formats[name]
+        assert t["name"] == name and t["description"]
+        assert (t["extensions"][0], t["target_kind"], t["values"], t["up_axis"], t["bone_match"]) == \
+            (ext, kind, values, up, match), name
+        assert (wrapper in t["compressions"]) if wrapper else t["compressions"] == (), name
+        # a rig is matched exactly when the format animates bones
+        assert (t["bone_match"] is None) == (t["target_kind"] == "material_entry"), name
+    assert formats["bk"]["extensions"] == (".bin", ".anim")  # `.anim.bin`: either suffix
+
+
+def test_every_sample_agrees_with_its_formats_traits():
+    """Each sample's own name ends with one of its format's extensions, its
+    wrapper is one the format's traits list, and its targets are of the
+    declared kind (names for JBA, entries for BTK)."""
+    formats = gameanim.formats()
+    seen = set()
+    for path in sorted(SAMPLES.rglob("*")):
+        if not path.is_file():
+            continue
+        fmt, wrapper = gameanim.detect(path)
+        t = formats[fmt]
+        seen.add(fmt)
+        assert path.name.lower().endswith(t["extensions"]), path
+        assert wrapper is None or wrapper in t["compressions"], (path, wrapper)
+        anim = gameanim.load(path)
+        if t["target_kind"] == "material_entry":
+            assert anim.entries and all(0 <= tr.target < len(anim.entries) for tr in anim.tracks), path
+        elif t["target_kind"] == "bone_name":
+            assert any(isinstance(tr.target, str) for tr in anim.tracks), path
+        else:
+            assert all(isinstance(tr.target, int) for tr in anim.tracks) and not anim.entries, path
+    assert seen == set(formats)
+
+
+def test_extensions_cover_every_format_and_wrapper():
+    formats, wrappers = gameanim.formats(), gameanim.compression_extensions()
+    assert list(wrappers) == gameanim.compressions()
+    for t in formats.values():
+        assert set(t["compressions"]) <= set(gameanim.compressions()), t["name"]
+    exts = gameanim.file_extensions()
+    assert len(set(exts)) == len(exts) and all(e.startswith(".") and e == e.lower() for e in exts)
+    assert set(exts) == {e for t in formats.values() for e in t["extensions"]} | {e for w in wrappers.values() for e in w}
+    assert {".szs", ".yaz0", ".lz"} <= set(exts)  # Nintendo's usual names for wrapped files
+
+
+def test_the_cli_finds_files_by_the_registry_extensions(tmp_path):
+    """`gameanim info FOLDER` takes exactly the files whose extension is in
+    file_extensions() (any case); --all takes every file."""
+    from gameanim import cli
+
+    assert cli.EXTENSIONS == gameanim.file_extensions()
+    wanted = []
+    for i, ext in enumerate(gameanim.file_extensions()):
+        p = tmp_path / ("sub" if i % 2 else "") / f"f{i}{ext.upper() if i % 3 == 0 else ext}"
+        p.parent.mkdir(exist_ok=True)
+        p.write_bytes(b"")
+        wanted.append(str(p))
+    for other in ("notes.txt", "model.bmd", "noext"):
+        (tmp_path / other).write_bytes(b"")
+    assert sorted(cli.iter_files([str(tmp_path)])) == sorted(wanted)
+    assert len(list(cli.iter_files([str(tmp_path)], all_files=True))) == len(wanted) + 3

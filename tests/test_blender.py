@@ -32,10 +32,7 @@ import gameanim
 ROOT = Path(__file__).resolve().parent.parent
 ADDON = ROOT / "blender_addon" / "io_anim_gameanim"
 RUNNER = ROOT / "tests" / "blender" / "run.py"
-# the folder that holds the built gameanim (the package gameanim/ with its
-# C core, or a bare gameanim*.so): what --gameanim puts on sys.path
-_built = Path(gameanim.__file__).resolve().parent
-BUILD = str(_built.parent if hasattr(gameanim, "__path__") else _built)
+BUILD = str(Path(gameanim.__file__).resolve().parent.parent)  # the folder that holds the built package gameanim/
 REQUIRE = os.environ.get("GAMEANIM_REQUIRE_BLENDER", "") not in ("", "0")
 TIMEOUT = float(os.environ.get("GAMEANIM_BLENDER_TIMEOUT") or 900)
 # the bpy modules in their own virtualenvs (tools/setup_env.sh), by variant

@@ -5,7 +5,8 @@ user would:
 
 * the wheel into fresh virtual environments (python3 -m venv) of every
   CPython >= 3.11 found (one abi3 binary), refused by 3.10; `gameanim
-  --help`, `gameanim info/validate` and `import gameanim` from there;
+  --help`, `python -m gameanim --help`, `gameanim info/validate` and
+  `import gameanim` from there;
 * the sdist built from source in a fresh venv (pip, build isolation);
 * the extension zip into Blender 5.0 (the bpy module) with
   bpy.ops.extensions.package_install_files, into a temporary user
@@ -45,6 +46,15 @@ ADDON = ROOT / "blender_addon" / "io_anim_gameanim"
 SAMPLE = ROOT / "samples" / "j3d" / "walk_type0.bck"
 REQUIRE_BLENDER = os.environ.get("GAMEANIM_REQUIRE_BLENDER", "") not in ("", "0")
 WHEEL_RE = re.compile(r"gameanim-(?P<version>[^-]+)-cp311-abi3-(?P<plat>[^-]+)\.whl")
+PACKAGE = ROOT / "gameanim"
+CORE = "_core.abi3.so"
+
+
+def package_files():
+    """What the package gameanim/ ships: its Python modules, the stubs,
+    py.typed, and the built core."""
+    return sorted([p.name for p in PACKAGE.iterdir() if p.is_file() and p.name.endswith((".py", ".pyi"))]
+                  + ["py.typed", CORE])
 
 
 def _missing_blender(what):
@@ -145,7 +155,8 @@ MANYLINUX_LIBS = {"libc.so.6", "libm.so.6", "libpthread.so.0", "libdl.so.2", "li
 def test_wheel_is_one_abi3_manylinux_wheel(dist, tmp_path):
     """cp311-abi3 with manylinux tags (name and WHEEL agree); the module is
     an .abi3.so that needs no libpython and no glibc newer than its tag;
-    RECORD hashes match; the console script and the CLI are in it."""
+    RECORD hashes match; the package (core, CLI, stubs, py.typed) and the
+    console script are in it."""
     wheel = dist["wheel"]
     m = WHEEL_RE.fullmatch(wheel.name)
     assert m and m["version"] == project_version(), wheel.name
@@ -160,9 +171,11 @@ def test_wheel_is_one_abi3_manylinux_wheel(dist, tmp_path):
         wheel_meta = zf.read(f"{info}/WHEEL").decode()
         assert sorted(re.findall(r"^Tag: (.+)$", wheel_meta, re.M)) == sorted(f"cp311-abi3-{p}" for p in plats)
         assert "Root-Is-Purelib: false" in wheel_meta
-        assert sorted(n for n in names if not n.startswith(info)) == ["gameanim.abi3.so", "gameanim_cli.py"]
+        files = sorted(n for n in names if not n.startswith(info) and not n.endswith("/"))  # (auditwheel adds folders)
+        # (compared by name: the tree may be edited while the tests run)
+        assert files == [f"gameanim/{n}" for n in package_files()]
         entry = zf.read(f"{info}/entry_points.txt").decode()
-        assert re.search(r"^gameanim\s*=\s*gameanim_cli:main$", entry, re.M), entry
+        assert re.search(r"^gameanim\s*=\s*gameanim\.cli:main$", entry, re.M), entry
         metadata = zf.read(f"{info}/METADATA").decode()
         assert "Requires-Python: >=3.11" in metadata
         assert any(n.startswith(f"{info}/") and "LICENSE" in n for n in names)
@@ -173,8 +186,8 @@ def test_wheel_is_one_abi3_manylinux_wheel(dist, tmp_path):
             data = zf.read(name)
             expected = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
             assert digest == expected and int(size) == len(data), name
-        so = tmp_path / "gameanim.abi3.so"
-        so.write_bytes(zf.read("gameanim.abi3.so"))
+        so = tmp_path / CORE
+        so.write_bytes(zf.read(f"gameanim/{CORE}"))
     needed, versions = _elf_requirements(so)
     assert not [n for n in needed if n.startswith("libpython")], needed  # an extension never links libpython
     assert set(needed) <= MANYLINUX_LIBS, needed
@@ -243,14 +256,17 @@ def pip_install(bindir, *args, **kw):
     return run([*cmd, "install", "--disable-pip-version-check", *args], **kw)
 
 
-def _check_installed(bindir, tmp_path, expect_origin):
-    """The installed command and module work from a neutral folder and come
-    from the venv, not from the repository."""
+def _check_installed(bindir, tmp_path):
+    """The installed command (`gameanim` and `python -m gameanim`) and
+    package work from a neutral folder and come from the venv, not from the
+    repository."""
     exe = bindir / "python"
-    r = run([bindir / "gameanim", "--help"], cwd=str(tmp_path))
-    assert r.returncode == 0, show(r)
-    for cmd in ("info", "dump", "build", "sample", "validate", "convert"):
-        assert cmd in r.stdout, (cmd, r.stdout)
+    for command in ([bindir / "gameanim"], [exe, "-m", "gameanim"]):
+        r = run([*command, "--help"], cwd=str(tmp_path))
+        assert r.returncode == 0, show(r)
+        assert r.stdout.startswith("usage: gameanim "), show(r)
+        for cmd in ("info", "dump", "build", "sample", "validate", "convert"):
+            assert cmd in r.stdout, (command, cmd, r.stdout)
     r = run([bindir / "gameanim", "info", SAMPLE], cwd=str(tmp_path))
     assert r.returncode == 0 and "bck" in r.stdout, show(r)
     r = run([bindir / "gameanim", "validate", SAMPLE], cwd=str(tmp_path))
@@ -259,15 +275,19 @@ def _check_installed(bindir, tmp_path, expect_origin):
         "import json, sys, gameanim\n"
         "a = gameanim.load(sys.argv[1])\n"
         "data = open(sys.argv[1], 'rb').read()\n"
-        "print(json.dumps({'file': gameanim.__file__, 'version': gameanim.__version__, 'format': a.format,\n"
+        "print(json.dumps({'file': gameanim.__file__, 'core': gameanim._core.__file__,\n"
+        "                  'version': gameanim.__version__, 'format': a.format,\n"
         "                  'frames': a.frame_count, 'tracks': len(a.tracks), 'same': a.to_bytes() == data,\n"
         "                  'formats': sorted(gameanim.formats())}))\n"
     )
     r = run([exe, "-c", code, SAMPLE], cwd=str(tmp_path))
     assert r.returncode == 0, show(r)
     got = json.loads(r.stdout.strip().splitlines()[-1])
-    assert Path(got["file"]).resolve().is_relative_to(bindir.parent.resolve()), got["file"]
-    assert Path(got["file"]).name == expect_origin
+    for f in (got["file"], got["core"]):
+        assert Path(f).resolve().is_relative_to(bindir.parent.resolve()), f
+    assert Path(got["file"]).name == "__init__.py" and Path(got["core"]) == Path(got["file"]).parent / CORE, got
+    # the stubs and py.typed next to the core, for type checkers
+    assert (Path(got["file"]).parent / "py.typed").is_file() and (Path(got["file"]).parent / "_core.pyi").is_file()
     assert got["version"] == project_version()
     data = SAMPLE.read_bytes()
     # the sample's header read here: J3D1bck1 magic, ANK1 duration (s16 at 0x2A)
@@ -288,7 +308,7 @@ def test_wheel_installs_into_a_fresh_venv_and_works(dist, tmp_path, minor):
     bindir = make_venv(python, tmp_path / "venv")
     r = pip_install(bindir, "--no-index", "-q", dist["wheel"])
     assert r.returncode == 0, show(r)
-    _check_installed(bindir, tmp_path, "gameanim.abi3.so")
+    _check_installed(bindir, tmp_path)
 
 
 def test_wheel_is_refused_by_python_310(dist, tmp_path):
@@ -311,10 +331,12 @@ def test_sdist_holds_the_sources_and_nothing_built(dist):
     version = project_version()
     with tarfile.open(dist["sdist"]) as tf:
         names = {n.split("/", 1)[1] for n in tf.getnames() if "/" in n}
-    csrc = {f"csrc/{p.name}" for p in (ROOT / "csrc").iterdir() if p.suffix in (".c", ".h")}
+    # every C source and header, in whatever folders csrc/ has
+    csrc = {p.relative_to(ROOT).as_posix() for p in (ROOT / "csrc").rglob("*") if p.suffix in (".c", ".h")}
     assert csrc and csrc <= names, sorted(csrc - names)
-    for need in ("gameanim_cli.py", "README.md", "LICENSE", "pyproject.toml", "setup.py", "PKG-INFO",
-                 "MANIFEST.in"):
+    package = {f"gameanim/{n}" for n in package_files() if n != CORE}
+    assert package <= names, sorted(package - names)
+    for need in ("README.md", "LICENSE", "pyproject.toml", "setup.py", "PKG-INFO", "MANIFEST.in"):
         assert need in names, need
     assert not [n for n in names if n.endswith((".so", ".pyd", ".o", ".pyc", ".whl", ".zip"))]
     assert not [n for n in names if n.startswith(("build/", "dist/", "samples/", "fuzz/", "bench/"))]
@@ -328,7 +350,7 @@ def test_sdist_builds_from_source_in_a_fresh_venv(dist, tmp_path):
     r = pip_install(bindir, "--no-binary", "gameanim", dist["sdist"], cwd=str(tmp_path))
     assert r.returncode == 0, show(r)
     assert re.search(r"Building wheel for gameanim|Successfully built gameanim", r.stdout + r.stderr), show(r)
-    _check_installed(bindir, tmp_path, "gameanim.abi3.so")
+    _check_installed(bindir, tmp_path)
 
 
 # ---------------------------------------------------------------------------
@@ -395,15 +417,22 @@ def test_repository_manifest_names_the_wheel_that_is_built(dist):
     assert bl_info["blender"] <= (3, 4, 0)
 
 
-def test_legacy_zip_vendors_the_module_from_the_wheel(dist):
+def test_legacy_zip_vendors_the_package_from_the_wheel(dist):
+    """The add-on's modules, and the package gameanim/ of the wheel (core,
+    CLI, stubs) byte for byte in _native/gameanim/."""
+    vendored = "io_anim_gameanim/_native/gameanim/"
     with zipfile.ZipFile(dist["legacy"]) as zf:
         names = zf.namelist()
-        so = zf.read("io_anim_gameanim/_native/gameanim.abi3.so")
+        package = {n[len(vendored):]: zf.read(n) for n in names if n.startswith(vendored)}
         init = zf.read("io_anim_gameanim/__init__.py").decode()
     assert "bl_info" in init
-    assert sorted(n.split("/", 1)[1] for n in names if n.endswith(".py")) == addon_modules()
+    assert sorted(n.split("/", 1)[1] for n in names if n.endswith(".py") and not n.startswith(vendored)) \
+        == addon_modules()
+    assert sorted(package) == package_files()
     with zipfile.ZipFile(dist["wheel"]) as wz:
-        assert so == wz.read("gameanim.abi3.so")
+        for n, data in package.items():
+            assert data == wz.read(f"gameanim/{n}"), n
+    assert not [n for n in names if "/_native/" in n and not n.startswith(vendored)], names
     assert all(n.startswith("io_anim_gameanim/") for n in names), names
     assert "io_anim_gameanim/blender_manifest.toml" not in names  # a legacy add-on, not an extension
     assert not [n for n in names if "__pycache__" in n or n.endswith((".pyc", ".whl"))]
@@ -419,9 +448,12 @@ spec.loader.exec_module(native)
 out = {"path_unchanged": None}
 try:
     ga = native.require()
-    out.update(ok=True, file=ga.__file__, origin=native.origin(), load=ga.load(sys.argv[2]).format)
+    out.update(ok=True, file=ga.__file__, core=ga._core.__file__, origin=native.origin(),
+               load=ga.load(sys.argv[2]).format, registered=sys.modules["gameanim"] is ga,
+               extensions=list(ga.file_extensions()))
 except native.GameanimMissing as e:
-    out.update(ok=False, message=str(e), available=native.available(), hint=native.INSTALL_HINT)
+    out.update(ok=False, message=str(e), available=native.available(), hint=native.INSTALL_HINT,
+               leftover=sorted(n for n in sys.modules if n.split(".")[0] == "gameanim"))
 out["path_unchanged"] = sys.path == before
 print(json.dumps(out))
 """
@@ -429,8 +461,9 @@ print(json.dumps(out))
 
 def test_native_loads_the_vendored_module_and_explains_a_broken_one(dist, tmp_path):
     """native.py (as unpacked from the legacy zip, without Blender) loads
-    _native/gameanim.abi3.so without touching sys.path; a damaged vendored
-    module gives the install hint with the reason."""
+    the package _native/gameanim/ (its core _core.abi3.so) as `gameanim`
+    without touching sys.path; a damaged vendored core gives the install
+    hint with the reason."""
     with zipfile.ZipFile(dist["legacy"]) as zf:
         zf.extractall(tmp_path / "good")
     probe = tmp_path / "probe.py"
@@ -439,19 +472,23 @@ def test_native_loads_the_vendored_module_and_explains_a_broken_one(dist, tmp_pa
     r = run([sys.executable, probe, native, SAMPLE], cwd=str(tmp_path))
     assert r.returncode == 0, show(r)
     got = json.loads(r.stdout.strip().splitlines()[-1])
-    assert got["ok"] and got["origin"] == "vendored" and got["load"] == "bck", got
-    assert Path(got["file"]) == native.parent / "_native" / "gameanim.abi3.so"
+    assert got["ok"] and got["origin"] == "vendored" and got["load"] == "bck" and got["registered"], got
+    assert Path(got["file"]) == native.parent / "_native" / "gameanim" / "__init__.py"
+    assert Path(got["core"]) == native.parent / "_native" / "gameanim" / CORE
+    assert ".bck" in got["extensions"], got  # the package's own Python, not only the core
     assert got["path_unchanged"], got
 
     shutil.copytree(tmp_path / "good", tmp_path / "bad")
-    (tmp_path / "bad" / "io_anim_gameanim" / "_native" / "gameanim.abi3.so").write_bytes(b"\x7fELF not really")
+    (tmp_path / "bad" / "io_anim_gameanim" / "_native" / "gameanim" / CORE).write_bytes(b"\x7fELF not really")
     r = run([sys.executable, probe, tmp_path / "bad" / "io_anim_gameanim" / "native.py", SAMPLE], cwd=str(tmp_path))
     assert r.returncode == 0, show(r)
     got = json.loads(r.stdout.strip().splitlines()[-1])
     assert got["ok"] is False and got["available"] is False, got
     assert "the gameanim C module is not installed" in got["message"]
-    assert "_native/gameanim.abi3.so could not be loaded" in got["message"], got["message"]
+    assert f"_native/gameanim/{CORE} could not be loaded" in got["message"], got["message"]
+    assert "file too short" in got["message"].split("could not be loaded", 1)[1], got["message"]  # and why
     assert got["hint"] == got["message"]  # what the import operator reports
+    assert got["leftover"] == [], got  # no half-imported package stays behind
     assert got["path_unchanged"], got
 
     # a Python older than the stable ABI's 3.11 is told so; the module is not tried
@@ -645,7 +682,7 @@ def test_legacy_zip_installs_enables_and_imports_in_blender_341(dist, tmp_path):
     if not os.environ.get("GAMEANIM_BLENDER"):
         assert got["blender"].startswith("3.4"), got["blender"]  # Debian's package
     assert got["enable"] == ["FINISHED"], got
-    assert (user / "scripts" / "addons" / "io_anim_gameanim" / "_native" / "gameanim.abi3.so").is_file()
+    assert (user / "scripts" / "addons" / "io_anim_gameanim" / "_native" / "gameanim" / CORE).is_file()
 
 
 # ---------------------------------------------------------------------------

@@ -1,11 +1,14 @@
 #!/bin/sh
 # Builds every distributable artefact into one folder (default dist/):
 #
-#   gameanim-<v>.tar.gz                          sdist (C sources, headers, CLI, README, LICENSE, docs)
-#   gameanim-<v>-cp311-abi3-manylinux...whl      the abi3 wheel, built from that sdist, tagged manylinux
+#   gameanim-<v>.tar.gz                          sdist (the package gameanim/, csrc/** with its headers,
+#                                                README, LICENSE, docs)
+#   gameanim-<v>-cp311-abi3-manylinux...whl      the abi3 wheel (gameanim/ with its core _core.abi3.so,
+#                                                CLI, stubs), built from that sdist, tagged manylinux
 #                                                by auditwheel (which also strips it)
 #   io_anim_gameanim-<v>-<platform>.zip          the Blender 4.2+ extension (manifest lists the wheel)
-#   io_anim_gameanim-<v>-legacy-<platform>.zip   the Blender 3.4 - 4.1 add-on, module vendored in _native/
+#   io_anim_gameanim-<v>-legacy-<platform>.zip   the Blender 3.4 - 4.1 add-on, the package vendored in
+#                                                _native/gameanim/
 #   SHA256SUMS
 #
 #   sh tools/build_dist.sh [OUTDIR]

@@ -10,8 +10,9 @@ writes two zips next to the wheel:
   wheel, and the wheel itself under wheels/.  Blender installs the wheel
   into its extensions' site-packages, where native.py finds `gameanim`.
 * the legacy add-on (Blender 3.4 - 4.1, Python 3.11+): the package folder
-  io_anim_gameanim/ with the compiled module taken out of the wheel and
-  vendored in io_anim_gameanim/_native/ (native.py loads it from there).
+  io_anim_gameanim/ with the package gameanim/ taken out of the wheel (its
+  C core _core.abi3.so, the CLI, the stubs) and vendored in
+  io_anim_gameanim/_native/gameanim/ (native.py loads it from there).
 
 Before packing it checks the wheel: name and WHEEL tags agree, the tags are
 cp311-abi3 (one binary for every CPython >= 3.11), a Linux wheel carries a
@@ -35,7 +36,10 @@ ADDON = ROOT / "blender_addon" / "io_anim_gameanim"
 # leftovers, editor and VCS files
 EXCLUDE_DIRS = {"__pycache__", "_native", ".git", "wheels"}
 EXCLUDE_SUFFIXES = (".pyc", ".pyo", ".zip", ".so", ".pyd", ".whl", ".blend1", "~")
-MODULE_SUFFIXES = (".abi3.so", ".pyd", ".so")
+PACKAGE = "gameanim"
+# what the wheel's package must hold besides its C core: the sources of the
+# package folder that the wheel ships (Python modules, stubs, py.typed)
+PACKAGE_SOURCES = ("*.py", "*.pyi", "py.typed")
 
 
 class DistError(Exception):
@@ -93,9 +97,14 @@ def blender_platforms(plat_tags):
     return out
 
 
+def package_sources(package_dir=ROOT / PACKAGE):
+    """The file names the package folder ships besides its C core."""
+    return sorted({p.name for pattern in PACKAGE_SOURCES for p in Path(package_dir).glob(pattern)})
+
+
 def check_wheel(path):
     """Checks a built gameanim wheel; returns (version, platform tags,
-    module member name, module bytes)."""
+    {name inside the package folder: bytes} of the package gameanim/)."""
     path = Path(path)
     dist, version, pys, abis, plats = parse_wheel_name(path.name)
     if dist != "gameanim":
@@ -112,14 +121,17 @@ def check_wheel(path):
         found = wheel_tags(zf)
         if found != expected:
             raise DistError(f"{path.name}: WHEEL tags {found} do not match the file name {expected}")
-        modules = [n for n in zf.namelist() if "/" not in n and n.startswith("gameanim.") and n.endswith(MODULE_SUFFIXES)]
-        if len(modules) != 1:
-            raise DistError(f"{path.name}: expected one compiled gameanim module at the wheel root, found {modules}")
-        if not modules[0].endswith((".abi3.so", ".pyd")):
-            raise DistError(f"{path.name}: {modules[0]} is not a stable-ABI module file name")
-        if "gameanim_cli.py" not in zf.namelist():
-            raise DistError(f"{path.name}: gameanim_cli.py is missing")
-        return version, plats, modules[0], zf.read(modules[0])
+        package = {n.split("/", 1)[1]: zf.read(n) for n in zf.namelist()
+                   if n.startswith(PACKAGE + "/") and not n.endswith("/")}
+    cores = [n for n in package if n.startswith("_core.") and not n.endswith(".pyi")]
+    if len(cores) != 1 or "/" in cores[0]:
+        raise DistError(f"{path.name}: expected one compiled core {PACKAGE}/_core.* in the wheel, found {cores}")
+    if not cores[0].endswith((".abi3.so", ".pyd")):
+        raise DistError(f"{path.name}: {PACKAGE}/{cores[0]} is not a stable-ABI module file name")
+    missing = [n for n in package_sources() if n not in package]
+    if missing:
+        raise DistError(f"{path.name}: {', '.join(PACKAGE + '/' + n for n in missing)} missing from the wheel")
+    return version, plats, package
 
 
 # ---------------------------------------------------------------------------
@@ -192,7 +204,7 @@ def write_zip(path, entries):
 
 def build(wheel, out, addon=ADDON):
     wheel, out, addon = Path(wheel), Path(out), Path(addon)
-    version, plats, module_name, module_bytes = check_wheel(wheel)
+    version, plats, package = check_wheel(wheel)
     manifest_text, manifest, bl_version = addon_versions(addon)
     if not (manifest["version"] == bl_version == version):
         raise DistError(f"versions differ: wheel {version}, blender_manifest.toml {manifest['version']}, "
@@ -219,10 +231,12 @@ def build(wheel, out, addon=ADDON):
     ext_zip = out / f"{addon_id}-{version}-{suffix}.zip"
     write_zip(ext_zip, entries)
 
-    # the legacy add-on: the package folder, no manifest, the module vendored
+    # the legacy add-on: the add-on folder, no manifest, the package gameanim
+    # vendored in _native/
     pkg = addon.name
     entries = [(f"{pkg}/{n}", d, 0o644) for n, d in files if n != "blender_manifest.toml"]
-    entries.append((f"{pkg}/_native/{module_name}", module_bytes, 0o755))
+    entries += [(f"{pkg}/_native/{PACKAGE}/{n}", d, 0o755 if n.startswith("_core.") else 0o644)
+                for n, d in package.items()]
     legacy_zip = out / f"{addon_id}-{version}-legacy-{suffix}.zip"
     write_zip(legacy_zip, entries)
     return ext_zip, legacy_zip
@@ -238,8 +252,9 @@ def main(argv=None):
     args = ap.parse_args(argv)
     try:
         if args.check_only:
-            version, plats, module, _ = check_wheel(args.wheel)
-            print(f"{Path(args.wheel).name}: gameanim {version}, cp311-abi3, {'.'.join(plats)}, {module}")
+            version, plats, package = check_wheel(args.wheel)
+            print(f"{Path(args.wheel).name}: gameanim {version}, cp311-abi3, {'.'.join(plats)}, "
+                  f"{PACKAGE}/ with {', '.join(sorted(package))}")
             return 0
         for z in build(args.wheel, args.out, args.addon):
             print(z)

@@ -1,20 +1,22 @@
-"""Finds the gameanim C module.  The add-on stays importable without it:
-the import operator then reports how to install it.
+"""Finds the gameanim package (its C core is gameanim._core).  The add-on
+stays importable without it: the import operator then reports how to
+install it.
 
-Where the module comes from, in order:
+Where the package comes from, in order:
 
 1. already imported (`sys.modules`);
-2. vendored in this package's `_native/` folder: the legacy add-on zip for
-   Blender 3.4 - 4.1 ships it there; it is loaded from its file, without
-   touching sys.path, so that the module built with this add-on wins over
-   any other copy;
+2. vendored in this package's `_native/gameanim/` folder: the legacy add-on
+   zip for Blender 3.4 - 4.1 ships the package there (with its core
+   `_core.abi3.so`); it is loaded from that folder, without touching
+   sys.path, so that the package built with this add-on wins over any
+   other copy;
 3. an ordinary `import gameanim`: the extension zip (Blender 4.2+) carries
    the gameanim wheel, which Blender installs into its extensions'
    site-packages; a `pip install gameanim` into Blender's Python works too;
-4. the folders named by the GAMEANIM_PATH environment variable (developers:
-   a build folder).
+4. the folders named by the GAMEANIM_PATH environment variable, each holding
+   the package folder `gameanim/` (developers: a build folder).
 
-The module is built for the CPython 3.11 stable ABI: it is not loaded at
+The core is built for the CPython 3.11 stable ABI: it is not loaded at
 all in a Blender whose Python is older (official builds 3.4 - 4.0 bundle
 3.10); the hint then says so.
 """
@@ -30,8 +32,8 @@ BASE_HINT = (
     "the gameanim C module is not installed: on Blender 4.2 or newer install the extension zip "
     "(io_anim_gameanim-<version>-<platform>.zip, which carries the gameanim wheel); on Blender 3.4 - 4.1 "
     "install the legacy zip (io_anim_gameanim-<version>-legacy-<platform>.zip, which carries the compiled "
-    "module in io_anim_gameanim/_native); or `<blender python> -m pip install gameanim`, or point the "
-    "GAMEANIM_PATH environment variable at the folder that holds gameanim*.so / .pyd"
+    "package in io_anim_gameanim/_native/gameanim); or `<blender python> -m pip install gameanim`, or point the "
+    "GAMEANIM_PATH environment variable at the folder that holds the built package gameanim/ (with _core*.so / .pyd)"
 )
 
 # The hint shown to the user: BASE_HINT, plus why the last attempt failed
@@ -53,29 +55,40 @@ def vendored_dir():
     return os.path.join(_here(), "_native")
 
 
-def vendored_files():
-    """Module files in _native/ that this Python could load, best first."""
-    d = vendored_dir()
-    if not os.path.isdir(d):
-        return []
-    found = []
+def vendored_package():
+    """The vendored package folder _native/gameanim/, or None."""
+    d = os.path.join(vendored_dir(), MODULE)
+    return d if os.path.isfile(os.path.join(d, "__init__.py")) else None
+
+
+def _core_file(package):
+    """The package's C core this Python would load (the first extension
+    suffix that names a file), else any _core file there, else None."""
     for suffix in importlib.machinery.EXTENSION_SUFFIXES:
-        path = os.path.join(d, MODULE + suffix)
-        if os.path.isfile(path) and path not in found:
-            found.append(path)
-    return found
+        path = os.path.join(package, "_core" + suffix)
+        if os.path.isfile(path):
+            return path
+    others = sorted(n for n in os.listdir(package) if n.startswith("_core.") and not n.endswith(".pyi"))
+    return os.path.join(package, others[0]) if others else None
 
 
-def _load_file(path):
-    """Loads the extension module at path as `gameanim`."""
-    loader = importlib.machinery.ExtensionFileLoader(MODULE, path)
-    spec = importlib.util.spec_from_file_location(MODULE, path, loader=loader)
+def _forget_package():
+    for name in [n for n in sys.modules if n == MODULE or n.startswith(MODULE + ".")]:
+        del sys.modules[name]
+
+
+def _load_package(package):
+    """Imports the package folder as `gameanim`: its submodules (the C core
+    among them) are found through the spec's search location, so sys.path
+    stays as it is."""
+    spec = importlib.util.spec_from_file_location(
+        MODULE, os.path.join(package, "__init__.py"), submodule_search_locations=[package])
     module = importlib.util.module_from_spec(spec)
     sys.modules[MODULE] = module
     try:
-        loader.exec_module(module)
+        spec.loader.exec_module(module)
     except BaseException:
-        sys.modules.pop(MODULE, None)
+        _forget_package()
         raise
     return module
 
@@ -113,11 +126,15 @@ def require():
         _last_problem = too_old
         INSTALL_HINT = hint()
         raise GameanimMissing(INSTALL_HINT)
-    for path in vendored_files():
+    package = vendored_package()
+    if package:
         try:
-            return _load_file(path)
+            return _load_package(package)
         except ImportError as e:
-            problems.append(f"{os.path.relpath(path, _here())} could not be loaded ({e})")
+            core = _core_file(package)
+            what = os.path.relpath(core or package, _here()).replace(os.sep, "/")
+            problems.append(f"{what} could not be loaded ({e})" if core else
+                            f"{what} holds no C core (_core*.so / .pyd) for this platform ({e})")
     try:
         import gameanim
 

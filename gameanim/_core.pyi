@@ -1,0 +1,299 @@
+# Types of the C core `gameanim._core` (csrc/python/), re-exported by the
+# package `gameanim`.  tests/test_package.py keeps this file and the built
+# module in step: every public name here exists there and the other way
+# round, except the names that exist only for type checkers (the TypedDicts
+# and aliases below, importable under `if TYPE_CHECKING:` from
+# gameanim._core).
+from array import array
+from collections.abc import Iterable, Sequence
+from os import PathLike
+from typing import Any, Final, Generic, Literal, TypeAlias, TypedDict, TypeVar, overload
+
+from typing_extensions import Buffer, Self
+
+# ---------------------------------------------------------------- aliases
+
+Channel: TypeAlias = Literal["scale", "rotation", "translation", "rotation_quaternion"]
+LoopMode: TypeAlias = Literal["once", "once_reset", "loop", "mirror_once", "mirror_loop"]
+CalcType: TypeAlias = Literal["basic", "maya"]
+KeylessRule: TypeAlias = Literal["base", "base_plus_span"]
+Reencode: TypeAlias = Literal["raw", "full"]
+# a track's target: joint / bone / texture-matrix entry index or bone ID
+# (int), or a bone name (str, JBA)
+Target: TypeAlias = int | str
+# interpolation codes (CONSTANT, LINEAR, BEZIER), as a sequence or buffer
+Codes: TypeAlias = Iterable[int] | Buffer
+Extrapolation: TypeAlias = Literal["CONSTANT", "LINEAR"]
+# numbers the core copies into a float buffer: a sequence, a range, an
+# array('f') / array('d') or any other buffer of numbers
+Floats: TypeAlias = Iterable[float] | Buffer
+# frames or ticks: one number, or many as above
+Frames: TypeAlias = float | Iterable[float] | Buffer
+# a 4x4 matrix as 4 rows (mathutils.Matrix works) or 16 numbers, row-major
+Matrix: TypeAlias = Sequence[Sequence[float]] | Sequence[float]
+# what load() and detect() read: a path, or the file's bytes (any bytes-like)
+Source: TypeAlias = str | PathLike[str] | Buffer
+# where a file is written
+FilePath: TypeAlias = str | bytes | PathLike[str] | PathLike[bytes]
+# Track.bezier(): co, handle_left, handle_right ((x, y) float32 pairs) and
+# the interpolation codes (int32), for FCurve.keyframe_points.foreach_set
+BezierBuffers: TypeAlias = tuple[array[float], array[float], array[float], array[int]]
+# ... with flags=True: and whether the times strictly increase, and whether
+# some segment is BEZIER
+BezierFlagged: TypeAlias = tuple[array[float], array[float], array[float], array[int], bool, bool]
+# bake_pose(), per bone: location x y z, rotation_quaternion w x y z,
+# scale x y z, each (frame, value) pairs
+PoseBuffers: TypeAlias = tuple[
+    array[float], array[float], array[float],
+    array[float], array[float], array[float], array[float],
+    array[float], array[float], array[float],
+]
+
+
+class FormatTraits(TypedDict):
+    """One entry of formats(): what the rest of the project knows of a format."""
+    name: str
+    description: str
+    extensions: tuple[str, ...]  # lower case with the dot, the usual one first
+    target_kind: Literal["joint", "bone_id", "bone_name", "material_entry"]
+    values: Literal["absolute", "delta"]  # replace the rest pose / apply on it
+    up_axis: Literal["X", "Y", "Z"] | None  # None when not spatial
+    bone_match: Literal["INDEX", "ID", "NAME"] | None  # None without a rig
+    compressions: tuple[str, ...]  # the wrappers the games ship it in
+
+
+class Entry(TypedDict):
+    """Animation.entries (BTK): one texture-matrix animation."""
+    material: str
+    texmtx_id: int
+    center: tuple[float, float, float]  # S, T, Q
+    post: bool
+
+
+class EncodeReport(TypedDict):
+    """Animation.encode_report: what the last to_bytes() did."""
+    max_error: float
+    max_error_at: str
+    rounded: int
+    notes: list[str]
+    reused_tracks: int
+    encoded_tracks: int
+
+
+class LocalTransform(TypedDict):
+    """local_from_basis(): per-frame local channels."""
+    translation: tuple[array[float], array[float], array[float]]
+    euler: tuple[array[float], array[float], array[float]]
+    quaternion: tuple[array[float], array[float], array[float], array[float]]
+    scale: tuple[array[float], array[float], array[float]]
+    skew: tuple[float, int]  # largest 3x3 difference, frame index
+
+
+class Limits(TypedDict):
+    input_size: int
+    decompressed_size: int
+    tracks: int
+    keys: int
+    frames: int
+    string_length: int
+
+
+# ---------------------------------------------------------------- constants
+
+__version__: Final[str]
+CONSTANT: Final = 0
+LINEAR: Final = 1
+BEZIER: Final = 2
+LOOP_MODES: Final[tuple[LoopMode, LoopMode, LoopMode, LoopMode, LoopMode]]
+LIMITS: Final[Limits]
+
+
+# ---------------------------------------------------------------- errors
+
+class FormatError(ValueError):
+    """The bytes are not a valid animation file."""
+    format: str | None  # the decoder that rejected the file ('unknown' when none recognised it)
+    field: str | None
+    offset: int | None  # byte offset in the decompressed data
+
+
+class EncodeError(ValueError):
+    """The animation cannot be written in the chosen format."""
+    format: str | None
+    field: str | None  # names the track
+    offset: int | None
+
+
+class PrecisionWarning(UserWarning):
+    """Values were rounded to what the format can store."""
+
+
+# ---------------------------------------------------------------- classes
+
+_T = TypeVar("_T")
+
+
+class _Keys(Generic[_T]):
+    """A Track's key buffer: read as an array ('f' floats, 'B' codes), set
+    from any sequence or buffer of numbers."""
+    @overload
+    def __get__(self, instance: None, owner: type, /) -> Self: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None, /) -> array[_T]: ...
+    def __set__(self, instance: object, value: Iterable[_T] | Buffer, /) -> None: ...
+
+
+class _ListOf(Generic[_T]):
+    """An Animation's list attribute: read as a list, set from any iterable."""
+    @overload
+    def __get__(self, instance: None, owner: type, /) -> Self: ...
+    @overload
+    def __get__(self, instance: object, owner: type | None = None, /) -> list[_T]: ...
+    def __set__(self, instance: object, value: Iterable[_T], /) -> None: ...
+
+
+class Track:
+    """One animated channel component: keys with times, values, slopes and
+    the interpolation of each segment."""
+
+    def __init__(
+        self,
+        target: Target,
+        channel: Channel,
+        axis: int,
+        times: Floats = (),
+        values: Floats = (),
+        in_slopes: Floats | None = None,
+        out_slopes: Floats | None = None,
+        interpolation: Codes | None = None,
+    ) -> None: ...
+    target: Target
+    channel: Channel
+    axis: int  # 0..2 (x, y, z); 0..3 (w, x, y, z) for quaternions
+
+    times: _Keys[float]  # key frames
+    values: _Keys[float]
+    in_slopes: _Keys[float]  # slope arriving at each key, value units per frame
+    out_slopes: _Keys[float]  # slope leaving each key
+    interpolation: _Keys[int]  # CONSTANT, LINEAR or BEZIER per segment
+    def __len__(self) -> int: ...
+    @overload
+    def bezier(self, value_scale: float = 1.0, value_offset: float = 0.0, time_scale: float = 1.0,
+               time_offset: float = 0.0, flags: Literal[False] = False) -> BezierBuffers: ...
+    @overload
+    def bezier(self, value_scale: float = 1.0, value_offset: float = 0.0, time_scale: float = 1.0,
+               time_offset: float = 0.0, *, flags: Literal[True]) -> BezierFlagged: ...
+    @overload
+    def bezier(self, value_scale: float, value_offset: float, time_scale: float, time_offset: float,
+               flags: Literal[True]) -> BezierFlagged: ...
+    def evaluate(self, frames: Frames, /) -> array[float]: ...
+    def copy(self) -> Track: ...
+    def fit(self, tolerance: float, *, use_slopes: bool = False) -> Track: ...
+
+
+class Animation:
+    """One animation clip.  gameanim.load() reads a file; build one in
+    Python to write a new file."""
+
+    def __init__(
+        self,
+        format: str,
+        tracks: Iterable[Track] = (),
+        *,
+        frame_count: float = 0.0,
+        fps: float | None = None,
+        loop: LoopMode | None = None,
+        compression: str | None = None,
+        entries: Iterable[Entry] | None = None,
+        rotation_frac: int | None = None,
+        calc_type: CalcType | None = None,
+        start_frame: float | None = None,
+        layout: Literal[32, 64] | None = None,
+        keyless_rule: KeylessRule | None = None,
+    ) -> None: ...
+    @property
+    def format(self) -> str: ...  # a key of formats()
+    frame_count: float
+    fps: float | None
+    loop: LoopMode | None
+    compression: str | None  # a name of compressions(), or None for a bare file
+
+    tracks: _ListOf[Track]
+    entries: _ListOf[Entry]  # BTK
+    @property
+    def info(self) -> dict[str, Any]: ...  # header fields: int, float, str or bytes
+    @property
+    def encode_report(self) -> EncodeReport | None: ...
+    # format parameters
+    rotation_frac: int | None  # J3D: 0..15, None to choose the smallest that fits
+    calc_type: CalcType  # BTK
+    start_frame: float  # BK
+    @property
+    def layout(self) -> Literal[32, 64]: ...  # JBA
+    @layout.setter
+    def layout(self, value: int, /) -> None: ...
+    keyless_rule: KeylessRule  # JBA
+
+    def sample(self, frames: Frames, /) -> array[float]: ...
+    def to_bytes(
+        self, *, compression: str | None = ..., tolerance: float = 0.0, reencode: Reencode | None = None
+    ) -> bytes: ...
+    def save(
+        self, path: FilePath, /, *, compression: str | None = ..., tolerance: float = 0.0, reencode: Reencode | None = None
+    ) -> None: ...
+    def copy(self) -> Animation: ...
+    def find(self, target: Target, channel: Channel, axis: int, /) -> Track | None: ...
+    def original_bytes(self) -> bytes | None: ...
+    def applied_tracks(self) -> list[int]: ...
+    def is_modified(self) -> bool: ...
+
+
+# ---------------------------------------------------------------- functions
+
+def load(source: Source, *, keyless_rule: KeylessRule | None = "base") -> Animation: ...
+def detect(source: Source, /) -> tuple[str, str | None]: ...
+def save(
+    animation: Animation,
+    path: FilePath,
+    /,
+    *,
+    compression: str | None = ...,
+    tolerance: float = 0.0,
+    reencode: Reencode | None = None,
+) -> None: ...
+def write_atomic(path: FilePath, data: bytes, /) -> None: ...
+@overload
+def frame_at(ticks: float, duration: float, loop: LoopMode | int, rate: float = 1.0) -> float: ...
+@overload
+def frame_at(ticks: Iterable[float] | Buffer, duration: float, loop: LoopMode | int, rate: float = 1.0) -> array[float]: ...
+def bake_pose(
+    animation: Animation,
+    bones: Iterable[tuple[Target, Matrix | None, Matrix | None]],
+    frames: Frames,
+    translation_scale: float = 1.0,
+    time_scale: float = 1.0,
+    time_offset: float = 0.0,
+    *,
+    collapse: bool = False,
+) -> list[PoseBuffers]: ...
+@overload
+def evaluate_fcurve(co: Floats, handle_left: Floats, handle_right: Floats, interpolation: Codes, frames: Frames,
+                    extrapolation: Extrapolation = "CONSTANT", *, slopes: Literal[False] = False) -> array[float]: ...
+@overload
+def evaluate_fcurve(co: Floats, handle_left: Floats, handle_right: Floats, interpolation: Codes, frames: Frames,
+                    extrapolation: Extrapolation = "CONSTANT", *,
+                    slopes: Literal[True]) -> tuple[array[float], array[float], array[float]]: ...
+def local_from_basis(
+    pre: Matrix | None,
+    post: Matrix | None,
+    location: Sequence[Floats],
+    rotation: Sequence[Floats],
+    scale: Sequence[Floats],
+    rotation_mode: str = "QUATERNION",  # or 'AXIS_ANGLE', or an Euler order such as 'XYZ'
+    translation_scale: float = 1.0,
+) -> LocalTransform: ...
+def formats() -> dict[str, FormatTraits]: ...
+def compressions() -> list[str]: ...
+def compression_extensions() -> dict[str, tuple[str, ...]]: ...
+def compress(name: str, data: Buffer, /) -> bytes: ...
+def decompress(name: str, data: Buffer, /) -> bytes: ...
