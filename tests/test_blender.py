@@ -171,7 +171,7 @@ def test_batch_command_line(variant, tmp_path):
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_batch_export_command_line(variant, tmp_path):
     """A whole .blend to a folder: samples imported with the batch importer
-    and saved, then `batch_export.py -- --out DIR` writes every action back
+    and saved, then `batch.py -- export --out DIR` writes every action back
     byte for byte, one progress line per file and a summary."""
     folder = tmp_path / "anims"
     folder.mkdir()
@@ -184,12 +184,12 @@ def test_batch_export_command_line(variant, tmp_path):
                                              "--gameanim-path", BUILD])
     assert r.returncode == 0, _show(r)
     out = tmp_path / "out"
-    args = ["--out", str(out), "--gameanim-path", BUILD]
+    args = ["export", "--out", str(out), "--gameanim-path", BUILD]
     if variant.startswith("bpy"):
         args += ["--blend", str(blend)]
-        r = run_in(variant, ADDON / "batch_export.py", args)
+        r = run_in(variant, ADDON / "batch.py", args)
     else:
-        r = run_blend(blend, ADDON / "batch_export.py", args)
+        r = run_blend(blend, ADDON / "batch.py", args)
     assert r.returncode == 0, _show(r)
     assert "[1/4]" in r.stdout and "[4/4]" in r.stdout, _show(r)
     assert "Exported 4 of 4 file(s)" in r.stdout, _show(r)

@@ -9,8 +9,7 @@ also with the `bpy` module:  python batch.py [import] <files or folders> --save 
                              python batch.py export --blend scene.blend --out DIR
 
 `import` is the default subcommand (so the command lines from before the
-subcommands still work); batch_export.py is `batch.py export` under its
-old name.
+subcommands still work).
 
 import: folders are searched recursively for the formats' and the
 compression wrappers' file names (the command-line tool's list).  One
