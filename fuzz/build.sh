@@ -8,10 +8,12 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 out="$here/fuzz/build"
 mkdir -p "$out"
 CC="${CC:-clang}"
-FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -ffp-contract=off -std=c11 -Wall -Wextra -I$here/csrc"
+FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -ffp-contract=off -std=c11 -Wall -Wextra"
+# the core without its Python binding (csrc/python/)
 SRC=""
-for f in "$here"/csrc/*.c; do
-    case "$f" in */module.c) ;; *) SRC="$SRC $f" ;; esac
+for d in core formats codecs; do
+    FLAGS="$FLAGS -I$here/csrc/$d"
+    for f in "$here"/csrc/$d/*.c; do SRC="$SRC $f"; done
 done
 build() {
     name="$1"; shift

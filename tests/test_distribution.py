@@ -311,7 +311,7 @@ def test_sdist_holds_the_sources_and_nothing_built(dist):
     version = project_version()
     with tarfile.open(dist["sdist"]) as tf:
         names = {n.split("/", 1)[1] for n in tf.getnames() if "/" in n}
-    csrc = {f"csrc/{p.name}" for p in (ROOT / "csrc").iterdir() if p.suffix in (".c", ".h")}
+    csrc = {p.relative_to(ROOT).as_posix() for p in (ROOT / "csrc").rglob("*") if p.suffix in (".c", ".h")}
     assert csrc and csrc <= names, sorted(csrc - names)
     for need in ("gameanim_cli.py", "README.md", "LICENSE", "pyproject.toml", "setup.py", "PKG-INFO",
                  "MANIFEST.in"):
