@@ -409,13 +409,6 @@ typedef struct ga_wrapper {
 
 extern const ga_wrapper *const ga_wrappers[];
 
-/* Nintendo-style LZ parse shared by the Yaz0 and Yay0 compressors (yaz0.c):
- * the longest match in a 0x1000-byte window, lengths 3..0x111, with a
- * one-byte lookahead.  ga_nlz_next returns 0 at the end; len 0 = literal. */
-typedef struct ga_nlz ga_nlz;
-ga_nlz *ga_nlz_new(const uint8_t *data, size_t size);
-int ga_nlz_next(ga_nlz *m, uint32_t *len, uint32_t *dist);
-void ga_nlz_free(ga_nlz *m);
 const ga_wrapper *ga_wrapper_by_name(const char *name);
 
 /* Loading: unwraps a compression wrapper (if any), detects the format
