@@ -190,7 +190,6 @@ PyObject *animation_from_data(ga_state *st, PyObject *data_obj, const ga_decode_
 static PyObject *Animation_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     ga_state *st = state_of_type(type);
-    (void)type;
     static char *kwlist[] = {"format",       "tracks",     "frame_count", "fps",    "loop",
                              "compression",  "entries",    "rotation_frac", "calc_type", "start_frame",
                              "layout",       "keyless_rule", NULL};

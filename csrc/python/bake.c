@@ -11,7 +11,6 @@
 PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
 {
     ga_state *st = state_of_module(mod);
-    (void)mod;
     static char *kwlist[] = {"animation", "bones", "frames", "translation_scale", "time_scale", "time_offset",
                              "collapse", NULL};
     PyObject *anim_obj, *bones_obj, *frames_obj;
@@ -144,7 +143,6 @@ done:
 PyObject *mod_evaluate_fcurve(PyObject *mod, PyObject *args, PyObject *kw)
 {
     ga_state *st = state_of_module(mod);
-    (void)mod;
     static char *kwlist[] = {"co", "handle_left", "handle_right", "interpolation", "frames", "extrapolation",
                              "slopes", NULL};
     PyObject *co_o, *l_o, *r_o, *i_o, *f_o;
@@ -215,7 +213,6 @@ done:
 PyObject *mod_local_from_basis(PyObject *mod, PyObject *args, PyObject *kw)
 {
     ga_state *st = state_of_module(mod);
-    (void)mod;
     static char *kwlist[] = {"pre", "post", "location", "rotation", "scale", "rotation_mode", "translation_scale",
                              NULL};
     PyObject *pre_o, *post_o, *loc_o, *rot_o, *scale_o;

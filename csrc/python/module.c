@@ -9,7 +9,6 @@
 static PyObject *mod_load(PyObject *mod, PyObject *args, PyObject *kw)
 {
     ga_state *st = state_of_module(mod);
-    (void)mod;
     static char *kwlist[] = {"source", "keyless_rule", NULL};
     PyObject *source, *keyless = Py_None;
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:load", kwlist, &source, &keyless)) return NULL;
@@ -25,7 +24,6 @@ static PyObject *mod_load(PyObject *mod, PyObject *args, PyObject *kw)
 static PyObject *mod_detect(PyObject *mod, PyObject *source)
 {
     ga_state *st = state_of_module(mod);
-    (void)mod;
     PyObject *data = source_bytes(st, source);
     if (!data) return NULL;
     Py_buffer view;
@@ -55,7 +53,6 @@ static PyObject *mod_detect(PyObject *mod, PyObject *source)
 static PyObject *mod_save(PyObject *mod, PyObject *args, PyObject *kw)
 {
     ga_state *st = state_of_module(mod);
-    (void)mod;
     PyObject *anim, *path;
     if (!PyTuple_Check(args) || PyTuple_Size(args) != 2) {
         PyErr_SetString(PyExc_TypeError, "save(animation, path, **options) takes two positional arguments");
@@ -92,7 +89,6 @@ static PyObject *mod_write_atomic(PyObject *mod, PyObject *args)
 static PyObject *mod_frame_at(PyObject *mod, PyObject *args, PyObject *kw)
 {
     ga_state *st = state_of_module(mod);
-    (void)mod;
     static char *kwlist[] = {"ticks", "duration", "loop", "rate", NULL};
     PyObject *ticks, *loop;
     double duration, rate = 1.0;
@@ -228,7 +224,6 @@ static PyObject *mod_compressions(PyObject *mod, PyObject *unused)
 static PyObject *mod_compress(PyObject *mod, PyObject *args)
 {
     ga_state *st = state_of_module(mod);
-    (void)mod;
     const char *name;
     Py_buffer view;
     if (!PyArg_ParseTuple(args, "sy*:compress", &name, &view)) return NULL;
@@ -246,7 +241,6 @@ static PyObject *mod_compress(PyObject *mod, PyObject *args)
 static PyObject *mod_decompress(PyObject *mod, PyObject *args)
 {
     ga_state *st = state_of_module(mod);
-    (void)mod;
     const char *name;
     Py_buffer view;
     if (!PyArg_ParseTuple(args, "sy*:decompress", &name, &view)) return NULL;
