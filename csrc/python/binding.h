@@ -143,6 +143,10 @@ int read_frames(ga_state *st, PyObject *obj, double **out, Py_ssize_t *n);
 int read_matrix(PyObject *obj, double m[16], Py_ssize_t bone, const char *what);
 PyObject *info_to_dict(const ga_info *info);
 PyObject *report_to_dict(const ga_report *r);
+/* A name as a malloc'ed C string in `encoding` (undecodable characters
+ * kept through surrogateescape); too_long is the ValueError (with index)
+ * for a name over GA_MAX_STRING bytes or holding a NUL. */
+char *name_to_c(PyObject *name, const char *encoding, const char *too_long, Py_ssize_t index);
 PyObject *entry_to_dict(const ga_entry *e);
 int dict_to_entry(PyObject *d, Py_ssize_t i, ga_entry *e);
 

@@ -308,6 +308,24 @@ static PyObject *decode_name(const char *s)
     return PyUnicode_Decode(s, (Py_ssize_t)strlen(s), "cp932", "surrogateescape");
 }
 
+char *name_to_c(PyObject *name, const char *encoding, const char *too_long, Py_ssize_t index)
+{
+    PyObject *b = PyUnicode_AsEncodedString(name, encoding, "surrogateescape");
+    if (!b) return NULL;
+    char *s;
+    Py_ssize_t len;
+    PyBytes_AsStringAndSize(b, &s, &len);
+    if ((size_t)len > GA_MAX_STRING || memchr(s, 0, (size_t)len)) {
+        Py_DECREF(b);
+        PyErr_Format(PyExc_ValueError, too_long, index);
+        return NULL;
+    }
+    char *c = ga_strdup(s);
+    Py_DECREF(b);
+    if (!c) PyErr_NoMemory();
+    return c;
+}
+
 PyObject *entry_to_dict(const ga_entry *e)
 {
     PyObject *name = decode_name(e->name ? e->name : "");
@@ -332,22 +350,8 @@ int dict_to_entry(PyObject *d, Py_ssize_t i, ga_entry *e)
         PyErr_Format(PyExc_ValueError, "entries[%zd]['material'] must be a str", i);
         return -1;
     }
-    PyObject *b = PyUnicode_AsEncodedString(name, "cp932", "surrogateescape");
-    if (!b) return -1;
-    char *s;
-    Py_ssize_t len;
-    PyBytes_AsStringAndSize(b, &s, &len);
-    if ((size_t)len > GA_MAX_STRING || memchr(s, 0, (size_t)len)) {
-        Py_DECREF(b);
-        PyErr_Format(PyExc_ValueError, "entries[%zd]: material name too long or contains NUL", i);
-        return -1;
-    }
-    e->name = ga_strdup(s);
-    Py_DECREF(b);
-    if (!e->name) {
-        PyErr_NoMemory();
-        return -1;
-    }
+    e->name = name_to_c(name, "cp932", "entries[%zd]: material name too long or contains NUL", i);
+    if (!e->name) return -1;
     e->texmtx_id = 0;
     if (tex) {
         long v = PyLong_AsLong(tex);

@@ -269,22 +269,8 @@ int track_to_c(ga_state *st, PyObject *obj, Py_ssize_t index, ga_track *c, const
     c->channel = (uint8_t)t->channel;
     c->axis = (uint8_t)t->axis;
     if (PyUnicode_Check(t->target)) {
-        PyObject *b = PyUnicode_AsEncodedString(t->target, "utf-8", "surrogateescape");
-        if (!b) return -1;
-        char *s;
-        Py_ssize_t len;
-        PyBytes_AsStringAndSize(b, &s, &len);
-        if ((size_t)len > GA_MAX_STRING || memchr(s, 0, (size_t)len)) {
-            Py_DECREF(b);
-            PyErr_Format(PyExc_ValueError, "tracks[%zd]: target name is too long or contains NUL", index);
-            return -1;
-        }
-        c->target_name = ga_strdup(s);
-        Py_DECREF(b);
-        if (!c->target_name) {
-            PyErr_NoMemory();
-            return -1;
-        }
+        c->target_name = name_to_c(t->target, "utf-8", "tracks[%zd]: target name is too long or contains NUL", index);
+        if (!c->target_name) return -1;
         c->target = -1;
     } else {
         c->target = (int32_t)PyLong_AsLong(t->target);
