@@ -1,6 +1,6 @@
 #!/bin/sh
-# Builds one libFuzzer binary per format, per decompressor and for the
-# whole load path, with AddressSanitizer and UndefinedBehaviorSanitizer:
+# Builds one libFuzzer binary per format, per decompressor, for the whole
+# load path, for baking and for the edit policy, with AddressSanitizer and UndefinedBehaviorSanitizer:
 #   sh fuzz/build.sh            -> fuzz/build/fuzz_<name>
 # Needs clang (with libFuzzer: Debian's clang + libclang-rt-14-dev) and zlib.
 set -e
@@ -8,10 +8,12 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 out="$here/fuzz/build"
 mkdir -p "$out"
 CC="${CC:-clang}"
-FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -ffp-contract=off -std=c11 -Wall -Wextra -I$here/csrc"
+FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -ffp-contract=off -std=c11 -Wall -Wextra"
+# the core without its Python binding (csrc/python/)
 SRC=""
-for f in "$here"/csrc/*.c; do
-    case "$f" in */module.c) ;; *) SRC="$SRC $f" ;; esac
+for d in core formats codecs; do
+    FLAGS="$FLAGS -I$here/csrc/$d"
+    for f in "$here"/csrc/$d/*.c; do SRC="$SRC $f"; done
 done
 build() {
     name="$1"; shift
@@ -21,3 +23,5 @@ build() {
 for fmt in bck btk bca bk jba; do build "$fmt" "-DGA_FUZZ_FORMAT=\"$fmt\""; done
 for w in lz77 yaz0 yay0 rarezip; do build "$w" "-DGA_FUZZ_WRAPPER=\"$w\""; done
 build load
+build bake -DGA_FUZZ_BAKE
+build edit -DGA_FUZZ_EDIT

@@ -6,6 +6,13 @@
  *   WRAPPER targets: unwrap; on success wrap and unwrap again and require
  *     the same bytes.
  *   LOAD target: the whole detection path (gameanim.load in C).
+ *   BAKE target: baking (core/bake.c) of a loaded file's clip, or of a clip
+ *     made from the bytes, onto random bones, and the way back
+ *     (ga_local_from_basis) from the baked channels under random matrices.
+ *   EDIT target: the edit policy (core/edit.c): a loaded file, its clip
+ *     edited at random, planned and encoded in every reencode mode; an
+ *     unedited clip must plan as unchanged, and whatever encodes must
+ *     decode again.
  * Any crash, sanitizer report, leak or failed invariant aborts. */
 #include <math.h>
 #include <stdio.h>
@@ -13,8 +20,51 @@
 #include <string.h>
 
 #include "gameanim.h"
+#if defined(GA_FUZZ_BAKE) || defined(GA_FUZZ_EDIT)
+#include "bake.h"
+#include "edit.h"
+#include "pose.h"
+#endif
 
 void ga_fuzz_use_system_zlib(void);
+
+#if defined(GA_FUZZ_BAKE) || defined(GA_FUZZ_EDIT)
+/* Random choices that depend on the input alone (libFuzzer replays an
+ * input exactly): splitmix64 seeded from the bytes. */
+typedef struct rng {
+    uint64_t s;
+} rng;
+
+static uint64_t rng_next(rng *r)
+{
+    uint64_t z = (r->s += 0x9E3779B97F4A7C15ULL);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ULL;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBULL;
+    return z ^ (z >> 31);
+}
+
+static rng rng_from(const uint8_t *data, size_t size)
+{
+    uint64_t h = 0xcbf29ce484222325ULL;
+    for (size_t i = 0; i < size; i++) h = (h ^ data[i]) * 0x100000001b3ULL;
+    rng r = {h};
+    return r;
+}
+
+/* Mostly ordinary numbers, sometimes any bit pattern (NaN, infinities,
+ * subnormals), as a Python caller may pass. */
+static float rng_float(rng *r)
+{
+    uint64_t v = rng_next(r);
+    if ((v & 7) == 0) {
+        uint32_t bits = (uint32_t)(v >> 32);
+        float f;
+        memcpy(&f, &bits, 4);
+        return f;
+    }
+    return (float)((double)(int32_t)(v >> 32) / 2147483648.0 * 4.0);
+}
+#endif
 
 #ifdef GA_FUZZ_FORMAT
 /* Equal within tol relative to the magnitude, plus an absolute allowance
@@ -191,6 +241,264 @@ static void fuzz_wrapper(const uint8_t *data, size_t size)
 }
 #endif
 
+#ifdef GA_FUZZ_BAKE
+/* A clip of the given format made from the bytes: up to 12 tracks of up
+ * to 8 keys on targets 0..3 (or names "b0".."b3" for JBA). */
+static void clip_from_bytes(rng *r, const ga_format *f, ga_clip *c)
+{
+    ga_error err;
+    ga_clip_init(c, f->name);
+    c->frame_count = (double)(rng_next(r) % 64);
+    uint32_t nt = (uint32_t)(rng_next(r) % 13);
+    if (ga_clip_alloc_tracks(c, nt, &err)) abort();
+    int named = f->traits.target_kind && strcmp(f->traits.target_kind, "bone_name") == 0;
+    for (uint32_t i = 0; i < nt; i++) {
+        ga_track *t = &c->tracks[i];
+        uint64_t v = rng_next(r);
+        t->channel = (uint8_t)(v % 4);
+        t->axis = (uint8_t)((v >> 8) % (t->channel == GA_CH_ROTATION_QUATERNION ? 4 : 3));
+        int bone = (int)((v >> 16) % 4);
+        if (named) {
+            char name[8];
+            snprintf(name, sizeof name, "b%d", bone);
+            t->target_name = ga_strdup(name);
+            if (!t->target_name) abort();
+            t->target = -1;
+        } else {
+            t->target = bone;
+        }
+        uint32_t nk = (uint32_t)((v >> 24) % 9);
+        if (ga_track_alloc(t, nk, &err)) abort();
+        float time = 0.0f;
+        for (uint32_t k = 0; k < nk; k++) {
+            /* mostly increasing times, as files hold them */
+            time += (rng_next(r) & 3) ? 1.0f + (float)(rng_next(r) % 8) : rng_float(r);
+            t->time[k] = time;
+            t->value[k] = rng_float(r);
+            t->in_slope[k] = rng_float(r);
+            t->out_slope[k] = rng_float(r);
+            t->interp[k] = (uint8_t)(rng_next(r) % 3);
+        }
+    }
+}
+
+static void random_matrix(rng *r, double m[16])
+{
+    switch (rng_next(r) % 4) {
+    case 0:
+        ga_mat_identity(m);
+        break;
+    case 1: {
+        /* a rest transform: translation, rotation, positive scale */
+        double t[3], e[3], s[3], q[4];
+        for (int i = 0; i < 3; i++) {
+            t[i] = rng_float(r);
+            e[i] = rng_float(r);
+            s[i] = 0.25 + (double)(rng_next(r) % 8) / 4.0;
+        }
+        ga_quat_from_euler_xyz(e, q);
+        ga_mat_from_trs(t, q, s, m);
+        break;
+    }
+    default:
+        for (int i = 0; i < 16; i++) m[i] = rng_float(r);
+        break;
+    }
+}
+
+static void fuzz_bake(const uint8_t *data, size_t size)
+{
+    rng r = rng_from(data, size);
+    ga_loaded l;
+    ga_error err;
+    const ga_format *f;
+    ga_clip synth;
+    const ga_clip *c;
+    int loaded = ga_load(data, size, NULL, &l, &err) == GA_OK;
+    if (loaded) {
+        f = l.format;
+        c = &l.clip;
+    } else {
+        size_t nf = 0;
+        while (ga_formats[nf]) nf++;
+        f = ga_formats[size ? data[0] % nf : 0];
+        clip_from_bytes(&r, f, &synth);
+        c = &synth;
+    }
+    uint8_t *keep = malloc((size_t)c->ntracks + 1);
+    if (!keep) abort();
+    if (ga_applied_tracks(f, c, keep, &err) != GA_OK) abort();
+    size_t nf = 1 + (size_t)(rng_next(&r) % 24);
+    double *frames = malloc(nf * sizeof *frames);
+    float *samples = malloc(nf * 13 * sizeof *samples);
+    float *baked = malloc(nf * 20 * sizeof *baked);
+    float *chan = malloc(nf * 10 * sizeof *chan);
+    float *back = malloc(nf * 13 * sizeof *back);
+    if (!frames || !samples || !baked || !chan || !back) abort();
+    for (size_t i = 0; i < nf; i++)
+        frames[i] = (rng_next(&r) & 7) ? (double)i * (c->frame_count + 1.0) / (double)nf - 0.5 : rng_float(&r);
+    for (int b = 0; b < 4; b++) {
+        ga_bake_bone bone;
+        random_matrix(&r, bone.pre);
+        random_matrix(&r, bone.post);
+        const char *name = NULL;
+        char nm[8];
+        if (loaded && c->ntracks && c->tracks[0].target_name) {
+            /* a bone the file names */
+            name = c->tracks[rng_next(&r) % c->ntracks].target_name;
+        } else if (!loaded && c->ntracks && c->tracks[0].target_name) {
+            snprintf(nm, sizeof nm, "b%d", b);
+            name = nm;
+        }
+        ga_bake_find_tracks(c, keep, name, b, &bone);
+        float *o[10];
+        for (int k = 0; k < 10; k++) o[k] = baked + (size_t)k * 2 * nf;
+        if (ga_bake_one_bone(c, f, &bone, frames, nf, 1.0 + (double)(rng_next(&r) % 4), 1.0, 0.0, samples, o,
+                             &err) != GA_OK) {
+            /* only a sampler may fail, and only with a format error */
+            if (err.code != GA_ERR_FORMAT) abort();
+            continue;
+        }
+        for (int k = 0; k < 10; k++) {
+            (void)ga_values_one_number(o[k], nf);
+            for (size_t i = 0; i < nf; i++) chan[(size_t)k * nf + i] = o[k][2 * i + 1];
+        }
+        /* and back, as an exporter does: location, quaternion, scale */
+        double ipre[16], ipost[16];
+        if (!ga_mat_invert(bone.pre, ipre)) ga_mat_identity(ipre);
+        if (!ga_mat_invert(bone.post, ipost)) ga_mat_identity(ipost);
+        const float *L[3] = {chan, chan + nf, chan + 2 * nf};
+        const float *R[4] = {chan + 3 * nf, chan + 4 * nf, chan + 5 * nf, chan + 6 * nf};
+        const float *S[3] = {chan + 7 * nf, chan + 8 * nf, chan + 9 * nf};
+        static const char *const orders[6] = {"XYZ", "XZY", "YXZ", "YZX", "ZXY", "ZYX"};
+        int kind = (int)(rng_next(&r) % 3);
+        double skew;
+        size_t skew_at;
+        ga_local_from_basis(ipre, ipost, kind, orders[rng_next(&r) % 6], L, R, S, nf, 1.0, back, &skew, &skew_at);
+        if (skew_at >= nf) abort();
+    }
+    free(frames);
+    free(samples);
+    free(baked);
+    free(chan);
+    free(back);
+    free(keep);
+    if (loaded) ga_loaded_free(&l);
+    else ga_clip_free(&synth);
+}
+#endif
+
+#ifdef GA_FUZZ_EDIT
+/* Edits a clip the way a user of the binding can: key values, times and
+ * slopes, interpolation, dropped or duplicated tracks, header fields. */
+static int perturb(rng *r, ga_clip *c)
+{
+    ga_error err;
+    int nops = (int)(rng_next(r) % 4);
+    for (int op = 0; op < nops; op++) {
+        uint64_t v = rng_next(r);
+        uint32_t i = c->ntracks ? (uint32_t)((v >> 8) % c->ntracks) : 0;
+        ga_track *t = c->ntracks ? &c->tracks[i] : NULL;
+        switch (v % 6) {
+        case 0:
+        case 1:
+            if (t && t->nkeys) {
+                uint32_t k = (uint32_t)((v >> 40) % t->nkeys);
+                float *arr[4] = {t->value, t->time, t->in_slope, t->out_slope};
+                float *a = arr[(v >> 32) % 4];
+                a[k] = (v >> 36) & 1 ? rng_float(r) : a[k] + 1.0f;
+                if ((v >> 37) & 1) t->interp[k] = (uint8_t)((v >> 38) % 3);
+            }
+            break;
+        case 2:
+            if (t) {
+                /* drop the track */
+                ga_track_free(t);
+                memmove(t, t + 1, (size_t)(c->ntracks - i - 1) * sizeof *t);
+                c->ntracks--;
+            }
+            break;
+        case 3:
+            if (t && c->ntracks < 4096) {
+                /* duplicate a track at the end */
+                ga_track *nt = realloc(c->tracks, ((size_t)c->ntracks + 1) * sizeof *nt);
+                if (!nt) abort();
+                c->tracks = nt;
+                if (ga_track_copy(&c->tracks[c->ntracks], &c->tracks[i], &err)) abort();
+                c->ntracks++;
+            }
+            break;
+        case 4:
+            c->frame_count += 1.0;
+            break;
+        default:
+            c->loop = (int)((v >> 8) % 6) - 1;
+            break;
+        }
+    }
+    return nops;
+}
+
+static void fuzz_edit(const uint8_t *data, size_t size)
+{
+    ga_loaded l;
+    ga_error err;
+    if (ga_load(data, size, NULL, &l, &err) != GA_OK) return;
+    rng r = rng_from(data, size);
+    const ga_format *f = l.format;
+    ga_clip c;
+    if (ga_clip_copy(&c, &l.clip, &err)) abort();
+    if (ga_clip_modified(&c, &l.clip)) {
+        fprintf(stderr, "an unedited copy counts as modified\n");
+        abort();
+    }
+    int edited = perturb(&r, &c) > 0;
+    c.decoded_raw = l.raw;
+    c.decoded = &l.clip;
+    for (int mode = GA_REENCODE_NONE; mode <= GA_REENCODE_FULL; mode++) {
+        ga_edit plan;
+        if (ga_edit_plan(&c, &l.clip, mode, &plan, &err)) abort();
+        if (!edited && mode == GA_REENCODE_NONE && !plan.unchanged) {
+            fprintf(stderr, "an unedited clip plans an encode\n");
+            abort();
+        }
+        if (!plan.unchanged) {
+            ga_report rep;
+            ga_report_init(&rep);
+            ga_buf b;
+            ga_buf_init(&b);
+            int rc = ga_edit_encode(f, &plan, l.raw, &l.clip, &c, mode, 0.0, &rep, &b, &err);
+            if (rc == GA_OK && !b.failed) {
+                ga_clip c2;
+                void *raw2 = NULL;
+                if (f->decode(b.data, b.len, NULL, &raw2, &c2, &err) != GA_OK) {
+                    fprintf(stderr, "%s: an encode (reencode mode %d) does not decode: %s\n", f->name, mode,
+                            err.message);
+                    abort();
+                }
+                if (!edited && mode == GA_REENCODE_RAW && c2.ntracks != c.ntracks) {
+                    fprintf(stderr, "%s: a raw re-encode of an unedited clip has %u tracks, not %u\n", f->name,
+                            c2.ntracks, c.ntracks);
+                    abort();
+                }
+                f->free_raw(raw2);
+                ga_clip_free(&c2);
+            } else if (rc != GA_OK && rc == GA_ERR_FORMAT) {
+                /* an encoder reports what it cannot write as an encode error */
+                fprintf(stderr, "%s: encode failed with a format error: %s\n", f->name, err.message);
+                abort();
+            }
+            ga_buf_free(&b);
+        }
+        ga_edit_free(&plan);
+    }
+    c.decoded_raw = NULL;
+    c.decoded = NULL;
+    ga_clip_free(&c);
+    ga_loaded_free(&l);
+}
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static int init = 0;
@@ -202,6 +510,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_format(data, size);
 #elif defined(GA_FUZZ_WRAPPER)
     fuzz_wrapper(data, size);
+#elif defined(GA_FUZZ_BAKE)
+    fuzz_bake(data, size);
+#elif defined(GA_FUZZ_EDIT)
+    fuzz_edit(data, size);
 #else
     ga_loaded l;
     ga_error err;

@@ -3,8 +3,11 @@ offset, every single byte flipped, limits, memory stability and threads."""
 import concurrent.futures
 import gc
 import os
+import shutil
+import subprocess
 import threading
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -12,6 +15,8 @@ import gameanim
 from conftest import sample_paths
 
 ALL = sample_paths()
+ROOT = Path(__file__).resolve().parent.parent
+CC = shutil.which("cc") or shutil.which("gcc") or shutil.which("clang")
 
 
 def rss_bytes():
@@ -30,17 +35,50 @@ def check(data):
     return True
 
 
-def sweep(data, first, last, stride, truncate, flip):
-    """The C sweep over [first, last), split over all cores (it releases
-    the GIL).  Returns the number of cases run."""
+@pytest.fixture(scope="session")
+def sweeper(tmp_path_factory):
+    """fuzz/sweep.c built against the C core (no Python: one case costs a
+    decode, not a Python call), with the sanitizers of a sanitized run."""
+    if not CC:
+        pytest.skip("needs a C compiler")
+    out = tmp_path_factory.mktemp("sweep")
+    dirs = [ROOT / "csrc" / d for d in ("core", "formats", "codecs")]
+    sources = [ROOT / "fuzz" / "sweep.c", ROOT / "fuzz" / "zlib_hooks.c"]
+    sources += sorted(f for d in dirs for f in d.glob("*.c"))
+    flags = ["-std=c11", "-O2", "-ffp-contract=off", *(f"-I{d}" for d in dirs)]
+    if os.environ.get("GAMEANIM_SANITIZED"):
+        flags += ["-fsanitize=address,undefined", "-fno-omit-frame-pointer", "-g"]
+
+    def compile_one(k):
+        obj = out / f"{k}.o"
+        subprocess.run([CC, *flags, "-c", str(sources[k]), "-o", str(obj)], check=True, capture_output=True)
+        return str(obj)
+
+    with concurrent.futures.ThreadPoolExecutor(os.cpu_count() or 1) as ex:
+        objs = list(ex.map(compile_one, range(len(sources))))
+    exe = out / "sweep"
+    subprocess.run([CC, *flags, *objs, "-lz", "-lm", "-o", str(exe)], check=True, capture_output=True)
+    return exe
+
+
+def sweep(exe, path, first, last, stride, truncate, flip):
+    """The C sweep over [first, last), split over all cores.  Returns the
+    number of cases run."""
     workers = os.cpu_count() or 1
     span = last - first
     chunk = -(-span // workers)
     chunk += (-chunk) % stride
     jobs = [(first + k * chunk, min(last, first + (k + 1) * chunk)) for k in range(workers) if first + k * chunk < last]
+
+    def run(r):
+        p = subprocess.run([str(exe), str(path), str(stride), str(r[0]), str(r[1]), str(int(truncate)),
+                            str(int(flip))], capture_output=True, text=True)
+        assert p.returncode == 0, p.stderr
+        decoded, rejected = map(int, p.stdout.split())
+        return decoded + rejected
+
     with concurrent.futures.ThreadPoolExecutor(workers) as ex:
-        parts = list(ex.map(lambda r: gameanim._core._robustness_sweep(data, stride, r[0], r[1], truncate, flip), jobs))
-    cases = sum(p["decoded"] + p["rejected"] for p in parts)
+        cases = sum(ex.map(run, jobs))
     assert cases == len(range(first, last, stride)) * (int(truncate) + int(flip))
     return cases
 
@@ -55,7 +93,7 @@ FULL_FLIP_LIMIT = 64 * 1024
 
 
 @pytest.mark.parametrize("path", ALL, ids=lambda p: str(p.relative_to(p.parent.parent)))
-def test_every_truncation_and_byte_flip(path):
+def test_every_truncation_and_byte_flip(path, sweeper):
     """Every prefix and flipped bytes (xor 0xFF) either decode or raise
     FormatError.  The sweep runs in C; a stride of cases also goes through
     the public Python API."""
@@ -63,14 +101,14 @@ def test_every_truncation_and_byte_flip(path):
     n = len(data)
     assert check(data)
     base = int(os.environ.get("GAMEANIM_SWEEP_STRIDE", "1"))
-    sweep(data, 0, n, base, True, False)  # every truncation
+    sweep(sweeper, path, 0, n, base, True, False)  # every truncation
     if n <= FULL_FLIP_LIMIT or os.environ.get("GAMEANIM_EXHAUSTIVE") == "1":
-        sweep(data, 0, n, base, False, True)
+        sweep(sweeper, path, 0, n, base, False, True)
     else:
         edge = 4096
-        sweep(data, 0, edge, base, False, True)
-        sweep(data, edge, n - edge, 16 * base, False, True)
-        sweep(data, n - edge, n, base, False, True)
+        sweep(sweeper, path, 0, edge, base, False, True)
+        sweep(sweeper, path, edge, n - edge, 16 * base, False, True)
+        sweep(sweeper, path, n - edge, n, base, False, True)
     step = max(1, n // 300)
     for i in range(0, n, step):
         check(data[:i])

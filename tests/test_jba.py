@@ -3,7 +3,7 @@ written here, byte-exact round trips, the encoder's quantisation, sampling,
 and bad input.
 
 The reader and the small writer in this file follow docs/formats/jba.md
-and the research notes; they share no code with csrc/jba.c."""
+and the research notes; they share no code with csrc/formats/jba.c."""
 import math
 import random
 import struct

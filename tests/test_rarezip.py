@@ -199,9 +199,9 @@ def test_missing_zlib_hooks_give_clean_errors(tmp_path):
     cc = shutil.which("cc") or shutil.which("gcc")
     src = tmp_path / "harness.c"
     src.write_text(HARNESS)
-    sources = [str(ROOT / "csrc" / name) for name in ("rarezip.c", "bytes.c", "error.c")]
+    sources = [str(ROOT / "csrc" / name) for name in ("codecs/rarezip.c", "core/bytes.c", "core/error.c")]
     exe = tmp_path / "harness"
-    subprocess.run([cc, "-std=c11", "-O0", "-I", str(ROOT / "csrc"), str(src), *sources, "-lm", "-o", str(exe)],
+    subprocess.run([cc, "-std=c11", "-O0", "-I", str(ROOT / "csrc" / "core"), str(src), *sources, "-lm", "-o", str(exe)],
                    check=True, capture_output=True)
     res = subprocess.run([str(exe)], capture_output=True, text=True, check=True)
     lines = res.stdout.splitlines()

@@ -17,6 +17,7 @@ export ASAN_OPTIONS="detect_leaks=0:abort_on_error=1:halt_on_error=1:allocator_m
 export UBSAN_OPTIONS="print_stacktrace=1:halt_on_error=1"
 export PYTHONMALLOC=malloc
 export GAMEANIM_SANITIZED=1   # resident-memory checks do not hold under ASan
+# (it also makes tests/test_hardening.py build its C sweep, fuzz/sweep.c, with the sanitizers)
 export PYTHONPATH="$out${PYTHONPATH:+:$PYTHONPATH}"
 export GAMEANIM_MUTATIONS="${GAMEANIM_MUTATIONS:-300}"
 export GAMEANIM_SWEEP_STRIDE="${GAMEANIM_SWEEP_STRIDE:-5}"

@@ -16,6 +16,8 @@ export PYTHONPATH="$out${PYTHONPATH:+:$PYTHONPATH}"
 export GAMEANIM_MUTATIONS="${GAMEANIM_MUTATIONS:-40}"
 export GAMEANIM_SWEEP_STRIDE="${GAMEANIM_SWEEP_STRIDE:-211}"
 export GAMEANIM_SANITIZED=1
+# (the C sweep of test_hardening.py, fuzz/sweep.c, runs as a child process outside valgrind;
+# the fuzz targets cover it with ASan)
 cd "$out"
 if [ $# -eq 0 ]; then
     set -- "$here/tests" --ignore="$here/tests/test_blender.py" --ignore="$here/tests/test_distribution.py" \

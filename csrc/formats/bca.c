@@ -17,8 +17,10 @@
  * file, re-emitting the original descriptor bytes and value runs of every
  * unchanged track. */
 #include "gameanim.h"
+#include "pool.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,6 +33,10 @@
 #define BCA_MAX_CC 0xFFFFu
 
 static const char *const ch_names[3] = {"scale", "rotation", "translation"};
+/* The longest pool tail a new run may share (a bound on the search
+ * time; the layout of files written so far depends on it). */
+#define BCA_POOL_MAX_OVERLAP 4096u
+
 static const char *const pool_fields[4] = {"scale pool offset", "rotation pool offset",
                                            "translation pool offset", "bone block offset"};
 static const unsigned elem_size[3] = {4, 2, 4};
@@ -453,171 +459,6 @@ static int bca_info(const void *p, ga_info *info, ga_error *err)
 }
 
 /* ------------------------------------------------------------------ */
-/* Value pools with run reuse                                          */
-
-/* Elements are the stored bits: s32 for scale/translation, u16 for
- * rotation.  A run is placed where it first occurs (found through an index
- * of adjacent pairs), or where the pool's end already holds its start, or
- * appended. */
-typedef struct pool {
-    uint32_t *v;
-    size_t n, cap;
-    size_t tcap, tused; /* hash table: pairs (kind 1) and single values (kind 2) */
-    uint64_t *tkey;
-    int64_t *thead, *ttail;
-    uint8_t *tkind;
-    int64_t *next; /* position -> next position starting the same pair */
-    size_t next_cap;
-} pool;
-
-#define POOL_MAX_CANDIDATES 4096u
-#define POOL_MAX_OVERLAP 4096u
-
-static void pool_free_index(pool *p)
-{
-    free(p->tkey);
-    free(p->thead);
-    free(p->ttail);
-    free(p->tkind);
-    p->tkey = NULL;
-    p->thead = p->ttail = NULL;
-    p->tkind = NULL;
-    p->tcap = p->tused = 0;
-}
-
-static void pool_free(pool *p)
-{
-    pool_free_index(p);
-    free(p->v);
-    free(p->next);
-    memset(p, 0, sizeof *p);
-}
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
-static size_t pool_slot(const pool *p, uint8_t kind, uint64_t key)
-{
-    size_t m = p->tcap - 1, i = (size_t)mix64(key * 2 + kind) & m;
-    while (p->tkind[i] && (p->tkind[i] != kind || p->tkey[i] != key)) i = (i + 1) & m;
-    return i;
-}
-
-static int pool_alloc_index(pool *p, size_t cap)
-{
-    p->tcap = cap;
-    p->tused = 0;
-    p->tkey = malloc(cap * sizeof *p->tkey);
-    p->thead = malloc(cap * sizeof *p->thead);
-    p->ttail = malloc(cap * sizeof *p->ttail);
-    p->tkind = calloc(cap, 1);
-    return p->tkey && p->thead && p->ttail && p->tkind ? GA_OK : GA_ERR_NOMEM;
-}
-
-static int pool_index_at(pool *p, size_t i);
-
-static int pool_rehash(pool *p)
-{
-    size_t cap = p->tcap * 4;
-    pool_free_index(p);
-    if (pool_alloc_index(p, cap)) return GA_ERR_NOMEM;
-    for (size_t i = 0; i < p->n; i++)
-        if (pool_index_at(p, i)) return GA_ERR_NOMEM;
-    return GA_OK;
-}
-
-/* Indexes the value at i and the pair ending at i. */
-static int pool_index_at(pool *p, size_t i)
-{
-    if ((p->tused + 2) * 2 > p->tcap) return pool_rehash(p);
-    if (i >= p->next_cap) {
-        size_t cap = p->next_cap ? p->next_cap : 256;
-        while (cap <= i) cap *= 2;
-        int64_t *nx = realloc(p->next, cap * sizeof *nx);
-        if (!nx) return GA_ERR_NOMEM;
-        p->next = nx;
-        p->next_cap = cap;
-    }
-    p->next[i] = -1;
-    size_t s = pool_slot(p, 2, p->v[i]);
-    if (!p->tkind[s]) {
-        p->tkind[s] = 2;
-        p->tkey[s] = p->v[i];
-        p->thead[s] = p->ttail[s] = (int64_t)i;
-        p->tused++;
-    }
-    if (i == 0) return GA_OK;
-    uint64_t key = ((uint64_t)p->v[i - 1] << 32) | p->v[i];
-    s = pool_slot(p, 1, key);
-    if (!p->tkind[s]) {
-        p->tkind[s] = 1;
-        p->tkey[s] = key;
-        p->thead[s] = p->ttail[s] = (int64_t)(i - 1);
-        p->tused++;
-    } else {
-        p->next[p->ttail[s]] = (int64_t)(i - 1);
-        p->ttail[s] = (int64_t)(i - 1);
-    }
-    return GA_OK;
-}
-
-static int pool_init(pool *p)
-{
-    memset(p, 0, sizeof *p);
-    return pool_alloc_index(p, 1024);
-}
-
-/* Index of the run in the pool, placing it if needed; -1 on allocation
- * failure. */
-static long long pool_place(pool *p, const uint32_t *seq, size_t m)
-{
-    if (m == 0) return 0;
-    if (m == 1) {
-        size_t s = pool_slot(p, 2, seq[0]);
-        if (p->tkind[s]) return p->thead[s];
-    } else {
-        size_t s = pool_slot(p, 1, ((uint64_t)seq[0] << 32) | seq[1]);
-        if (p->tkind[s]) {
-            unsigned tries = 0;
-            for (int64_t c = p->thead[s]; c >= 0 && tries < POOL_MAX_CANDIDATES; c = p->next[c], tries++)
-                if ((size_t)c + m <= p->n && memcmp(p->v + c, seq, m * sizeof *seq) == 0) return c;
-        }
-    }
-    /* The pool may already end with the run's first values. */
-    size_t keep = 0;
-    size_t maxov = m - 1 < p->n ? m - 1 : p->n;
-    if (maxov > POOL_MAX_OVERLAP) maxov = POOL_MAX_OVERLAP;
-    for (size_t ov = maxov; ov > 0; ov--) {
-        if (p->v[p->n - ov] == seq[0] && memcmp(p->v + p->n - ov, seq, ov * sizeof *seq) == 0) {
-            keep = ov;
-            break;
-        }
-    }
-    size_t start = p->n - keep;
-    size_t need = p->n + (m - keep);
-    if (need > p->cap) {
-        size_t cap = p->cap ? p->cap : 256;
-        while (cap < need) cap *= 2;
-        uint32_t *v = realloc(p->v, cap * sizeof *v);
-        if (!v) return -1;
-        p->v = v;
-        p->cap = cap;
-    }
-    for (size_t i = keep; i < m; i++) {
-        p->v[p->n++] = seq[i];
-        if (pool_index_at(p, p->n - 1)) return -1;
-    }
-    return (long long)start;
-}
-
-/* ------------------------------------------------------------------ */
 /* Encoding                                                            */
 
 typedef struct enc_stats {
@@ -790,14 +631,14 @@ static int bca_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
     int32_t *vals = malloc(((size_t)n + 1) * sizeof *vals);
     int32_t *run = malloc(((size_t)n + 1) * sizeof *run);
     uint32_t *elems = malloc(((size_t)n + 1) * sizeof *elems);
-    pool pools[3];
+    ga_pool pools[3];
     memset(pools, 0, sizeof pools);
     if (!slot || !daa || !dbb || !dcc || !vals || !run || !elems) {
         rc = ga_nomem(err, BCA_FMT);
         goto done;
     }
     for (int i = 0; i < 3; i++)
-        if (pool_init(&pools[i])) {
+        if (ga_pool_init(&pools[i], BCA_POOL_MAX_OVERLAP)) {
             rc = ga_nomem(err, BCA_FMT);
             goto done;
         }
@@ -819,7 +660,7 @@ static int bca_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
      * fast path to exactly 1.0) agree with what the pool says. */
     {
         uint32_t one = BCA_ONE;
-        if (pool_place(&pools[0], &one, 1) != 0) {
+        if (ga_pool_place(&pools[0], &one, 1) != 0) {
             rc = ga_nomem(err, BCA_FMT);
             goto done;
         }
@@ -867,7 +708,7 @@ static int bca_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
                 for (uint32_t k = 0; k < len; k++)
                     elems[k] = ch == 1 ? (uint32_t)(run[k] & 0xFFFF) : (uint32_t)run[k];
             }
-            long long at = pool_place(&pools[ch], elems, len);
+            long long at = ga_pool_place(&pools[ch], elems, len);
             if (at < 0) {
                 rc = ga_nomem(err, BCA_FMT);
                 break;
@@ -928,7 +769,7 @@ static int bca_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
     if (out->failed) rc = ga_nomem(err, BCA_FMT);
 
 done:
-    for (int i = 0; i < 3; i++) pool_free(&pools[i]);
+    for (int i = 0; i < 3; i++) ga_pool_free(&pools[i]);
     free(slot);
     free(daa);
     free(dbb);

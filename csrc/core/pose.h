@@ -1,5 +1,5 @@
 /* Pose math used to bake animations onto rigs whose rest pose has
- * rotations (see csrc/pose.c). */
+ * rotations (see pose.c). */
 #ifndef GAMEANIM_POSE_H
 #define GAMEANIM_POSE_H
 

@@ -174,6 +174,9 @@ int ga_clip_copy(ga_clip *dst, const ga_clip *src, ga_error *err)
     dst->tracks = NULL;
     dst->entries = NULL;
     dst->ntracks = dst->nentries = 0;
+    /* the copy's tracks own their keys: the source's block stays its own */
+    dst->key_block = NULL;
+    dst->key_block_size = dst->key_block_used = 0;
     int rc = ga_clip_alloc_tracks(dst, src->ntracks, err);
     if (rc) return rc;
     for (uint32_t i = 0; i < src->ntracks; i++) {

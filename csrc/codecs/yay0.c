@@ -1,17 +1,14 @@
 /* Yay0: the sibling of Yaz0 (magic "Yay0") that keeps its three kinds of
  * data in separate streams: 32-bit flag words, 16-bit back-references and
  * a byte stream of literals and long-copy lengths.  The tokens are the
- * Yaz0 ones, so the encoder reuses the parser in yaz0.c.  See
+ * Yaz0 ones, so both share the parser and the back-reference copy of nlz.c.  See
  * docs/formats/yaz0.md. */
-#include "gameanim.h"
+#include "nlz.h"
 
 #include <stdlib.h>
 #include <string.h>
 
 #define YAY0_HEADER 16u
-#define YAY0_MAX_COPY 0x111u
-
-/* The Nintendo-style parser (ga_nlz_*) is defined in yaz0.c. */
 
 static int yay0_detect(const uint8_t *data, size_t size)
 {
@@ -37,8 +34,8 @@ static size_t stream_end(size_t start, size_t other1, size_t other2, size_t size
  * times the input, as for Yaz0. */
 static uint64_t yay0_max_output(size_t mask_bytes, size_t link_bytes, size_t data_bytes)
 {
-    uint64_t by_streams = (uint64_t)(link_bytes / 2) * YAY0_MAX_COPY + data_bytes;
-    uint64_t by_flags = (uint64_t)(mask_bytes / 4) * 32u * YAY0_MAX_COPY;
+    uint64_t by_streams = (uint64_t)(link_bytes / 2) * NLZ_MAX + data_bytes;
+    uint64_t by_flags = (uint64_t)(mask_bytes / 4) * 32u * NLZ_MAX;
     return by_streams < by_flags ? by_streams : by_flags;
 }
 
@@ -121,23 +118,8 @@ static int yay0_unwrap(const uint8_t *data, size_t size, uint8_t **out, size_t *
             } else {
                 n += 2;
             }
-            if (dist > op) {
-                rc = ga_fail(err, GA_ERR_FORMAT, "yay0", "back-reference", (long long)at,
-                             "distance %zu reaches before the start of the output (%zu bytes decoded)", dist, op);
-                goto fail;
-            }
-            if (n > dsize - op) {
-                rc = ga_fail(err, GA_ERR_FORMAT, "yay0", "back-reference", (long long)at,
-                             "copies %zu bytes but only %zu of the declared %u remain", n, dsize - op, dsize);
-                goto fail;
-            }
-            const uint8_t *src = o + op - dist;
-            if (dist >= n) {
-                memcpy(o + op, src, n);
-            } else {
-                for (size_t k = 0; k < n; k++) o[op + k] = src[k];
-            }
-            op += n;
+            rc = ga_nlz_copy(o, &op, dsize, dist, n, "yay0", at, err);
+            if (rc) goto fail;
         }
         mask <<= 1;
         nbits--;

@@ -7,8 +7,10 @@
  * anything else rebuilds the file, re-emitting the original element runs
  * of every unchanged track. */
 #include "j3d.h"
+#include "pool.h"
 
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -692,205 +694,6 @@ J3D_FMA_CLONES int j3d_sample(const ga_clip *clip, uint32_t ti, const double *fr
 }
 
 /* ------------------------------------------------------------------ */
-/* Value tables with run reuse                                         */
-
-/* A growing table of 32-bit elements (f32 bits, or s16 as u16) with an
- * index so that a new run reuses the first place it already occurs. */
-typedef struct vtab {
-    uint32_t *v;
-    size_t n, cap;
-    /* pair index: (v[i], v[i+1]) -> positions i in increasing order */
-    size_t hcap;
-    uint64_t *hkey;
-    int64_t *hhead, *htail;
-    uint8_t *hused;
-    int64_t *next; /* per position */
-    size_t next_cap;
-    /* single index: value -> first position */
-    size_t scap;
-    uint32_t *skey;
-    int64_t *sfirst;
-    uint8_t *sused;
-    size_t hcount, scount;
-} vtab;
-
-static void vtab_free(vtab *t)
-{
-    free(t->v);
-    free(t->hkey);
-    free(t->hhead);
-    free(t->htail);
-    free(t->hused);
-    free(t->next);
-    free(t->skey);
-    free(t->sfirst);
-    free(t->sused);
-    memset(t, 0, sizeof *t);
-}
-
-static uint64_t mix64(uint64_t x)
-{
-    x ^= x >> 33;
-    x *= 0xff51afd7ed558ccdULL;
-    x ^= x >> 33;
-    x *= 0xc4ceb9fe1a85ec53ULL;
-    x ^= x >> 33;
-    return x;
-}
-
-static int vtab_rehash(vtab *t);
-
-static int vtab_init(vtab *t)
-{
-    memset(t, 0, sizeof *t);
-    t->hcap = 1024;
-    t->scap = 1024;
-    t->hkey = calloc(t->hcap, sizeof *t->hkey);
-    t->hhead = calloc(t->hcap, sizeof *t->hhead);
-    t->htail = calloc(t->hcap, sizeof *t->htail);
-    t->hused = calloc(t->hcap, 1);
-    t->skey = calloc(t->scap, sizeof *t->skey);
-    t->sfirst = calloc(t->scap, sizeof *t->sfirst);
-    t->sused = calloc(t->scap, 1);
-    if (!t->hkey || !t->hhead || !t->htail || !t->hused || !t->skey || !t->sfirst || !t->sused) {
-        vtab_free(t);
-        return GA_ERR_NOMEM;
-    }
-    return GA_OK;
-}
-
-static size_t pair_slot(const vtab *t, uint64_t key)
-{
-    size_t m = t->hcap - 1, i = (size_t)mix64(key) & m;
-    while (t->hused[i] && t->hkey[i] != key) i = (i + 1) & m;
-    return i;
-}
-
-static size_t single_slot(const vtab *t, uint32_t key)
-{
-    size_t m = t->scap - 1, i = (size_t)mix64(key) & m;
-    while (t->sused[i] && t->skey[i] != key) i = (i + 1) & m;
-    return i;
-}
-
-static int vtab_index_pos(vtab *t, size_t i)
-{
-    /* index the single at i and the pair (i-1, i) */
-    if ((t->scount + 1) * 2 > t->scap || (t->hcount + 1) * 2 > t->hcap) {
-        if (vtab_rehash(t)) return GA_ERR_NOMEM;
-    }
-    size_t s = single_slot(t, t->v[i]);
-    if (!t->sused[s]) {
-        t->sused[s] = 1;
-        t->skey[s] = t->v[i];
-        t->sfirst[s] = (int64_t)i;
-        t->scount++;
-    }
-    if (i >= t->next_cap) {
-        size_t cap = t->next_cap ? t->next_cap * 2 : 1024;
-        while (cap <= i) cap *= 2;
-        int64_t *nx = realloc(t->next, cap * sizeof *nx);
-        if (!nx) return GA_ERR_NOMEM;
-        t->next = nx;
-        t->next_cap = cap;
-    }
-    t->next[i] = -1;
-    if (i == 0) return GA_OK;
-    size_t p = i - 1;
-    uint64_t key = ((uint64_t)t->v[p] << 32) | t->v[i];
-    size_t h = pair_slot(t, key);
-    if (!t->hused[h]) {
-        t->hused[h] = 1;
-        t->hkey[h] = key;
-        t->hhead[h] = t->htail[h] = (int64_t)p;
-        t->hcount++;
-    } else {
-        t->next[t->htail[h]] = (int64_t)p;
-        t->htail[h] = (int64_t)p;
-    }
-    return GA_OK;
-}
-
-static int vtab_rehash(vtab *t)
-{
-    /* grow both maps and rebuild from the elements */
-    size_t n = t->n;
-    uint32_t *v = t->v;
-    size_t cap = t->cap;
-    size_t hcap = t->hcap * 4, scap = t->scap * 4;
-    t->v = NULL;
-    vtab_free(t);
-    t->hcap = hcap;
-    t->scap = scap;
-    t->hkey = calloc(hcap, sizeof *t->hkey);
-    t->hhead = calloc(hcap, sizeof *t->hhead);
-    t->htail = calloc(hcap, sizeof *t->htail);
-    t->hused = calloc(hcap, 1);
-    t->skey = calloc(scap, sizeof *t->skey);
-    t->sfirst = calloc(scap, sizeof *t->sfirst);
-    t->sused = calloc(scap, 1);
-    t->v = v;
-    t->cap = cap;
-    t->n = 0;
-    if (!t->hkey || !t->hhead || !t->htail || !t->hused || !t->skey || !t->sfirst || !t->sused)
-        return GA_ERR_NOMEM;
-    for (size_t i = 0; i < n; i++) {
-        t->n = i + 1;
-        if (vtab_index_pos(t, i)) return GA_ERR_NOMEM;
-    }
-    return GA_OK;
-}
-
-#define VTAB_MAX_CANDIDATES 4096
-
-/* Index where the run first occurs (possibly overlapping or spanning
- * earlier runs); appends it when it does not occur.  Returns the index,
- * or -1 on allocation failure. */
-static long long vtab_place(vtab *t, const uint32_t *seq, size_t m)
-{
-    if (m == 0) return 0;
-    if (m == 1) {
-        size_t s = single_slot(t, seq[0]);
-        if (t->sused[s]) return t->sfirst[s];
-    } else {
-        uint64_t key = ((uint64_t)seq[0] << 32) | seq[1];
-        size_t h = pair_slot(t, key);
-        if (t->hused[h]) {
-            int tries = 0;
-            for (int64_t p = t->hhead[h]; p >= 0 && tries < VTAB_MAX_CANDIDATES; p = t->next[p], tries++) {
-                if ((size_t)p + m <= t->n && memcmp(t->v + p, seq, m * 4) == 0) return p;
-            }
-        }
-        /* A run may also start in the last elements and continue past the
-         * end: reuse that overlap instead of copying it again. */
-    }
-    size_t start = t->n;
-    size_t keep = 0;
-    for (size_t ov = (m - 1 < t->n ? m - 1 : t->n); ov > 0; ov--) {
-        if (memcmp(t->v + t->n - ov, seq, ov * 4) == 0) {
-            keep = ov;
-            break;
-        }
-    }
-    start = t->n - keep;
-    size_t need = t->n + (m - keep);
-    if (need > t->cap) {
-        size_t cap = t->cap ? t->cap : 256;
-        while (cap < need) cap *= 2;
-        uint32_t *v = realloc(t->v, cap * 4);
-        if (!v) return -1;
-        t->v = v;
-        t->cap = cap;
-    }
-    for (size_t i = keep; i < m; i++) {
-        t->v[t->n] = seq[i];
-        t->n++;
-        if (vtab_index_pos(t, t->n - 1)) return -1;
-    }
-    return (long long)start;
-}
-
-/* ------------------------------------------------------------------ */
 /* Encoding                                                            */
 
 typedef struct seq_buf {
@@ -1114,13 +917,13 @@ static void put_padding(ga_buf *b, size_t align)
 typedef struct built_section {
     uint32_t n;
     j3d_desc *desc;
-    vtab tab[3];
+    ga_pool tab[3];
 } built_section;
 
 static void built_free(built_section *b)
 {
     free(b->desc);
-    for (int i = 0; i < 3; i++) vtab_free(&b->tab[i]);
+    for (int i = 0; i < 3; i++) ga_pool_free(&b->tab[i]);
     memset(b, 0, sizeof *b);
 }
 
@@ -1135,7 +938,7 @@ static int build_section(const ga_encode_ctx *ctx, int btk, const j3d_section *r
     out->desc = calloc((size_t)n * 9 + 1, sizeof *out->desc);
     if (!out->desc) return ga_nomem(err, fmt);
     for (int i = 0; i < 3; i++)
-        if (vtab_init(&out->tab[i])) return ga_nomem(err, fmt);
+        if (ga_pool_init(&out->tab[i], SIZE_MAX)) return ga_nomem(err, fmt);
     seq_buf seq = {0};
     int rc = GA_OK;
     for (uint32_t e = 0; e < n && !rc; e++) {
@@ -1172,7 +975,7 @@ static int build_section(const ga_encode_ctx *ctx, int btk, const j3d_section *r
                 ctx->report->encoded_tracks++;
             }
             if (d.count > 0) {
-                long long at = vtab_place(&out->tab[ch], seq.v, seq.n);
+                long long at = ga_pool_place(&out->tab[ch], seq.v, seq.n);
                 if (at < 0) { rc = ga_nomem(err, fmt); break; }
                 if (at > 0xFFFF) {
                     char name[96];
@@ -1209,7 +1012,7 @@ static void put_desc_table(ga_buf *b, const built_section *s)
     }
 }
 
-static void put_value_table(ga_buf *b, const vtab *t, int is_rot)
+static void put_value_table(ga_buf *b, const ga_pool *t, int is_rot)
 {
     for (size_t i = 0; i < t->n; i++) {
         if (is_rot) ga_buf_u16be(b, (uint16_t)t->v[i]);

@@ -1,10 +1,10 @@
 /*
  * gameanim core: the types shared by every format, wrapper and the binding.
  *
- * Plain C11, no Python.h.  Every format file (bck.c, btk.c, ...) decodes a
+ * Plain C11, no Python.h.  Every format file (formats/bck.c, ...) decodes a
  * buffer into an opaque, lossless "raw record" plus a format-neutral clip,
  * and encodes a clip (optionally guided by the raw record it came from) back
- * into bytes.  The binding (module.c) is the only file that knows Python.
+ * into bytes.  The binding (csrc/python/) is the only code that knows Python.
  */
 #ifndef GAMEANIM_H
 #define GAMEANIM_H
@@ -269,11 +269,11 @@ double ga_fcurve_slope(const float *co, const float *left, const float *right, c
  * a subset of the sample times; the first and last are always kept.
  * in_slope / out_slope: the curve's derivatives at the samples, or NULL to
  * estimate them from the samples.  The result is written into out
- * (allocated).  See csrc/fit.c. */
+ * (allocated).  See fit.c. */
 int ga_fit_hermite(const double *time, const double *value, const double *in_slope, const double *out_slope,
                    size_t n, double tolerance, ga_track *out, ga_error *err);
 
-/* Linear key reduction (csrc/fit.c): whether a track is all LINEAR with
+/* Linear key reduction (fit.c): whether a track is all LINEAR with
  * strictly increasing times, and a copy of it without the keys that the
  * straight line between their kept neighbours passes within tolerance
  * (out->target_name is left NULL: set it if needed). */
@@ -409,13 +409,6 @@ typedef struct ga_wrapper {
 
 extern const ga_wrapper *const ga_wrappers[];
 
-/* Nintendo-style LZ parse shared by the Yaz0 and Yay0 compressors (yaz0.c):
- * the longest match in a 0x1000-byte window, lengths 3..0x111, with a
- * one-byte lookahead.  ga_nlz_next returns 0 at the end; len 0 = literal. */
-typedef struct ga_nlz ga_nlz;
-ga_nlz *ga_nlz_new(const uint8_t *data, size_t size);
-int ga_nlz_next(ga_nlz *m, uint32_t *len, uint32_t *dist);
-void ga_nlz_free(ga_nlz *m);
 const ga_wrapper *ga_wrapper_by_name(const char *name);
 
 /* Loading: unwraps a compression wrapper (if any), detects the format

@@ -1,5 +1,5 @@
 /* The registry of formats and compression wrappers, and content-based
- * detection.  Adding a format: write csrc/<name>.c defining
+ * detection.  Adding a format: write csrc/formats/<name>.c defining
  * `const ga_format ga_format_<name>` and list it here. */
 #include "gameanim.h"
 

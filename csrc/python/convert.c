@@ -1,0 +1,490 @@
+/* Conversions between Python objects and the core's: errors, arrays and
+ * buffers, frames, matrices, info and reports, and an Animation's state
+ * as a ga_clip. */
+#include "binding.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "pose.h"
+
+
+static const char ZeroCodes[GA_NZERO] = {'f', 'i', 'B', 'd'};
+
+int make_zero_arrays(ga_state *st)
+{
+    for (int i = 0; i < GA_NZERO; i++) {
+        char code[2] = {ZeroCodes[i], 0};
+        st->ZeroArrays[i] = PyObject_CallFunction(st->ArrayType, "s(i)", code, 0);
+        if (!st->ZeroArrays[i]) return -1;
+    }
+    return 0;
+}
+
+/* A message from the C core as str.  Messages quote names from files
+ * (JBA bone names, BTK material names), which need not be UTF-8: bytes
+ * that are not become \\xNN escapes instead of failing the call. */
+PyObject *message_text(const char *s)
+{
+    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "backslashreplace");
+}
+
+/* Raises the Python exception for a ga_error. */
+PyObject *raise_error(ga_state *st, const ga_error *e)
+{
+    PyObject *type;
+    switch (e->code) {
+    case GA_ERR_NOMEM:
+        return PyErr_NoMemory();
+    case GA_ERR_ENCODE:
+        type = st->EncodeError;
+        break;
+    case GA_ERR_ARG:
+        type = PyExc_ValueError;
+        break;
+    default:
+        type = st->FormatError;
+        break;
+    }
+    PyObject *msg = message_text(e->message);
+    if (!msg) return NULL;
+    PyObject *exc = PyObject_CallFunctionObjArgs(type, msg, NULL);
+    Py_DECREF(msg);
+    if (!exc) return NULL;
+    PyObject *fmt = PyUnicode_FromString(e->format);
+    PyObject *field = message_text(e->field);
+    PyObject *off = e->offset >= 0 ? PyLong_FromLongLong(e->offset) : Py_NewRef(Py_None);
+    if (fmt && field && off) {
+        PyObject_SetAttrString(exc, "format", fmt);
+        PyObject_SetAttrString(exc, "field", field);
+        PyObject_SetAttrString(exc, "offset", off);
+    }
+    Py_XDECREF(fmt);
+    Py_XDECREF(field);
+    Py_XDECREF(off);
+    PyErr_SetObject(type, exc);
+    Py_DECREF(exc);
+    return NULL;
+}
+
+/* A new array of n zero items of `code`, and its writable buffer in
+ * *view (release it once the items are written). */
+PyObject *alloc_array(ga_state *st, const char *code, Py_ssize_t n, Py_buffer *view)
+{
+    PyObject *zero = NULL;
+    for (int i = 0; i < GA_NZERO; i++)
+        if (code[0] == ZeroCodes[i] && code[1] == 0) zero = st->ZeroArrays[i];
+    if (!zero) {
+        PyErr_Format(PyExc_SystemError, "no array code '%s'", code);
+        return NULL;
+    }
+    PyObject *arr = PySequence_Repeat(zero, n);
+    if (!arr) return NULL;
+    if (PyObject_GetBuffer(arr, view, PyBUF_WRITABLE | PyBUF_C_CONTIGUOUS) < 0) {
+        Py_DECREF(arr);
+        return NULL;
+    }
+    return arr;
+}
+
+PyObject *new_array(ga_state *st, const char *code, const void *data, Py_ssize_t nbytes)
+{
+    Py_buffer view;
+    Py_ssize_t item = code[0] == 'B' ? 1 : code[0] == 'd' ? 8 : 4;
+    PyObject *arr = alloc_array(st, code, nbytes / item, &view);
+    if (!arr) return NULL;
+    if (nbytes) memcpy(view.buf, data, (size_t)nbytes);
+    PyBuffer_Release(&view);
+    return arr;
+}
+
+int is_array_of(ga_state *st, PyObject *obj, const char *code)
+{
+    if (!PyObject_TypeCheck(obj, (PyTypeObject *)st->ArrayType)) return 0;
+    PyObject *tc = PyObject_GetAttrString(obj, "typecode");
+    if (!tc) {
+        PyErr_Clear();
+        return 0;
+    }
+    int ok = PyUnicode_CompareWithASCIIString(tc, code) == 0;
+    Py_DECREF(tc);
+    return ok;
+}
+
+/* Any iterable of numbers (or an array.array('f') as is) -> array of code. */
+PyObject *as_array(ga_state *st, PyObject *obj, const char *code, const char *what)
+{
+    if (is_array_of(st, obj, code)) return Py_NewRef(obj);
+    if (PyUnicode_Check(obj) || PyBytes_Check(obj) || PyByteArray_Check(obj)) {
+        if (strcmp(code, "B") != 0 || PyUnicode_Check(obj)) {
+            PyErr_Format(PyExc_TypeError, "%s must be a sequence of numbers, not %s", what,
+                         PyUnicode_Check(obj) ? "str" : "bytes");
+            return NULL;
+        }
+    }
+    PyObject *arr = PyObject_CallFunction(st->ArrayType, "sO", code, obj);
+    if (!arr) {
+        PyObject *type, *value, *tb;
+        PyErr_Fetch(&type, &value, &tb);
+        PyErr_Format(PyExc_TypeError, "%s must be a sequence of numbers (%S)", what, value ? value : Py_None);
+        Py_XDECREF(type);
+        Py_XDECREF(value);
+        Py_XDECREF(tb);
+    }
+    return arr;
+}
+
+/* Reads a C-contiguous buffer of the given item format. */
+int get_buffer(PyObject *obj, Py_buffer *view, const char *code, Py_ssize_t itemsize, const char *what)
+{
+    if (PyObject_GetBuffer(obj, view, PyBUF_FORMAT | PyBUF_C_CONTIGUOUS) < 0) return -1;
+    const char *f = view->format ? view->format : "B";
+    if (*f == '@' || *f == '=' || *f == '<') f++;
+    if (view->itemsize != itemsize || strcmp(f, code) != 0) {
+        PyBuffer_Release(view);
+        PyErr_Format(PyExc_TypeError, "%s: expected a buffer of '%s' items", what, code);
+        return -1;
+    }
+    return 0;
+}
+
+/* Reads frames: a number or any iterable / buffer of numbers. */
+int read_frames(ga_state *st, PyObject *obj, double **out, Py_ssize_t *n)
+{
+    if (PyFloat_Check(obj) || PyLong_Check(obj)) {
+        *out = malloc(sizeof(double));
+        if (!*out) {
+            PyErr_NoMemory();
+            return -1;
+        }
+        (*out)[0] = PyFloat_AsDouble(obj);
+        *n = 1;
+        return PyErr_Occurred() ? -1 : 0;
+    }
+    PyObject *arr = is_array_of(st, obj, "d") ? Py_NewRef(obj) : as_array(st, obj, "d", "frames");
+    if (!arr) return -1;
+    Py_buffer view;
+    if (get_buffer(arr, &view, "d", 8, "frames") < 0) {
+        Py_DECREF(arr);
+        return -1;
+    }
+    *n = view.len / 8;
+    *out = malloc((size_t)(*n + 1) * sizeof(double));
+    if (!*out) {
+        PyBuffer_Release(&view);
+        Py_DECREF(arr);
+        PyErr_NoMemory();
+        return -1;
+    }
+    memcpy(*out, view.buf, (size_t)view.len);
+    PyBuffer_Release(&view);
+    Py_DECREF(arr);
+    return 0;
+}
+
+int typed_buffer(ga_state *st, PyObject *obj, const char *code, Py_ssize_t itemsize, const char *what, Py_buffer *view,
+                        PyObject **holder)
+{
+    *holder = is_array_of(st, obj, code) ? Py_NewRef(obj) : NULL;
+    if (!*holder) {
+        if (PyObject_CheckBuffer(obj)) {
+            if (get_buffer(obj, view, code, itemsize, what) == 0) {
+                *holder = Py_NewRef(obj);
+                return 0;
+            }
+            PyErr_Clear();
+        }
+        *holder = as_array(st, obj, code, what);
+        if (!*holder) return -1;
+    }
+    if (get_buffer(*holder, view, code, itemsize, what) < 0) {
+        Py_CLEAR(*holder);
+        return -1;
+    }
+    return 0;
+}
+
+int read_matrix(PyObject *obj, double m[16], Py_ssize_t bone, const char *what)
+{
+    if (obj == Py_None) {
+        ga_mat_identity(m);
+        return 0;
+    }
+    PyObject *seq = PySequence_Tuple(obj);
+    if (!seq) return -1;
+    Py_ssize_t n = PyTuple_Size(seq);
+    if (n == 4) {
+        /* a Blender Matrix (or any 4 rows of 4) */
+        PyObject *flat = PyList_New(0);
+        for (Py_ssize_t i = 0; flat && i < 4; i++) {
+            PyObject *row = PySequence_Tuple(PyTuple_GetItem(seq, i));
+            if (!row || PyTuple_Size(row) != 4) {
+                Py_XDECREF(row);
+                Py_CLEAR(flat);
+                if (!PyErr_Occurred())
+                    PyErr_Format(PyExc_ValueError, "bones[%zd]: %s must be 4x4 or 16 numbers", bone, what);
+                break;
+            }
+            for (Py_ssize_t j = 0; j < 4; j++) PyList_Append(flat, PyTuple_GetItem(row, j));
+            Py_DECREF(row);
+        }
+        Py_DECREF(seq);
+        if (!flat) return -1;
+        seq = PySequence_Tuple(flat);
+        Py_DECREF(flat);
+        if (!seq) return -1;
+        n = PyTuple_Size(seq);
+    }
+    if (n != 16) {
+        Py_DECREF(seq);
+        PyErr_Format(PyExc_ValueError, "bones[%zd]: %s must be 4x4 or 16 numbers (row-major)", bone, what);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < 16; i++) {
+        m[i] = PyFloat_AsDouble(PyTuple_GetItem(seq, i));
+        if (m[i] == -1.0 && PyErr_Occurred()) {
+            Py_DECREF(seq);
+            return -1;
+        }
+    }
+    Py_DECREF(seq);
+    return 0;
+}
+
+PyObject *info_to_dict(const ga_info *info)
+{
+    PyObject *d = PyDict_New();
+    if (!d) return NULL;
+    for (size_t i = 0; i < info->n; i++) {
+        const ga_info_item *it = &info->items[i];
+        PyObject *v;
+        switch (it->type) {
+        case GA_INFO_INT: v = PyLong_FromLongLong(it->i); break;
+        case GA_INFO_FLOAT: v = PyFloat_FromDouble(it->f); break;
+        case GA_INFO_STR: v = PyUnicode_DecodeUTF8((const char *)it->bytes, (Py_ssize_t)it->len, "surrogateescape"); break;
+        default: v = PyBytes_FromStringAndSize((const char *)it->bytes, (Py_ssize_t)it->len); break;
+        }
+        if (!v || PyDict_SetItemString(d, it->key, v) < 0) {
+            Py_XDECREF(v);
+            Py_DECREF(d);
+            return NULL;
+        }
+        Py_DECREF(v);
+    }
+    return d;
+}
+
+PyObject *report_to_dict(const ga_report *r)
+{
+    PyObject *notes = PyList_New(0);
+    if (!notes) return NULL;
+    for (uint32_t i = 0; i < r->nnotes; i++) {
+        PyObject *s = message_text(r->notes[i]);
+        if (!s || PyList_Append(notes, s) < 0) {
+            Py_XDECREF(s);
+            Py_DECREF(notes);
+            return NULL;
+        }
+        Py_DECREF(s);
+    }
+    if (r->nnotes_total > r->nnotes) {
+        PyObject *s = PyUnicode_FromFormat("... and %u more", (unsigned)(r->nnotes_total - r->nnotes));
+        if (s) PyList_Append(notes, s);
+        Py_XDECREF(s);
+    }
+    PyObject *where = message_text(r->max_error_where);
+    if (!where) {
+        Py_DECREF(notes);
+        return NULL;
+    }
+    return Py_BuildValue("{s:d,s:N,s:I,s:N,s:I,s:I}", "max_error", r->max_error, "max_error_at", where, "rounded",
+                         (unsigned)r->nrounded, "notes", notes, "reused_tracks", (unsigned)r->reused_tracks,
+                         "encoded_tracks", (unsigned)r->encoded_tracks);
+}
+
+static PyObject *decode_name(const char *s)
+{
+    /* J3D names are Shift-JIS; keep undecodable bytes reversible. */
+    return PyUnicode_Decode(s, (Py_ssize_t)strlen(s), "cp932", "surrogateescape");
+}
+
+char *name_to_c(PyObject *name, const char *encoding, const char *too_long, Py_ssize_t index)
+{
+    PyObject *b = PyUnicode_AsEncodedString(name, encoding, "surrogateescape");
+    if (!b) return NULL;
+    char *s;
+    Py_ssize_t len;
+    PyBytes_AsStringAndSize(b, &s, &len);
+    if ((size_t)len > GA_MAX_STRING || memchr(s, 0, (size_t)len)) {
+        Py_DECREF(b);
+        PyErr_Format(PyExc_ValueError, too_long, index);
+        return NULL;
+    }
+    char *c = ga_strdup(s);
+    Py_DECREF(b);
+    if (!c) PyErr_NoMemory();
+    return c;
+}
+
+PyObject *entry_to_dict(const ga_entry *e)
+{
+    PyObject *name = decode_name(e->name ? e->name : "");
+    if (!name) return NULL;
+    return Py_BuildValue("{s:N,s:i,s:(fff),s:O}", "material", name, "texmtx_id", e->texmtx_id, "center",
+                         (double)e->center[0], (double)e->center[1], (double)e->center[2], "post",
+                         e->post ? Py_True : Py_False);
+}
+
+int dict_to_entry(PyObject *d, Py_ssize_t i, ga_entry *e)
+{
+    memset(e, 0, sizeof *e);
+    if (!PyDict_Check(d)) {
+        PyErr_Format(PyExc_TypeError, "entries[%zd] must be a dict with 'material', 'texmtx_id', 'center'", i);
+        return -1;
+    }
+    PyObject *name = PyDict_GetItemString(d, "material");
+    PyObject *tex = PyDict_GetItemString(d, "texmtx_id");
+    PyObject *center = PyDict_GetItemString(d, "center");
+    PyObject *post = PyDict_GetItemString(d, "post");
+    if (!name || !PyUnicode_Check(name)) {
+        PyErr_Format(PyExc_ValueError, "entries[%zd]['material'] must be a str", i);
+        return -1;
+    }
+    e->name = name_to_c(name, "cp932", "entries[%zd]: material name too long or contains NUL", i);
+    if (!e->name) return -1;
+    e->texmtx_id = 0;
+    if (tex) {
+        long v = PyLong_AsLong(tex);
+        if (v == -1 && PyErr_Occurred()) return -1;
+        e->texmtx_id = (int32_t)v;
+    }
+    e->center[0] = e->center[1] = e->center[2] = 0.5f;
+    if (center) {
+        PyObject *seq = PySequence_Tuple(center);
+        if (!seq) return -1;
+        if (PyTuple_Size(seq) != 3) {
+            Py_DECREF(seq);
+            PyErr_Format(PyExc_ValueError, "entries[%zd]['center'] must have 3 numbers", i);
+            return -1;
+        }
+        for (int k = 0; k < 3; k++) {
+            double v = PyFloat_AsDouble(PyTuple_GetItem(seq, k));
+            if (v == -1.0 && PyErr_Occurred()) {
+                Py_DECREF(seq);
+                return -1;
+            }
+            e->center[k] = (float)v;
+        }
+        Py_DECREF(seq);
+    }
+    e->post = post ? PyObject_IsTrue(post) : 0;
+    if (e->post < 0) return -1;
+    return 0;
+}
+
+int clip_borrows(const AnimationObject *a) { return a->tracks == NULL && a->has_orig; }
+
+void clip_release(AnimationObject *a, ga_clip *c, int borrowed)
+{
+    (void)a;
+    if (borrowed) {
+        c->tracks = NULL;
+        c->ntracks = 0;
+    }
+    ga_clip_free(c);
+}
+
+int clip_from_python(ga_state *st, AnimationObject *a, ga_clip *c)
+{
+    ga_clip_init(c, a->fmt->name);
+    c->frame_count = a->frame_count;
+    c->fps = a->fps;
+    c->loop = a->loop;
+    if (a->has_orig) {
+        c->loop_raw_valid = a->orig.loop_raw_valid;
+        c->loop_raw = a->orig.loop_raw;
+        c->decoded_raw = a->raw;
+        c->decoded = &a->orig;
+    }
+    c->rotation_frac = a->rotation_frac;
+    c->calc_type = a->calc_type;
+    c->start_frame = a->start_frame;
+    c->layout = a->layout;
+    c->keyless_rule = a->keyless_rule;
+    ga_error err;
+    Py_ssize_t n = 0;
+    if (clip_borrows(a)) {
+        c->tracks = a->orig.tracks;
+        c->ntracks = a->orig.ntracks;
+    } else {
+        if (!PyList_Check(a->tracks)) {
+            PyErr_SetString(PyExc_TypeError, "Animation.tracks must be a list");
+            return -1;
+        }
+        n = PyList_Size(a->tracks);
+        if (ga_clip_alloc_tracks(c, (uint32_t)n, &err)) {
+            raise_error(st, &err);
+            return -1;
+        }
+    }
+    size_t total = 0;
+    for (Py_ssize_t i = 0; i < n; i++) {
+        if (track_to_c(st, PyList_GetItem(a->tracks, i), i, &c->tracks[i], a->store) < 0) {
+            ga_clip_free(c);
+            return -1;
+        }
+        total += c->tracks[i].nkeys;
+        if (total > GA_MAX_KEYS_TOTAL) {
+            ga_clip_free(c);
+            PyErr_Format(PyExc_ValueError, "more than %u keys in one animation", GA_MAX_KEYS_TOTAL);
+            return -1;
+        }
+    }
+    int borrowed = clip_borrows(a);
+    if (!PyList_Check(a->entries)) {
+        clip_release(a, c, borrowed);
+        PyErr_SetString(PyExc_TypeError, "Animation.entries must be a list");
+        return -1;
+    }
+    Py_ssize_t ne = PyList_Size(a->entries);
+    if (ga_clip_alloc_entries(c, (uint32_t)ne, &err)) {
+        clip_release(a, c, borrowed);
+        raise_error(st, &err);
+        return -1;
+    }
+    for (Py_ssize_t i = 0; i < ne; i++) {
+        if (dict_to_entry(PyList_GetItem(a->entries, i), i, &c->entries[i]) < 0) {
+            clip_release(a, c, borrowed);
+            return -1;
+        }
+    }
+    return 0;
+}
+
+/* Sets the Python-visible state from a decoded clip. */
+int animation_fill(AnimationObject *a, const ga_clip *c)
+{
+    a->frame_count = c->frame_count;
+    a->fps = c->fps;
+    a->loop = c->loop;
+    a->rotation_frac = c->rotation_frac;
+    a->calc_type = c->calc_type;
+    a->start_frame = c->start_frame;
+    a->layout = c->layout;
+    a->keyless_rule = c->keyless_rule;
+    /* Track objects are made on first access of Animation.tracks: loading
+     * then sampling or saving never builds them. */
+    Py_CLEAR(a->tracks);
+    PyObject *entries = PyList_New((Py_ssize_t)c->nentries);
+    if (!entries) return -1;
+    for (uint32_t i = 0; i < c->nentries; i++) {
+        PyObject *d = entry_to_dict(&c->entries[i]);
+        if (!d) {
+            Py_DECREF(entries);
+            return -1;
+        }
+        PyList_SetItem(entries, i, d);
+    }
+    GA_SETREF(a->entries, entries);
+    return 0;
+}
