@@ -145,7 +145,7 @@ typedef enum ga_interp {
 
 typedef struct ga_track {
     int32_t target;      /* joint / bone / entry index, or bone id; -1 when target_name is set */
-    char *target_name;   /* NULL unless the target is a name (JBA); UTF-8 */
+    char *target_name;   /* NULL unless the target is a name (JBA); the file's bytes (UTF-8 for JBA) */
     uint8_t channel;     /* ga_channel */
     uint8_t axis;        /* 0..2, or 0..3 for quaternions */
     uint32_t nkeys;
@@ -161,7 +161,7 @@ typedef struct ga_track {
 
 /* Per-target extra data (BTK texture-matrix entries, JBA name order). */
 typedef struct ga_entry {
-    char *name;          /* BTK: material name */
+    char *name;          /* BTK: material name, the file's bytes (CP932) */
     int32_t texmtx_id;   /* BTK: texture-matrix slot (u8 in the file) */
     float center[3];     /* BTK: S, T, Q centre */
     int32_t post;        /* BTK: 1 for a post-texgen matrix animation */
@@ -357,6 +357,12 @@ typedef struct ga_format_traits {
     const char *up_axis;      /* the game's up axis ("Y", "Z"), NULL when not spatial */
     const char *bone_match;   /* default rig matching ("INDEX", "ID", "NAME"), NULL for no rig */
     const char *compressions; /* ";"-separated wrapper names the games ship it in ("" for none) */
+    /* The codec of the file's names (Python's codec name: "cp932",
+     * "utf-8"); NULL for a format without names (then "utf-8").  Names
+     * are bytes in the clip, as stored: the binding decodes them to text
+     * and encodes only the names the user changed (docs/ARCHITECTURE.md,
+     * "Names"). */
+    const char *name_encoding;
 } ga_format_traits;
 
 typedef struct ga_format {

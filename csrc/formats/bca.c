@@ -790,5 +790,5 @@ const ga_format ga_format_bca = {
     NULL,
     bca_info,
     NULL, /* every track applies */
-    {".bca", "joint", 1, "Y", "INDEX", "lz77"},
+    {".bca", "joint", 1, "Y", "INDEX", "lz77", NULL},
 };

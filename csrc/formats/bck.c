@@ -29,5 +29,5 @@ const ga_format ga_format_bck = {
     j3d_sample,
     j3d_info,
     NULL, /* every track applies */
-    {".bck", "joint", 1, "Y", "INDEX", "yaz0;yay0"},
+    {".bck", "joint", 1, "Y", "INDEX", "yaz0;yay0", "cp932"},
 };

@@ -1318,5 +1318,5 @@ const ga_format ga_format_bk = {
     bk_sample,
     bk_info,
     bk_applied,
-    {".bin;.anim", "bone_id", 0, "Y", "ID", "rarezip"},
+    {".bin;.anim", "bone_id", 0, "Y", "ID", "rarezip", NULL},
 };

@@ -29,5 +29,5 @@ const ga_format ga_format_btk = {
     j3d_sample,
     j3d_info,
     NULL, /* every track applies */
-    {".btk", "material_entry", 1, NULL, NULL, "yaz0;yay0"},
+    {".btk", "material_entry", 1, NULL, NULL, "yaz0;yay0", "cp932"},
 };

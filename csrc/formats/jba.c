@@ -1777,5 +1777,5 @@ const ga_format ga_format_jba = {
     jba_sample,
     jba_info,
     NULL, /* every track applies */
-    {".jba", "bone_name", 1, "Z", "NAME", ""},
+    {".jba", "bone_name", 1, "Z", "NAME", "", "utf-8"},
 };

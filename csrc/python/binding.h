@@ -143,12 +143,31 @@ int read_frames(ga_state *st, PyObject *obj, double **out, Py_ssize_t *n);
 int read_matrix(PyObject *obj, double m[16], Py_ssize_t bone, const char *what);
 PyObject *info_to_dict(const ga_info *info);
 PyObject *report_to_dict(const ga_report *r);
-/* A name as a malloc'ed C string in `encoding` (undecodable characters
- * kept through surrogateescape); too_long is the ValueError (with index)
- * for a name over GA_MAX_STRING bytes or holding a NUL. */
-char *name_to_c(PyObject *name, const char *encoding, const char *too_long, Py_ssize_t index);
-PyObject *entry_to_dict(const ga_entry *e);
-int dict_to_entry(PyObject *d, Py_ssize_t i, ga_entry *e);
+/* Names (convert.c, "Names"): bytes in the clip as the file stores them,
+ * str in Python decoded with the format's codec.  A str goes back to the
+ * stored bytes while its text is the stored name's; only a changed name is
+ * encoded.  Every format with names goes through these. */
+#define TRACK_NAME_CODEC "utf-8" /* Track.target names (JBA bone names) */
+const char *name_codec(const ga_format *f);
+PyObject *name_text(const char *s, const char *codec);
+typedef struct stored_names {
+    const char *codec;
+    const char **names; /* the loaded file's names in order (borrowed; NULL: none there) */
+    size_t n;
+    PyObject *by_text;  /* text -> index of its first stored name, made when first needed */
+} stored_names;
+/* The names of orig's entries (entries = 1) or track targets; orig NULL:
+ * none, every name is encoded.  -1 with an exception. */
+int stored_names_init(stored_names *b, const char *codec, const ga_clip *orig, int entries);
+void stored_names_free(stored_names *b);
+/* A name as a malloc'ed C string: the stored bytes of the same text (the
+ * name at `index` first), else `name` encoded in `codec` (undecodable
+ * characters kept through surrogateescape); stored may be NULL.  too_long
+ * is the ValueError (with index) for a name over GA_MAX_STRING bytes or
+ * holding a NUL. */
+char *name_to_c(PyObject *name, stored_names *stored, const char *codec, const char *too_long, Py_ssize_t index);
+PyObject *entry_to_dict(const ga_entry *e, const char *codec);
+int dict_to_entry(PyObject *d, Py_ssize_t i, ga_entry *e, stored_names *stored);
 
 /* Python state -> C clip.  When the tracks were never materialised, the
  * clip borrows the decoded tracks (no copy); release with clip_release. */

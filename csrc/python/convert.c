@@ -302,15 +302,102 @@ PyObject *report_to_dict(const ga_report *r)
                          "encoded_tracks", (unsigned)r->encoded_tracks);
 }
 
-static PyObject *decode_name(const char *s)
+/* Names.  A name is bytes in the clip, as the file stores them, and str in
+ * Python, decoded with the format's codec (traits.name_encoding), where
+ * surrogateescape keeps the bytes that do not decode.  A codec need not
+ * give the same bytes back: CP932 decodes FA 79 to U+5070, which it
+ * encodes as ED 5D.  So a str goes back to bytes by its text: when it is
+ * the text of a stored name of the loaded file (the one at its own
+ * position, else the first with that text), it takes that name's stored
+ * bytes; only a name the user changed is encoded.  An unedited file so
+ * keeps every name byte for byte, and is_modified() compares texts. */
+
+const char *name_codec(const ga_format *f)
 {
-    /* J3D names are Shift-JIS; keep undecodable bytes reversible. */
-    return PyUnicode_Decode(s, (Py_ssize_t)strlen(s), "cp932", "surrogateescape");
+    return f && f->traits.name_encoding ? f->traits.name_encoding : "utf-8";
 }
 
-char *name_to_c(PyObject *name, const char *encoding, const char *too_long, Py_ssize_t index)
+PyObject *name_text(const char *s, const char *codec)
 {
-    PyObject *b = PyUnicode_AsEncodedString(name, encoding, "surrogateescape");
+    return PyUnicode_Decode(s, (Py_ssize_t)strlen(s), codec, "surrogateescape");
+}
+
+int stored_names_init(stored_names *b, const char *codec, const ga_clip *orig, int entries)
+{
+    memset(b, 0, sizeof *b);
+    b->codec = codec;
+    if (!orig) return 0;
+    size_t n = entries ? orig->nentries : orig->ntracks;
+    if (!n) return 0;
+    b->names = malloc(n * sizeof *b->names);
+    if (!b->names) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) b->names[i] = entries ? orig->entries[i].name : orig->tracks[i].target_name;
+    b->n = n;
+    return 0;
+}
+
+void stored_names_free(stored_names *b)
+{
+    free(b->names);
+    b->names = NULL;
+    b->n = 0;
+    Py_CLEAR(b->by_text);
+}
+
+/* The stored name whose text is `text` (*out NULL when none); -1 on error. */
+static int stored_name_of(stored_names *b, PyObject *text, Py_ssize_t index, const char **out)
+{
+    *out = NULL;
+    if (!b || !b->n) return 0;
+    if (index >= 0 && (size_t)index < b->n && b->names[index]) {
+        PyObject *t = name_text(b->names[index], b->codec);
+        if (!t) return -1;
+        int cmp = PyUnicode_Compare(text, t);
+        Py_DECREF(t);
+        if (cmp == -1 && PyErr_Occurred()) return -1;
+        if (cmp == 0) {
+            *out = b->names[index];
+            return 0;
+        }
+    }
+    if (!b->by_text) {
+        /* a name that moved or changed: every stored text, once */
+        PyObject *d = PyDict_New();
+        if (!d) return -1;
+        for (size_t j = 0; j < b->n; j++) {
+            if (!b->names[j]) continue;
+            PyObject *t = name_text(b->names[j], b->codec);
+            PyObject *at = t ? PyDict_GetItemWithError(d, t) : NULL;
+            PyObject *v = t && !at && !PyErr_Occurred() ? PyLong_FromSize_t(j) : NULL;
+            int rc = v ? PyDict_SetItem(d, t, v) : (at ? 0 : -1);
+            Py_XDECREF(v);
+            Py_XDECREF(t);
+            if (rc < 0) {
+                Py_DECREF(d);
+                return -1;
+            }
+        }
+        b->by_text = d;
+    }
+    PyObject *at = PyDict_GetItemWithError(b->by_text, text);
+    if (!at) return PyErr_Occurred() ? -1 : 0;
+    *out = b->names[PyLong_AsSize_t(at)];
+    return 0;
+}
+
+char *name_to_c(PyObject *name, stored_names *stored, const char *codec, const char *too_long, Py_ssize_t index)
+{
+    const char *kept;
+    if (stored_name_of(stored, name, index, &kept) < 0) return NULL;
+    if (kept) {
+        char *c = ga_strdup(kept);
+        if (!c) PyErr_NoMemory();
+        return c;
+    }
+    PyObject *b = PyUnicode_AsEncodedString(name, codec, "surrogateescape");
     if (!b) return NULL;
     char *s;
     Py_ssize_t len;
@@ -326,16 +413,33 @@ char *name_to_c(PyObject *name, const char *encoding, const char *too_long, Py_s
     return c;
 }
 
-PyObject *entry_to_dict(const ga_entry *e)
+/* A track's target name as the file stored it, when its text is unchanged. */
+static int keep_stored_target(ga_track *c, PyObject *track, stored_names *stored, Py_ssize_t index)
 {
-    PyObject *name = decode_name(e->name ? e->name : "");
+    if (!c->target_name) return 0;
+    const char *kept;
+    if (stored_name_of(stored, ((TrackObject *)track)->target, index, &kept) < 0) return -1;
+    if (!kept || strcmp(kept, c->target_name) == 0) return 0;
+    char *dup = ga_strdup(kept);
+    if (!dup) {
+        PyErr_NoMemory();
+        return -1;
+    }
+    free(c->target_name);
+    c->target_name = dup;
+    return 0;
+}
+
+PyObject *entry_to_dict(const ga_entry *e, const char *codec)
+{
+    PyObject *name = name_text(e->name ? e->name : "", codec);
     if (!name) return NULL;
     return Py_BuildValue("{s:N,s:i,s:(fff),s:O}", "material", name, "texmtx_id", e->texmtx_id, "center",
                          (double)e->center[0], (double)e->center[1], (double)e->center[2], "post",
                          e->post ? Py_True : Py_False);
 }
 
-int dict_to_entry(PyObject *d, Py_ssize_t i, ga_entry *e)
+int dict_to_entry(PyObject *d, Py_ssize_t i, ga_entry *e, stored_names *stored)
 {
     memset(e, 0, sizeof *e);
     if (!PyDict_Check(d)) {
@@ -350,7 +454,7 @@ int dict_to_entry(PyObject *d, Py_ssize_t i, ga_entry *e)
         PyErr_Format(PyExc_ValueError, "entries[%zd]['material'] must be a str", i);
         return -1;
     }
-    e->name = name_to_c(name, "cp932", "entries[%zd]: material name too long or contains NUL", i);
+    e->name = name_to_c(name, stored, stored->codec, "entries[%zd]: material name too long or contains NUL", i);
     if (!e->name) return -1;
     e->texmtx_id = 0;
     if (tex) {
@@ -428,18 +532,28 @@ int clip_from_python(ga_state *st, AnimationObject *a, ga_clip *c)
         }
     }
     size_t total = 0;
+    stored_names names; /* the loaded file's target names: kept where unchanged */
+    if (stored_names_init(&names, TRACK_NAME_CODEC, n && a->has_orig ? &a->orig : NULL, 0) < 0) {
+        ga_clip_free(c);
+        return -1;
+    }
     for (Py_ssize_t i = 0; i < n; i++) {
-        if (track_to_c(st, PyList_GetItem(a->tracks, i), i, &c->tracks[i], a->store) < 0) {
+        PyObject *track = PyList_GetItem(a->tracks, i);
+        if (track_to_c(st, track, i, &c->tracks[i], a->store) < 0 ||
+            keep_stored_target(&c->tracks[i], track, &names, i) < 0) {
+            stored_names_free(&names);
             ga_clip_free(c);
             return -1;
         }
         total += c->tracks[i].nkeys;
         if (total > GA_MAX_KEYS_TOTAL) {
+            stored_names_free(&names);
             ga_clip_free(c);
             PyErr_Format(PyExc_ValueError, "more than %u keys in one animation", GA_MAX_KEYS_TOTAL);
             return -1;
         }
     }
+    stored_names_free(&names);
     int borrowed = clip_borrows(a);
     if (!PyList_Check(a->entries)) {
         clip_release(a, c, borrowed);
@@ -452,12 +566,19 @@ int clip_from_python(ga_state *st, AnimationObject *a, ga_clip *c)
         raise_error(st, &err);
         return -1;
     }
+    /* the loaded file's material names: kept where unchanged */
+    if (stored_names_init(&names, name_codec(a->fmt), ne && a->has_orig ? &a->orig : NULL, 1) < 0) {
+        clip_release(a, c, borrowed);
+        return -1;
+    }
     for (Py_ssize_t i = 0; i < ne; i++) {
-        if (dict_to_entry(PyList_GetItem(a->entries, i), i, &c->entries[i]) < 0) {
+        if (dict_to_entry(PyList_GetItem(a->entries, i), i, &c->entries[i], &names) < 0) {
+            stored_names_free(&names);
             clip_release(a, c, borrowed);
             return -1;
         }
     }
+    stored_names_free(&names);
     return 0;
 }
 
@@ -478,7 +599,7 @@ int animation_fill(AnimationObject *a, const ga_clip *c)
     PyObject *entries = PyList_New((Py_ssize_t)c->nentries);
     if (!entries) return -1;
     for (uint32_t i = 0; i < c->nentries; i++) {
-        PyObject *d = entry_to_dict(&c->entries[i]);
+        PyObject *d = entry_to_dict(&c->entries[i], name_codec(a->fmt));
         if (!d) {
             Py_DECREF(entries);
             return -1;

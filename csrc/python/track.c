@@ -124,7 +124,7 @@ static TrackObject *track_head(ga_state *st, const ga_track *c)
     t->channel = c->channel;
     t->axis = c->axis;
     if (c->target_name) {
-        t->target = PyUnicode_DecodeUTF8(c->target_name, (Py_ssize_t)strlen(c->target_name), "surrogateescape");
+        t->target = name_text(c->target_name, TRACK_NAME_CODEC);
     } else {
         t->target = PyLong_FromLong(c->target);
     }
@@ -269,7 +269,7 @@ int track_to_c(ga_state *st, PyObject *obj, Py_ssize_t index, ga_track *c, const
     c->channel = (uint8_t)t->channel;
     c->axis = (uint8_t)t->axis;
     if (PyUnicode_Check(t->target)) {
-        c->target_name = name_to_c(t->target, "utf-8", "tracks[%zd]: target name is too long or contains NUL", index);
+        c->target_name = name_to_c(t->target, NULL, TRACK_NAME_CODEC, "tracks[%zd]: target name is too long or contains NUL", index);
         if (!c->target_name) return -1;
         c->target = -1;
     } else {
