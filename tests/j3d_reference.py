@@ -9,7 +9,12 @@ PI = math.pi
 
 
 def f32(x):
-    return struct.unpack(">f", struct.pack(">f", x))[0]
+    """x rounded to float32 (round to nearest even; past the largest float
+    it rounds to infinity, as IEEE single arithmetic does)."""
+    try:
+        return struct.unpack(">f", struct.pack(">f", x))[0]
+    except OverflowError:  # (struct refuses what rounds to infinity)
+        return math.copysign(math.inf, x)
 
 
 class Desc:
@@ -105,12 +110,23 @@ def _next32(f, up):
     return _from_bits(u - 1)
 
 
+FLT_MAX = f32(3.4028234663852886e38)
+_OVERFLOW = Fraction(2) ** 128 - Fraction(2) ** 103  # halfway past FLT_MAX: rounds to infinity
+
+
 def r32(x):
-    """Exact rational -> nearest float32."""
+    """Exact rational -> nearest float32 (infinity from halfway past the
+    largest float on)."""
     x = Fraction(x)
+    if abs(x) >= _OVERFLOW:
+        return math.copysign(math.inf, x)
     f = f32(float(x))
+    if math.isinf(f):
+        f = math.copysign(FLT_MAX, x)
     best = f
     for c in (_next32(f, True), _next32(f, False)):
+        if not math.isfinite(c):
+            continue
         d, db = abs(Fraction(c) - x), abs(Fraction(best) - x)
         if d < db or (d == db and _bits(c) % 2 == 0 and _bits(best) % 2 == 1):
             best = c
@@ -136,11 +152,23 @@ def mul32(a, b):
 
 
 def div32(a, b):
+    if b == 0.0:  # IEEE: a signed infinity, or NaN for 0 / 0 and NaN / 0
+        if a == 0.0 or math.isnan(a):
+            return math.nan
+        return math.copysign(math.inf, a) * math.copysign(1.0, b)
     return f32(a / b)
 
 
 def fma32(a, b, c):
-    return r32(Fraction(a) * Fraction(b) + Fraction(c))
+    """a * b + c rounded once (PowerPC fmadds).  With an infinite or NaN
+    operand the double result is the IEEE one (a product of two floats is
+    exact in double)."""
+    if not all(math.isfinite(x) for x in (a, b, c)):
+        return f32(a * b + c)
+    exact = Fraction(a) * Fraction(b) + Fraction(c)
+    if exact == 0:  # (an exact zero sum: +0, or -0 when both parts are -0)
+        return f32(a * b + c)
+    return r32(exact)
 
 
 def hermite_f32_tables(frame, t0, v0, s0, t1, v1, s1):
@@ -195,6 +223,23 @@ def hermite(frame, t0, v0, s0, t1, v1, s1):
     return ((2 * v0 - 2 * v1 + m0 + m1) * u ** 3 + (-3 * v0 + 3 * v1 - 2 * m0 - m1) * u ** 2 + m0 * u + v0)
 
 
+def key_search(times, frame):
+    """The segment J3DGetKeyFrameInterpolation(S) picks once the frame is
+    neither before the first key nor at or after the last: it halves a
+    window of keys, moving its start to the middle key whenever
+    frame >= that key's time.  On sorted times this is the last key with
+    time <= frame; on unsorted ones it is whatever the halving meets."""
+    base, num = 0, len(times)
+    while num > 1:
+        mid = num // 2
+        if frame >= times[base + mid]:
+            base += mid
+            num -= mid
+        else:
+            num = mid
+    return base
+
+
 def eval_keys(count, keys, frame, default, s16_table=False):
     """J3DGetKeyFrameInterpolation: hold before the first and from the last
     key on, otherwise the segment after the last key with time <= frame,
@@ -208,10 +253,22 @@ def eval_keys(count, keys, frame, default, s16_table=False):
         return keys[0][1]
     if keys[-1][0] <= frame:
         return keys[-1][1]
-    i = max(k for k in range(len(keys)) if keys[k][0] <= frame)
+    i = key_search([k[0] for k in keys], frame)
     a, b = keys[i], keys[i + 1]
     fn = hermite_s16_table if s16_table else hermite_f32_tables
     return fn(frame, a[0], a[1], a[3], b[0], b[1], b[2])
+
+
+def fctiwz(x):
+    """PowerPC fctiwz (the float -> s32 conversion before the shift):
+    toward zero, saturating, NaN -> -2^31."""
+    if math.isnan(x):
+        return -(1 << 31)
+    if x >= 2147483647.0:
+        return (1 << 31) - 1
+    if x <= -2147483648.0:
+        return -(1 << 31)
+    return math.trunc(x)
 
 
 def game_value(info, entry, channel, axis, frame):
@@ -225,7 +282,7 @@ def game_value(info, entry, channel, axis, frame):
         if count == 1:
             raw = keys[0][1]
         else:
-            raw = math.trunc(eval_keys(count, keys, frame, 0.0, s16_table=True))
+            raw = fctiwz(eval_keys(count, keys, frame, 0.0, s16_table=True))
         return raw * (1 << frac) * PI / 32768.0
     return eval_keys(count, keys, frame, 1.0 if channel == 0 else 0.0)
 

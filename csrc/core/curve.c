@@ -20,8 +20,11 @@ uint32_t ga_bisect(const float *time, uint32_t nkeys, double frame)
             num = mid;
         }
     }
-    /* The game would read one key past the track here (possible only with
-     * unsorted times); stay inside the track instead. */
+    /* Callers first return the end values for frame < time[0] and
+     * time[nkeys-1] <= frame, so the key right of the window was always
+     * compared and found greater: time[base] <= frame < time[base + 1],
+     * even on unsorted times, and base <= nkeys - 2.  (A guard for other
+     * callers and NaN frames.) */
     if (nkeys >= 2 && base > nkeys - 2) base = nkeys - 2;
     return base;
 }
@@ -37,6 +40,9 @@ double ga_hermite(double frame, double t0, double v0, double s0, double t1, doub
            m0 * u + v0;
 }
 
+/* The generic evaluator (any format without its own, Tracks made by
+ * hand): the segment as ga_bisect finds it, also on unsorted times (the
+ * J3D runtime's rule), the Hermite in double precision. */
 double ga_track_eval(const ga_track *t, double frame)
 {
     uint32_t n = t->nkeys;

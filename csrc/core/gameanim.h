@@ -385,6 +385,12 @@ typedef struct ga_format {
      * pose assembly applies when a clip names a channel twice.  NULL =
      * every track; the first of two tracks of one channel counts. */
     int (*applied)(const ga_clip *clip, uint8_t *keep, ga_error *err);
+    /* Optional: the game's evaluation of one decoded track on its own
+     * (Track.evaluate of a track that came from a file of this format), at
+     * n frames; rotation_frac: the clip-level rotation shift of its file.
+     * NULL = the generic ga_track_eval. */
+    int (*eval_track)(const ga_track *t, int rotation_frac, const double *frames, size_t n, float *out,
+                      ga_error *err);
     /* Traits that the CLI and the add-on read through gameanim.formats(),
      * so that a format added here shows up everywhere without literals. */
     ga_format_traits traits;

@@ -790,5 +790,6 @@ const ga_format ga_format_bca = {
     NULL,
     bca_info,
     NULL, /* every track applies */
+    NULL, /* Track.evaluate: generic */
     {".bca", "joint", 1, "Y", "INDEX", "lz77", NULL},
 };

@@ -1318,5 +1318,6 @@ const ga_format ga_format_bk = {
     bk_sample,
     bk_info,
     bk_applied,
+    NULL, /* Track.evaluate: generic */
     {".bin;.anim", "bone_id", 0, "Y", "ID", "rarezip", NULL},
 };

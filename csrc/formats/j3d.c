@@ -693,6 +693,20 @@ J3D_FMA_CLONES int j3d_sample(const ga_clip *clip, uint32_t ti, const double *fr
     return GA_OK;
 }
 
+/* Track.evaluate of a track decoded from a BCK / BTK: the same game
+ * evaluation as j3d_sample (so the two agree bit for bit, non-finite
+ * results included), with the rotation shift of the track's file. */
+int j3d_eval_track(const ga_track *t, int rotation_frac, const double *frames, size_t n, float *out,
+                   ga_error *err)
+{
+    ga_clip one;
+    memset(&one, 0, sizeof one);
+    one.tracks = (ga_track *)t; /* (only read) */
+    one.ntracks = 1;
+    one.rotation_frac = rotation_frac;
+    return j3d_sample(&one, 0, frames, n, out, err);
+}
+
 /* ------------------------------------------------------------------ */
 /* Encoding                                                            */
 

@@ -66,6 +66,8 @@ int j3d_encode(const ga_encode_ctx *ctx, int btk, ga_buf *out, ga_error *err);
 void j3d_free_raw(void *raw);
 int j3d_sample(const ga_clip *clip, uint32_t track, const double *frames, size_t n, float *out,
                ga_error *err);
+int j3d_eval_track(const ga_track *t, int rotation_frac, const double *frames, size_t n, float *out,
+                   ga_error *err);
 int j3d_info(const void *raw, ga_info *info, ga_error *err);
 int j3d_probe(const uint8_t *data, size_t size, const char *kind);
 uint16_t j3d_name_hash(const char *s);

@@ -149,6 +149,8 @@ PyObject *animation_from_data(ga_state *st, PyObject *data_obj, const ga_decode_
     a->store->tracks = a->orig.tracks;
     a->store->ntracks = a->orig.ntracks;
     a->store->key_block = a->orig.key_block; /* (the store frees it with the tracks) */
+    a->store->fmt = l.format;
+    a->store->rotation_frac = a->orig.rotation_frac;
     a->orig.key_block = NULL;
     a->orig.key_block_size = a->orig.key_block_used = 0;
     a->has_orig = 1;

@@ -53,6 +53,9 @@ typedef struct track_store {
     uint32_t ntracks;
     ga_track *tracks;
     void *key_block; /* the decoder's key block (ga_clip.key_block), if any */
+    /* the file's format and rotation shift: how its Tracks evaluate */
+    const ga_format *fmt;
+    int rotation_frac;
 } track_store;
 
 typedef struct {
@@ -71,6 +74,12 @@ typedef struct {
     const ga_track *lazy;
     track_store *store;
     ga_track *own;
+    /* A track decoded from a file whose format evaluates single tracks
+     * its own way (ga_format.eval_track: J3D) keeps that format and the
+     * file's rotation shift, through edits and copies, so that evaluate()
+     * gives what sample() gives; NULL: the generic rules. */
+    const ga_format *eval_fmt;
+    int eval_frac;
 } TrackObject;
 
 extern PyType_Spec Track_spec;

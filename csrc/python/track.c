@@ -161,6 +161,8 @@ PyObject *track_from_store(ga_state *st, track_store *s, uint32_t i)
     s->refs++;
     t->store = s;
     t->lazy = &s->tracks[i];
+    t->eval_fmt = s->fmt && s->fmt->eval_track ? s->fmt : NULL;
+    t->eval_frac = s->rotation_frac;
     return (PyObject *)t;
 }
 
@@ -522,13 +524,21 @@ static PyObject *Track_evaluate(PyObject *self, PyObject *frames_obj)
     }
     Py_buffer view;
     PyObject *res = alloc_array(st, "f", n, &view);
+    int rc = GA_OK;
+    ga_error err;
     if (res) {
         float *out = view.buf;
-        for (Py_ssize_t i = 0; i < n; i++) out[i] = (float)ga_track_eval(&c, frames[i]);
+        if (t->eval_fmt) rc = t->eval_fmt->eval_track(&c, t->eval_frac, frames, (size_t)n, out, &err);
+        else
+            for (Py_ssize_t i = 0; i < n; i++) out[i] = (float)ga_track_eval(&c, frames[i]);
         PyBuffer_Release(&view);
     }
     free(frames);
     if (!lazy) ga_track_free(&c);
+    if (rc != GA_OK) {
+        Py_DECREF(res);
+        return raise_error(st, &err);
+    }
     return res;
 }
 
@@ -539,7 +549,11 @@ PyObject *Track_copy(PyObject *self, PyObject *unused)
     ga_track c;
     if (track_to_c(st, self, 0, &c, NULL) < 0) return NULL;
     PyObject *res = track_from_c(st, &c);
-    if (res) GA_SETREF(((TrackObject *)res)->target, Py_NewRef(((TrackObject *)self)->target));
+    if (res) {
+        GA_SETREF(((TrackObject *)res)->target, Py_NewRef(((TrackObject *)self)->target));
+        ((TrackObject *)res)->eval_fmt = ((TrackObject *)self)->eval_fmt;
+        ((TrackObject *)res)->eval_frac = ((TrackObject *)self)->eval_frac;
+    }
     ga_track_free(&c);
     return res;
 }
@@ -616,7 +630,10 @@ static PyMethodDef Track_methods[] = {
      "With flags=True two booleans follow: whether the times in co strictly increase (so no two keys share one) "
      "and whether some key's interpolation is BEZIER, so an importer need not scan the buffers again."},
     {"evaluate", Track_evaluate, METH_O,
-     "evaluate(frames) -> array('f'): the curve at the frames (generic rules: hold outside the keys)."},
+     "evaluate(frames) -> array('f'): the curve at the frames.  A track decoded from a file whose format evaluates "
+     "tracks its own way (BCK, BTK) gives what Animation.sample gives for it, bit for bit (the game's arithmetic "
+     "and rotation steps, at its file's rotation shift; kept through edits and copy()); any other track follows "
+     "the generic rules: hold outside the keys, the cubic Hermite in double precision."},
     {"copy", Track_copy, METH_NOARGS, "A deep copy of the track."},
     {"fit", (PyCFunction)(void (*)(void))Track_fit, METH_VARARGS | METH_KEYWORDS,
      "fit(tolerance, *, use_slopes=False) -> Track\n\nKey reduction: cubic Hermite (BEZIER) keys chosen among "

@@ -246,6 +246,24 @@ def separate_steps(co, left, right, interp):
     return moved
 
 
+def times_go_back(track):
+    """True when a track's key times decrease somewhere (or are NaN): J3D
+    files may store them so.  The game's key search (a bisection over the
+    keys as stored, J3DGetKeyFrameInterpolation) still picks a segment for
+    every frame, but Blender sorts keyframes by time, so the file's keys
+    written as they are would draw another curve: such a track is baked
+    (Track.evaluate gives the game's values).  Reads the times through
+    Track.bezier, so a track that reads its keys from the Animation stays
+    a view."""
+    if len(track) < 2:
+        return False
+    co, _left, _right, _interp, increasing, _bezier = track.bezier(1.0, 0.0, 1.0, 0.0, True)
+    if increasing:
+        return False
+    times = co[0::2]
+    return not all(a <= b for a, b in zip(times, times[1:]))
+
+
 def plan_track(path, index, group, bez, tm, source=None):
     """bez: Track.bezier(..., flags=True) output (co, left, right,
     interpolation, increasing, has_bezier); steps separated

@@ -22,6 +22,7 @@ Every input of the chain is keyed (constants as one key) so that each
 action fully defines the mapping when actions are switched.
 """
 import json
+from array import array
 
 from . import curve_plans
 from .rig_match import normalise_name
@@ -101,6 +102,12 @@ def plan_entry(anim, entry_index, entry, tm, nodes):
         source = ("entry", key, inp, comp, track, vs, vo, const)
         if track is None or len(track) == 0:
             plans.append(curve_plans.plan_constant(path, comp, group, tm.start, const, source))
+        elif curve_plans.times_go_back(track):
+            # (Blender would sort the keys: the game's values, frame by frame)
+            frames = tm.bake_frames()
+            values = track.evaluate(frames)
+            co = array("f", [x for f, v in zip(frames, values) for x in (f * tm.scale + tm.offset, v * vs + vo)])
+            plans.append(curve_plans.plan_baked(path, comp, group, co, tm, source))
         else:
             bez = track.bezier(vs, vo, tm.scale, tm.offset, flags=True)
             cp, added = curve_plans.plan_track(path, comp, group, bez, tm, source)
