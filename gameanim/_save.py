@@ -85,7 +85,7 @@ def write_atomic(path, data):
             os.replace(tmpname, real)
             tmpname = None
         except OSError as e:
-            raise _error(e.errno, user, folder, stage, mode is not None, e.strerror) from None
+            raise _error(e.errno, user, folder, stage, mode is not None, _reason(e)) from None
         _sync_folder(folder)
     finally:
         if tmpname is not None:
@@ -124,7 +124,7 @@ def _open_unnamed(folder, mode, user):
     except OSError as e:
         if e.errno in _FALLBACK_ERRNOS:
             return None, None
-        raise _error(e.errno, user, folder, "create", mode is not None, e.strerror) from None
+        raise _error(e.errno, user, folder, "create", mode is not None, _reason(e)) from None
     try:
         _give_mode(fd, mode)
         fcntl.flock(fd, fcntl.LOCK_EX)  # held until closed: the linked name is live
@@ -328,7 +328,14 @@ def _describe(err, folder, stage, exists):
     return None
 
 
+def _reason(e):
+    """An OSError's own words without its file names (a temporary name)."""
+    return e.strerror if e.errno is not None else (str(e.args[0]) if e.args else type(e).__name__)
+
+
 def _error(err, user, folder, stage, exists=True, strerror=None):
     """The OSError to raise: errno err, the user's path as filename."""
-    text = _describe(err, folder, stage, exists) or (strerror or os.strerror(err or 0))
+    text = (_describe(err, folder, stage, exists) if err else None) or strerror or os.strerror(err or 0)
+    if err is None:  # an OSError without errno (raised by Python code): its words and the path
+        return OSError(f"{text}: {user!r}")
     return OSError(err, text, user)

@@ -454,3 +454,15 @@ def test_system_calls(tmp_path):
     dfd = re.search(r"= (\d+)$", lines[dir_open]).group(1)
     sync_dir = next(i for i, ln in enumerate(lines) if i > dir_open and f"fsync({dfd})" in ln)
     assert tmpfile < sync_file < link < ren < dir_open < sync_dir
+
+
+def test_an_error_without_errno_keeps_its_words(tmp_path, monkeypatch, scheme):
+    def boom(*a, **k):
+        raise OSError("simulated failure")
+    monkeypatch.setattr(os, "replace", boom)
+    with pytest.raises(OSError) as e:
+        gameanim.write_atomic(tmp_path / "a.bck", b"x")
+    assert e.value.errno is None
+    assert str(e.value) == f"simulated failure: {str(tmp_path / 'a.bck')!r}"
+    monkeypatch.undo()
+    assert os.listdir(tmp_path) == []
