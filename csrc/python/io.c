@@ -1,11 +1,9 @@
 /* What the binding does through Python's own modules: reading a source
- * (os, io), writing a file atomically (os, tempfile), and the core's
- * inflate / deflate hooks (zlib, present in every CPython and Blender). */
+ * (os, io), writing a file atomically (the package's gameanim._save), and
+ * the core's inflate / deflate hooks (zlib, present in every CPython and
+ * Blender). */
 #include "binding.h"
 
-#ifndef _WIN32
-#include <sys/stat.h>
-#endif
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,125 +64,17 @@ PyObject *source_bytes(ga_state *st, PyObject *source)
     return data;
 }
 
-/* mkstemp makes the temporary file 0600: before it replaces the target it
- * gets the mode the replaced file had, else 0666 less the umask (what
- * open() would have given a new file).  Best effort: a failure keeps 0600. */
-static void give_mode(PyObject *os, PyObject *fspath, PyObject *tmpname)
-{
-    long mode = -1;
-    PyObject *st = PyObject_CallMethod(os, "stat", "O", fspath);
-    if (st) {
-        PyObject *m = PyObject_GetAttrString(st, "st_mode");
-        if (m) {
-            mode = PyLong_AsLong(m) & 07777;
-            Py_DECREF(m);
-        }
-        Py_DECREF(st);
-    }
-    PyErr_Clear();
-    if (mode < 0) {
-#ifndef _WIN32
-        mode_t u = umask(0);
-        umask(u);
-        mode = 0666 & ~(long)u;
-#else
-        return;
-#endif
-    }
-    PyObject *r = PyObject_CallMethod(os, "chmod", "Ol", tmpname, mode);
-    if (!r) PyErr_Clear();
-    Py_XDECREF(r);
-}
-
-/* Writes data next to path and renames it into place: a failure leaves
- * any existing file untouched. */
+/* Writes data to path atomically.  The work (temporary file, sync, rename,
+ * removal of stale temporary files, error messages naming the caller's
+ * path) is Python code in the package, gameanim/_save.py: the binding
+ * only calls it. */
 PyObject *atomic_write(PyObject *path, PyObject *data)
 {
-    PyObject *fspath = PyOS_FSPath(path);
-    if (!fspath) return NULL;
-    PyObject *os = PyImport_ImportModule("os");
-    PyObject *tempfile = PyImport_ImportModule("tempfile");
-    PyObject *ospath = os ? PyObject_GetAttrString(os, "path") : NULL;
-    PyObject *res = NULL, *dir = NULL, *base = NULL, *prefix = NULL, *tmp = NULL, *fd = NULL, *tmpname = NULL;
-    if (!os || !tempfile || !ospath) goto done;
-    PyObject *abs = PyObject_CallMethod(ospath, "abspath", "O", fspath);
-    if (!abs) goto done;
-    dir = PyObject_CallMethod(ospath, "dirname", "O", abs);
-    base = PyObject_CallMethod(ospath, "basename", "O", abs);
-    Py_DECREF(abs);
-    if (!dir || !base) goto done;
-    if (PyUnicode_Check(base)) prefix = PyUnicode_FromFormat(".%U.", base);
-    else prefix = PyBytes_FromString(".gameanim.");
-    if (!prefix) goto done;
-    PyObject *mk = PyObject_GetAttrString(tempfile, "mkstemp");
-    if (!mk) goto done;
-    PyObject *kwargs = Py_BuildValue("{s:O,s:O,s:s}", "dir", dir, "prefix", prefix, "suffix", ".tmp");
-    PyObject *empty = PyTuple_New(0);
-    if (kwargs && empty) tmp = PyObject_Call(mk, empty, kwargs);
-    Py_DECREF(mk);
-    Py_XDECREF(kwargs);
-    Py_XDECREF(empty);
-    if (!tmp) goto done;
-    fd = Py_NewRef(PyTuple_GetItem(tmp, 0));
-    tmpname = Py_NewRef(PyTuple_GetItem(tmp, 1));
-    int ok = 0;
-    {
-        PyObject *f = PyObject_CallMethod(os, "fdopen", "Os", fd, "wb");
-        if (f) {
-            PyObject *w = PyObject_CallMethod(f, "write", "O", data);
-            PyObject *fl = w ? PyObject_CallMethod(f, "flush", NULL) : NULL;
-            PyObject *fileno = fl ? PyObject_CallMethod(f, "fileno", NULL) : NULL;
-            PyObject *sync = fileno ? PyObject_CallMethod(os, "fsync", "O", fileno) : NULL;
-            ok = sync != NULL;
-            Py_XDECREF(w);
-            Py_XDECREF(fl);
-            Py_XDECREF(fileno);
-            Py_XDECREF(sync);
-            PyObject *exc_type = NULL, *exc_val = NULL, *exc_tb = NULL;
-            if (!ok) PyErr_Fetch(&exc_type, &exc_val, &exc_tb);
-            PyObject *cl = PyObject_CallMethod(f, "close", NULL);
-            if (!cl) {
-                if (ok) ok = 0;
-                else PyErr_Clear();
-            }
-            Py_XDECREF(cl);
-            if (exc_type) PyErr_Restore(exc_type, exc_val, exc_tb);
-            Py_DECREF(f);
-        } else {
-            PyObject *cl = PyObject_CallMethod(os, "close", "O", fd);
-            Py_XDECREF(cl);
-        }
-    }
-    if (ok) give_mode(os, fspath, tmpname);
-    if (ok) {
-        PyObject *rep = PyObject_CallMethod(os, "replace", "OO", tmpname, fspath);
-        if (rep) {
-            Py_DECREF(rep);
-            res = Py_NewRef(Py_None);
-        } else {
-            ok = 0;
-        }
-    }
-    if (!ok) {
-        PyObject *exc_type, *exc_val, *exc_tb;
-        PyErr_Fetch(&exc_type, &exc_val, &exc_tb);
-        PyObject *un = PyObject_CallMethod(os, "unlink", "O", tmpname);
-        if (!un) PyErr_Clear();
-        Py_XDECREF(un);
-        PyErr_Restore(exc_type, exc_val, exc_tb);
-    }
-done:
-    Py_XDECREF(fspath);
-    Py_XDECREF(os);
-    Py_XDECREF(tempfile);
-    Py_XDECREF(ospath);
-    Py_XDECREF(dir);
-    Py_XDECREF(base);
-    Py_XDECREF(prefix);
-    Py_XDECREF(tmp);
-    Py_XDECREF(fd);
-    Py_XDECREF(tmpname);
-    return res;
+    PyObject *save = PyImport_ImportModule("gameanim._save");
+    if (!save) return NULL;
+    PyObject *r = PyObject_CallMethod(save, "write_atomic", "OO", path, data);
+    Py_DECREF(save);
+    return r;
 }
 
 static void set_msg(char *msg, size_t cap, const char *text)
