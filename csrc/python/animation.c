@@ -99,6 +99,11 @@ static PyObject *ensure_tracks(AnimationObject *a)
         }
         PyList_SetItem(tracks, i, t);
     }
+    if (a->tracks) {
+        /* made by another thread while this one allocated */
+        Py_DECREF(tracks);
+        return a->tracks;
+    }
     a->tracks = tracks;
     return tracks;
 }
@@ -460,14 +465,15 @@ static PyObject *Animation_sample(PyObject *self, PyObject *frames_obj)
     Py_ssize_t nf;
     if (read_frames(st, frames_obj, &frames, &nf) < 0) return NULL;
     ga_clip c;
-    if (clip_from_python(st, a, &c) < 0) {
+    clip_hold hold;
+    if (clip_from_python(st, a, &c, &hold) < 0) {
         free(frames);
         return NULL;
     }
     size_t total;
     if (ga_mul_size(c.ntracks, (size_t)nf, &total) || total > ((size_t)1 << 31)) {
         free(frames);
-        clip_release(a, &c, clip_borrows(a));
+        clip_release(&c, &hold);
         PyErr_SetString(PyExc_ValueError, "too many values requested at once (tracks x frames)");
         return NULL;
     }
@@ -476,7 +482,7 @@ static PyObject *Animation_sample(PyObject *self, PyObject *frames_obj)
     PyObject *res = alloc_array(st, "f", (Py_ssize_t)total, &view);
     if (!res) {
         free(frames);
-        clip_release(a, &c, clip_borrows(a));
+        clip_release(&c, &hold);
         return NULL;
     }
     float *out = view.buf;
@@ -492,7 +498,7 @@ static PyObject *Animation_sample(PyObject *self, PyObject *frames_obj)
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     free(frames);
-    clip_release(a, &c, clip_borrows(a));
+    clip_release(&c, &hold);
     if (rc) {
         Py_DECREF(res);
         return raise_error(st, &err);
@@ -544,11 +550,12 @@ PyObject *Animation_to_bytes(PyObject *self, PyObject *args, PyObject *kw)
     Py_DECREF(comp);
 
     ga_clip c;
-    if (clip_from_python(st, a, &c) < 0) return NULL;
+    clip_hold hold;
+    if (clip_from_python(st, a, &c, &hold) < 0) return NULL;
     ga_edit plan;
     ga_error err;
     if (ga_edit_plan(&c, a->has_orig ? &a->orig : NULL, mode, &plan, &err)) {
-        clip_release(a, &c, clip_borrows(a));
+        clip_release(&c, &hold);
         return raise_error(st, &err);
     }
 
@@ -582,7 +589,7 @@ PyObject *Animation_to_bytes(PyObject *self, PyObject *args, PyObject *kw)
         if (rc) {
             ga_buf_free(&b);
             ga_edit_free(&plan);
-            clip_release(a, &c, clip_borrows(a));
+            clip_release(&c, &hold);
             return raise_error(st, &err);
         }
         if (w && a->has_orig && w == a->orig_wrapper && !b.failed && same_payload(a, b.data, b.len))
@@ -597,7 +604,7 @@ PyObject *Animation_to_bytes(PyObject *self, PyObject *args, PyObject *kw)
         ga_buf_free(&b);
     }
     ga_edit_free(&plan);
-    clip_release(a, &c, clip_borrows(a));
+    clip_release(&c, &hold);
     if (!result) return NULL;
     PyObject *rd = report_to_dict(&rep);
     if (!rd) {
@@ -668,33 +675,45 @@ static PyObject *Animation_copy(PyObject *self, PyObject *unused)
         /* never touched: the copy decodes the same tracks lazily */
         goto entries;
     }
-    PyObject *tracks = PyList_New(0);
-    if (!tracks) goto fail;
-    for (Py_ssize_t i = 0; i < PyList_Size(a->tracks); i++) {
-        PyObject *t = PyList_GetItem(a->tracks, i);
+    PyObject *src = PyList_AsTuple(a->tracks); /* a snapshot, as in find() */
+    PyObject *tracks = src ? PyList_New(0) : NULL;
+    if (!tracks) {
+        Py_XDECREF(src);
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_Size(src); i++) {
+        PyObject *t = PyTuple_GetItem(src, i);
         PyObject *tc = PyObject_TypeCheck(t, st->TrackType) ? Track_copy(t, NULL) : NULL;
         if (!tc || PyList_Append(tracks, tc) < 0) {
             if (!tc && !PyErr_Occurred()) PyErr_Format(PyExc_TypeError, "tracks[%zd] is not a gameanim.Track", i);
             Py_XDECREF(tc);
             Py_DECREF(tracks);
+            Py_DECREF(src);
             goto fail;
         }
         Py_DECREF(tc);
     }
+    Py_DECREF(src);
     GA_SETREF(b->tracks, tracks);
 entries:;
-    PyObject *entries = PyList_New(0);
-    if (!entries) goto fail;
-    for (Py_ssize_t i = 0; i < PyList_Size(a->entries); i++) {
-        PyObject *e = PyList_GetItem(a->entries, i);
+    PyObject *esrc = PyList_AsTuple(a->entries);
+    PyObject *entries = esrc ? PyList_New(0) : NULL;
+    if (!entries) {
+        Py_XDECREF(esrc);
+        goto fail;
+    }
+    for (Py_ssize_t i = 0; i < PyTuple_Size(esrc); i++) {
+        PyObject *e = PyTuple_GetItem(esrc, i);
         PyObject *ec = PyDict_Check(e) ? PyDict_Copy(e) : Py_NewRef(e);
         if (!ec || PyList_Append(entries, ec) < 0) {
             Py_XDECREF(ec);
             Py_DECREF(entries);
+            Py_DECREF(esrc);
             goto fail;
         }
         Py_DECREF(ec);
     }
+    Py_DECREF(esrc);
     GA_SETREF(b->entries, entries);
     return (PyObject *)b;
 fail:
@@ -711,18 +730,32 @@ static PyObject *Animation_find(PyObject *self, PyObject *args)
     if (!PyArg_ParseTuple(args, "OOi:find", &target, &channel, &axis)) return NULL;
     int ch;
     if (parse_enum(&channel_enum, channel, &ch) < 0) return NULL;
-    PyObject *tracks = ensure_tracks(a);
+    PyObject *list = ensure_tracks(a);
+    if (!list) return NULL;
+    /* a snapshot: comparing targets may run Python code, and with it
+     * another thread that edits the list or the tracks */
+    PyObject *tracks = PyList_AsTuple(list);
     if (!tracks) return NULL;
-    for (Py_ssize_t i = 0; i < PyList_Size(tracks); i++) {
-        PyObject *o = PyList_GetItem(tracks, i);
+    PyObject *found = NULL;
+    for (Py_ssize_t i = 0; i < PyTuple_Size(tracks); i++) {
+        PyObject *o = PyTuple_GetItem(tracks, i);
         if (!PyObject_TypeCheck(o, st->TrackType)) continue;
         TrackObject *t = (TrackObject *)o;
         if (t->channel != ch || t->axis != axis) continue;
-        int eq = PyObject_RichCompareBool(t->target, target, Py_EQ);
-        if (eq < 0) return NULL;
-        if (eq) return Py_NewRef(o);
+        PyObject *tt = Py_NewRef(t->target);
+        int eq = PyObject_RichCompareBool(tt, target, Py_EQ);
+        Py_DECREF(tt);
+        if (eq < 0) {
+            Py_DECREF(tracks);
+            return NULL;
+        }
+        if (eq) {
+            found = Py_NewRef(o);
+            break;
+        }
     }
-    Py_RETURN_NONE;
+    Py_DECREF(tracks);
+    return found ? found : Py_NewRef(Py_None);
 }
 
 static PyObject *Animation_original_bytes(PyObject *self, PyObject *unused)
@@ -740,9 +773,10 @@ static PyObject *Animation_is_modified(PyObject *self, PyObject *unused)
     AnimationObject *a = (AnimationObject *)self;
     if (!a->has_orig) Py_RETURN_TRUE;
     ga_clip c;
-    if (clip_from_python(st, a, &c) < 0) return NULL;
+    clip_hold hold;
+    if (clip_from_python(st, a, &c, &hold) < 0) return NULL;
     int modified = ga_clip_modified(&c, &a->orig);
-    clip_release(a, &c, clip_borrows(a));
+    clip_release(&c, &hold);
     return PyBool_FromLong(modified);
 }
 
@@ -778,7 +812,8 @@ static PyObject *Animation_applied_tracks(PyObject *self, PyObject *unused)
     (void)unused;
     AnimationObject *a = (AnimationObject *)self;
     ga_clip c;
-    if (clip_from_python(st, a, &c) < 0) return NULL;
+    clip_hold hold;
+    if (clip_from_python(st, a, &c, &hold) < 0) return NULL;
     PyObject *result = NULL;
     uint8_t *keep = malloc((size_t)c.ntracks + 1);
     ga_error err;
@@ -799,7 +834,7 @@ static PyObject *Animation_applied_tracks(PyObject *self, PyObject *unused)
         }
     }
     free(keep);
-    clip_release(a, &c, clip_borrows(a));
+    clip_release(&c, &hold);
     return result;
 }
 

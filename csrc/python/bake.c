@@ -30,9 +30,10 @@ PyObject *mod_bake_pose(PyObject *mod, PyObject *args, PyObject *kw)
     uint8_t *keep = NULL;
     PyObject *result = NULL;
     ga_clip c;
+    clip_hold hold;
     int have_clip = 0;
     if (read_frames(st, frames_obj, &frames, &nf) < 0) goto done;
-    if (clip_from_python(st, a, &c) < 0) goto done;
+    if (clip_from_python(st, a, &c, &hold) < 0) goto done;
     have_clip = 1;
     bb = calloc((size_t)nb + 1, sizeof *bb);
     keep = malloc((size_t)c.ntracks + 1);
@@ -135,7 +136,7 @@ done:
     free(bb);
     free(keep);
     free(samples);
-    if (have_clip) clip_release(a, &c, clip_borrows(a));
+    if (have_clip) clip_release(&c, &hold);
     Py_DECREF(bones);
     return result;
 }

@@ -67,13 +67,14 @@ typedef struct {
     PyObject *interp;    /* array('B') */
     /* A decoded track keeps its keys in C until something asks for the
      * arrays: loading, sampling, baking or Track.bezier never build them.
-     * `lazy` points at them: at the Animation's decoded track (shared
-     * through `store`, which this track keeps alive) or at `own` (a track
-     * made by copy() or fit()).  NULL once the arrays exist (then the
-     * arrays are the truth). */
+     * `lazy` points at them, in `store` (which this track keeps alive):
+     * the Animation's decoded tracks, or a store of one track for a track
+     * made by copy() or fit().  NULL once the arrays exist (then the
+     * arrays are the truth).  A call that reads `lazy` while Python code
+     * may run (or without the GIL) takes its own reference on `store`:
+     * another thread may materialise the track meanwhile. */
     const ga_track *lazy;
     track_store *store;
-    ga_track *own;
     /* A track decoded from a file whose format evaluates single tracks
      * its own way (ga_format.eval_track: J3D) keeps that format and the
      * file's rotation shift, through edits and copies, so that evaluate()
@@ -178,11 +179,21 @@ char *name_to_c(PyObject *name, stored_names *stored, const char *codec, const c
 PyObject *entry_to_dict(const ga_entry *e, const char *codec);
 int dict_to_entry(PyObject *d, Py_ssize_t i, ga_entry *e, stored_names *stored);
 
-/* Python state -> C clip.  When the tracks were never materialised, the
- * clip borrows the decoded tracks (no copy); release with clip_release. */
-int clip_from_python(ga_state *st, AnimationObject *a, ga_clip *c);
-int clip_borrows(const AnimationObject *a);
-void clip_release(AnimationObject *a, ga_clip *c, int borrowed);
+/* What a clip made by clip_from_python holds, decided once under the GIL:
+ * a reference on the Animation's store (the clip's keys may be views into
+ * it) and whether the clip's track array is the store's own (the tracks
+ * were never materialised).  Another thread may read or assign
+ * Animation.tracks while the GIL is released: nothing here changes. */
+typedef struct clip_hold {
+    track_store *store;
+    int borrowed;
+} clip_hold;
+
+/* Python state -> C clip: a snapshot that no other thread can change or
+ * free (release with clip_release, under the GIL).  When the tracks were
+ * never materialised, the clip borrows the decoded tracks (no copy). */
+int clip_from_python(ga_state *st, AnimationObject *a, ga_clip *c, clip_hold *hold);
+void clip_release(ga_clip *c, clip_hold *hold);
 /* Sets the Python-visible state from a decoded clip. */
 int animation_fill(AnimationObject *a, const ga_clip *c);
 

@@ -486,21 +486,26 @@ int dict_to_entry(PyObject *d, Py_ssize_t i, ga_entry *e, stored_names *stored)
     return 0;
 }
 
-int clip_borrows(const AnimationObject *a) { return a->tracks == NULL && a->has_orig; }
-
-void clip_release(AnimationObject *a, ga_clip *c, int borrowed)
+void clip_release(ga_clip *c, clip_hold *hold)
 {
-    (void)a;
-    if (borrowed) {
-        c->tracks = NULL;
+    if (hold->borrowed) {
+        c->tracks = NULL; /* the store's */
         c->ntracks = 0;
     }
     ga_clip_free(c);
+    track_store_decref(hold->store);
+    hold->store = NULL;
+    hold->borrowed = 0;
 }
 
-int clip_from_python(ga_state *st, AnimationObject *a, ga_clip *c)
+int clip_from_python(ga_state *st, AnimationObject *a, ga_clip *c, clip_hold *hold)
 {
     ga_clip_init(c, a->fmt->name);
+    /* Decided once, here: the answer must not change before clip_release
+     * (reading Animation.tracks from another thread would change it). */
+    hold->store = a->store;
+    hold->borrowed = a->tracks == NULL && a->has_orig;
+    if (hold->store) hold->store->refs++;
     c->frame_count = a->frame_count;
     c->fps = a->fps;
     c->loop = a->loop;
@@ -516,70 +521,71 @@ int clip_from_python(ga_state *st, AnimationObject *a, ga_clip *c)
     c->layout = a->layout;
     c->keyless_rule = a->keyless_rule;
     ga_error err;
-    Py_ssize_t n = 0;
-    if (clip_borrows(a)) {
-        c->tracks = a->orig.tracks;
-        c->ntracks = a->orig.ntracks;
+    /* Snapshots of the lists (strong references to their items): Python
+     * code run by a conversion may let another thread edit or replace them. */
+    PyObject *tracks = NULL, *entries = NULL;
+    stored_names names; /* the loaded file's names: kept where unchanged */
+    memset(&names, 0, sizeof names);
+    if (hold->borrowed) {
+        c->tracks = hold->store->tracks;
+        c->ntracks = hold->store->ntracks;
     } else {
         if (!PyList_Check(a->tracks)) {
             PyErr_SetString(PyExc_TypeError, "Animation.tracks must be a list");
-            return -1;
+            goto fail;
         }
-        n = PyList_Size(a->tracks);
+        tracks = PyList_AsTuple(a->tracks);
+        if (!tracks) goto fail;
+        Py_ssize_t n = PyTuple_Size(tracks);
         if (ga_clip_alloc_tracks(c, (uint32_t)n, &err)) {
             raise_error(st, &err);
-            return -1;
+            goto fail;
         }
-    }
-    size_t total = 0;
-    stored_names names; /* the loaded file's target names: kept where unchanged */
-    if (stored_names_init(&names, TRACK_NAME_CODEC, n && a->has_orig ? &a->orig : NULL, 0) < 0) {
-        ga_clip_free(c);
-        return -1;
-    }
-    for (Py_ssize_t i = 0; i < n; i++) {
-        PyObject *track = PyList_GetItem(a->tracks, i);
-        if (track_to_c(st, track, i, &c->tracks[i], a->store) < 0 ||
-            keep_stored_target(&c->tracks[i], track, &names, i) < 0) {
-            stored_names_free(&names);
-            ga_clip_free(c);
-            return -1;
+        if (stored_names_init(&names, TRACK_NAME_CODEC, n && a->has_orig ? &a->orig : NULL, 0) < 0) goto fail;
+        size_t total = 0;
+        for (Py_ssize_t i = 0; i < n; i++) {
+            PyObject *track = PyTuple_GetItem(tracks, i);
+            if (track_to_c(st, track, i, &c->tracks[i], hold->store) < 0 ||
+                keep_stored_target(&c->tracks[i], track, &names, i) < 0)
+                goto fail;
+            total += c->tracks[i].nkeys;
+            if (total > GA_MAX_KEYS_TOTAL) {
+                PyErr_Format(PyExc_ValueError, "more than %u keys in one animation", GA_MAX_KEYS_TOTAL);
+                goto fail;
+            }
         }
-        total += c->tracks[i].nkeys;
-        if (total > GA_MAX_KEYS_TOTAL) {
-            stored_names_free(&names);
-            ga_clip_free(c);
-            PyErr_Format(PyExc_ValueError, "more than %u keys in one animation", GA_MAX_KEYS_TOTAL);
-            return -1;
-        }
+        stored_names_free(&names);
     }
-    stored_names_free(&names);
-    int borrowed = clip_borrows(a);
     if (!PyList_Check(a->entries)) {
-        clip_release(a, c, borrowed);
         PyErr_SetString(PyExc_TypeError, "Animation.entries must be a list");
-        return -1;
+        goto fail;
     }
-    Py_ssize_t ne = PyList_Size(a->entries);
+    entries = PyList_AsTuple(a->entries);
+    if (!entries) goto fail;
+    Py_ssize_t ne = PyTuple_Size(entries);
     if (ga_clip_alloc_entries(c, (uint32_t)ne, &err)) {
-        clip_release(a, c, borrowed);
         raise_error(st, &err);
-        return -1;
+        goto fail;
     }
-    /* the loaded file's material names: kept where unchanged */
-    if (stored_names_init(&names, name_codec(a->fmt), ne && a->has_orig ? &a->orig : NULL, 1) < 0) {
-        clip_release(a, c, borrowed);
-        return -1;
-    }
+    if (stored_names_init(&names, name_codec(a->fmt), ne && a->has_orig ? &a->orig : NULL, 1) < 0) goto fail;
     for (Py_ssize_t i = 0; i < ne; i++) {
-        if (dict_to_entry(PyList_GetItem(a->entries, i), i, &c->entries[i], &names) < 0) {
-            stored_names_free(&names);
-            clip_release(a, c, borrowed);
-            return -1;
-        }
+        /* a private copy of the dict: its values stay alive while read */
+        PyObject *e = PyTuple_GetItem(entries, i);
+        PyObject *d = PyDict_Check(e) ? PyDict_Copy(e) : Py_NewRef(e);
+        int rc = d ? dict_to_entry(d, i, &c->entries[i], &names) : -1;
+        Py_XDECREF(d);
+        if (rc < 0) goto fail;
     }
     stored_names_free(&names);
+    Py_XDECREF(tracks);
+    Py_DECREF(entries);
     return 0;
+fail:
+    stored_names_free(&names);
+    Py_XDECREF(tracks);
+    Py_XDECREF(entries);
+    clip_release(c, hold);
+    return -1;
 }
 
 /* Sets the Python-visible state from a decoded clip. */

@@ -21,6 +21,24 @@ static PyObject *mod_load(PyObject *mod, PyObject *args, PyObject *kw)
     return res;
 }
 
+/* Replaces *view of a mutable buffer (a bytearray, a memoryview, an
+ * array) and *data with a bytes copy: the decoders run without the GIL,
+ * while another thread could write into the caller's buffer.  On failure
+ * both are released. */
+static int immutable_copy(Py_buffer *view, PyObject **data)
+{
+    PyObject *copy = PyBytes_FromStringAndSize(view->buf, view->len);
+    PyBuffer_Release(view);
+    Py_DECREF(*data);
+    *data = copy;
+    if (!copy) return -1;
+    if (PyObject_GetBuffer(copy, view, PyBUF_SIMPLE) < 0) {
+        Py_CLEAR(*data);
+        return -1;
+    }
+    return 0;
+}
+
 static PyObject *mod_detect(PyObject *mod, PyObject *source)
 {
     ga_state *st = state_of_module(mod);
@@ -31,6 +49,7 @@ static PyObject *mod_detect(PyObject *mod, PyObject *source)
         Py_DECREF(data);
         return NULL;
     }
+    if (!PyBytes_CheckExact(data) && immutable_copy(&view, &data) < 0) return NULL;
     ga_loaded l;
     ga_error err;
     int rc;
@@ -233,8 +252,11 @@ static PyObject *mod_compress(PyObject *mod, PyObject *args)
         PyErr_Format(PyExc_ValueError, "unknown compression %s", name);
         return NULL;
     }
+    PyObject *data = Py_NewRef(view.obj);
+    if (!PyBytes_CheckExact(data) && immutable_copy(&view, &data) < 0) return NULL;
     PyObject *r = wrap_payload(st, w, view.buf, (size_t)view.len);
     PyBuffer_Release(&view);
+    Py_DECREF(data);
     return r;
 }
 
@@ -250,6 +272,8 @@ static PyObject *mod_decompress(PyObject *mod, PyObject *args)
         PyErr_Format(PyExc_ValueError, "unknown compression %s", name);
         return NULL;
     }
+    PyObject *data = Py_NewRef(view.obj);
+    if (!PyBytes_CheckExact(data) && immutable_copy(&view, &data) < 0) return NULL;
     uint8_t *out = NULL;
     size_t size = 0;
     ga_error err;
@@ -258,6 +282,7 @@ static PyObject *mod_decompress(PyObject *mod, PyObject *args)
     rc = w->unwrap(view.buf, (size_t)view.len, &out, &size, &err);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
+    Py_DECREF(data);
     if (rc) return raise_error(st, &err);
     PyObject *r = PyBytes_FromStringAndSize((const char *)out, (Py_ssize_t)size);
     free(out);

@@ -34,14 +34,10 @@ void track_store_decref(track_store *s)
 /* Lets go of a lazy track's keys. */
 static void track_drop_lazy(TrackObject *t)
 {
-    if (t->own) {
-        ga_track_free(t->own);
-        free(t->own);
-    }
-    track_store_decref(t->store);
-    t->own = NULL;
+    track_store *s = t->store;
     t->store = NULL;
     t->lazy = NULL;
+    track_store_decref(s);
 }
 
 /* Turns a lazy track's keys into its arrays (once). */
@@ -49,6 +45,11 @@ static int track_materialise(TrackObject *t)
 {
     ga_state *st = STATE_OF(t);
     if (!t->lazy) return 0;
+    /* Making the arrays may run Python code (a collection), and with it
+     * another thread that materialises this track too: the keys read here
+     * stay alive through a reference of our own. */
+    track_store *held = t->store;
+    held->refs++;
     ga_track v;
     lazy_view(t, &v);
     Py_ssize_t n = (Py_ssize_t)v.nkeys;
@@ -58,12 +59,19 @@ static int track_materialise(TrackObject *t)
         arrs[i] = i < 4 ? new_array(st, "f", src[i], n * 4) : new_array(st, "B", v.interp, n);
         if (!arrs[i]) {
             for (int j = 0; j < i; j++) Py_DECREF(arrs[j]);
+            track_store_decref(held);
             return -1;
         }
     }
-    for (int i = 0; i < 4; i++) GA_SETREF(t->arrays[i], arrs[i]);
-    GA_SETREF(t->interp, arrs[4]);
-    track_drop_lazy(t);
+    if (t->lazy) {
+        for (int i = 0; i < 4; i++) GA_SETREF(t->arrays[i], arrs[i]);
+        GA_SETREF(t->interp, arrs[4]);
+        track_drop_lazy(t);
+    } else {
+        /* materialised (and maybe assigned) by another thread meanwhile */
+        for (int i = 0; i < 5; i++) Py_DECREF(arrs[i]);
+    }
+    track_store_decref(held);
     return 0;
 }
 
@@ -141,15 +149,21 @@ static PyObject *track_from_c(ga_state *st, const ga_track *c)
 {
     TrackObject *t = track_head(st, c);
     if (!t) return NULL;
+    /* a store of one track, so that every lazy track is counted alike */
     ga_error err;
-    t->own = malloc(sizeof *t->own);
-    if (!t->own || ga_track_copy(t->own, c, &err)) {
-        free(t->own);
-        t->own = NULL;
+    track_store *s = calloc(1, sizeof *s);
+    ga_track *own = calloc(1, sizeof *own);
+    if (!s || !own || ga_track_copy(own, c, &err)) {
+        free(s);
+        free(own);
         Py_DECREF(t);
         return PyErr_NoMemory();
     }
-    t->lazy = t->own;
+    s->refs = 1;
+    s->ntracks = 1;
+    s->tracks = own;
+    t->store = s;
+    t->lazy = own;
     return (PyObject *)t;
 }
 
@@ -282,9 +296,10 @@ int track_to_c(ga_state *st, PyObject *obj, Py_ssize_t index, ga_track *c, const
         ga_track v;
         lazy_view(t, &v);
         if (share && t->store == share) {
-            /* the caller's own store, which outlives the call (the GIL may be
-             * released meanwhile): a view, no copy; the clip is only read and
-             * ga_track_free leaves borrowed arrays alone */
+            /* the caller's own store, on which the caller holds a reference
+             * until the clip is released (the GIL may be released meanwhile):
+             * a view, no copy; the clip is only read and ga_track_free leaves
+             * borrowed arrays alone */
             c->nkeys = v.nkeys;
             c->time = (float *)v.time;
             c->value = (float *)v.value;
@@ -475,9 +490,15 @@ static PyObject *Track_bezier(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "|ddddp:bezier", kwlist, &vs, &vo, &ts, &to, &flags)) return NULL;
     TrackObject *t = (TrackObject *)self;
     ga_track c;
-    int lazy = t->lazy != NULL;
-    if (lazy) lazy_view(t, &c); /* the track's own block: nothing to copy */
-    else if (track_to_c(st, self, 0, &c, NULL) < 0) return NULL;
+    /* A lazy track's own block, nothing to copy; our reference keeps it
+     * while the result arrays are made (another thread may materialise
+     * the track meanwhile). */
+    track_store *held = t->lazy ? t->store : NULL;
+    int lazy = held != NULL;
+    if (lazy) {
+        held->refs++;
+        lazy_view(t, &c);
+    } else if (track_to_c(st, self, 0, &c, NULL) < 0) return NULL;
     Py_ssize_t n = (Py_ssize_t)c.nkeys;
     PyObject *out[4] = {NULL, NULL, NULL, NULL};
     Py_buffer v[4];
@@ -497,7 +518,8 @@ static PyObject *Track_bezier(PyObject *self, PyObject *args, PyObject *kw)
         if (flags) increasing = co_times_increasing(v[0].buf, n);
     }
     for (int k = 0; k < got; k++) PyBuffer_Release(&v[k]);
-    if (!lazy) ga_track_free(&c);
+    if (lazy) track_store_decref(held);
+    else ga_track_free(&c);
     if (got < 4) {
         for (int k = 0; k < got; k++) Py_DECREF(out[k]);
         return NULL;
@@ -516,9 +538,12 @@ static PyObject *Track_evaluate(PyObject *self, PyObject *frames_obj)
     if (read_frames(st, frames_obj, &frames, &n) < 0) return NULL;
     TrackObject *t = (TrackObject *)self;
     ga_track c;
-    int lazy = t->lazy != NULL;
-    if (lazy) lazy_view(t, &c);
-    else if (track_to_c(st, self, 0, &c, NULL) < 0) {
+    track_store *held = t->lazy ? t->store : NULL; /* as in bezier() */
+    int lazy = held != NULL;
+    if (lazy) {
+        held->refs++;
+        lazy_view(t, &c);
+    } else if (track_to_c(st, self, 0, &c, NULL) < 0) {
         free(frames);
         return NULL;
     }
@@ -534,7 +559,8 @@ static PyObject *Track_evaluate(PyObject *self, PyObject *frames_obj)
         PyBuffer_Release(&view);
     }
     free(frames);
-    if (!lazy) ga_track_free(&c);
+    if (lazy) track_store_decref(held);
+    else ga_track_free(&c);
     if (rc != GA_OK) {
         Py_DECREF(res);
         return raise_error(st, &err);
