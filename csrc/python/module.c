@@ -306,7 +306,7 @@ static PyMethodDef module_methods[] = {
      "valid file, or that would decode to more than max_decoded_size bytes (None: the larger of "
      "LIMITS['decoded_size_floor'] and LIMITS['decoded_size_ratio'] times the input's size)."},
     {"detect", (PyCFunction)(void (*)(void))mod_detect, METH_VARARGS | METH_KEYWORDS,
-     "detect(source, /, *, max_decoded_size=None) -> (format, compression or None)"},
+     "detect(source, *, max_decoded_size=None) -> (format, compression or None)"},
     {"save", (PyCFunction)(void (*)(void))mod_save, METH_VARARGS | METH_KEYWORDS,
      "save(animation, path, **options): animation.to_bytes(**options) written atomically."},
     {"write_atomic", mod_write_atomic, METH_VARARGS,
@@ -356,7 +356,7 @@ static PyMethodDef module_methods[] = {
     {"compressions", mod_compressions, METH_NOARGS, "compressions() -> list of wrapper names"},
     {"compress", mod_compress, METH_VARARGS, "compress(name, data) -> bytes with that wrapper"},
     {"decompress", (PyCFunction)(void (*)(void))mod_decompress, METH_VARARGS | METH_KEYWORDS,
-     "decompress(name, data, /, *, max_decoded_size=None) -> the unwrapped bytes"},
+     "decompress(name, data, *, max_decoded_size=None) -> the unwrapped bytes"},
     {NULL, NULL, 0, NULL},
 };
 
