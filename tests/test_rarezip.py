@@ -180,7 +180,7 @@ int main(void)
     uint8_t *out = NULL;
     size_t n = 0;
     ga_error err;
-    int a = ga_wrapper_rarezip.unwrap(data, sizeof data, &out, &n, &err);
+    int a = ga_wrapper_rarezip.unwrap(data, sizeof data, NULL, &out, &n, &err);
     printf("%d %d|%s\n", a, err.code == GA_ERR_FORMAT, err.message);
     ga_buf b;
     ga_buf_init(&b);

@@ -31,7 +31,8 @@ static int lz77_detect(const uint8_t *data, size_t size)
     return size >= 5 && memcmp(data, "LZ77", 4) == 0 && data[4] == LZ_TYPE;
 }
 
-static int lz77_unwrap(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size, ga_error *err)
+static int lz77_unwrap(const uint8_t *data, size_t size, const ga_decode_opts *opts, uint8_t **out,
+                       size_t *out_size, ga_error *err)
 {
     *out = NULL;
     *out_size = 0;
@@ -55,6 +56,8 @@ static int lz77_unwrap(const uint8_t *data, size_t size, uint8_t **out, size_t *
     if (dsize > GA_MAX_DECOMPRESSED)
         return ga_fail(err, GA_ERR_LIMIT, LZ_FMT, "decompressed size", 5,
                        "%zu bytes exceed the decompression limit of %zu", dsize, GA_MAX_DECOMPRESSED);
+    int lim = ga_check_decoded(opts, size, dsize, 1, "decompressed bytes", LZ_FMT, "decompressed size", 5, err);
+    if (lim) return lim;
     uint8_t *o = malloc(dsize ? dsize : 1);
     if (!o) return ga_nomem(err, LZ_FMT);
     size_t ip = LZ_HEADER, op = 0;

@@ -27,7 +27,8 @@ static int rarezip_detect(const uint8_t *data, size_t size)
     return size >= RAREZIP_HEADER && data[0] == 0x11 && data[1] == 0x72;
 }
 
-static int rarezip_unwrap(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size, ga_error *err)
+static int rarezip_unwrap(const uint8_t *data, size_t size, const ga_decode_opts *opts, uint8_t **out,
+                          size_t *out_size, ga_error *err)
 {
     ga_reader r;
     ga_reader_init(&r, data, size, "rarezip", err);
@@ -48,6 +49,8 @@ static int rarezip_unwrap(const uint8_t *data, size_t size, uint8_t **out, size_
         return ga_fail(err, GA_ERR_FORMAT, "rarezip", "decompressed size", 2,
                        "%u bytes cannot come from a %zu-byte deflate stream (deflate expands at most %u:1)",
                        declared, stream, RAREZIP_MAX_RATIO);
+    rc = ga_check_decoded(opts, size, declared, 1, "decompressed bytes", "rarezip", "decompressed size", 2, err);
+    if (rc) return rc;
     if (!ga_zlib_inflate)
         return ga_fail(err, GA_ERR_FORMAT, "rarezip", "", -1,
                        "zlib not available: no inflate function was registered (ga_set_zlib)");

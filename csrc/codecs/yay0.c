@@ -39,7 +39,8 @@ static uint64_t yay0_max_output(size_t mask_bytes, size_t link_bytes, size_t dat
     return by_streams < by_flags ? by_streams : by_flags;
 }
 
-static int yay0_unwrap(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size, ga_error *err)
+static int yay0_unwrap(const uint8_t *data, size_t size, const ga_decode_opts *opts, uint8_t **out,
+                       size_t *out_size, ga_error *err)
 {
     *out = NULL;
     *out_size = 0;
@@ -70,6 +71,8 @@ static int yay0_unwrap(const uint8_t *data, size_t size, uint8_t **out, size_t *
                        "%u bytes cannot come from %zu flag, %zu link and %zu data bytes (at most %llu)", dsize,
                        mask_end - YAY0_HEADER, link_end - link_off, data_end - data_off,
                        (unsigned long long)most);
+    rc = ga_check_decoded(opts, size, dsize, 1, "decompressed bytes", "yay0", "decompressed size", 4, err);
+    if (rc) return rc;
     uint8_t *o = malloc(dsize ? dsize : 1);
     if (!o) return ga_nomem(err, "yay0");
 

@@ -32,7 +32,8 @@ static uint64_t yaz0_max_output(size_t n)
     return max;
 }
 
-static int yaz0_unwrap(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size, ga_error *err)
+static int yaz0_unwrap(const uint8_t *data, size_t size, const ga_decode_opts *opts, uint8_t **out,
+                       size_t *out_size, ga_error *err)
 {
     *out = NULL;
     *out_size = 0;
@@ -52,6 +53,8 @@ static int yaz0_unwrap(const uint8_t *data, size_t size, uint8_t **out, size_t *
                        "%u bytes cannot come from %zu bytes of compressed data (at most %llu; Yaz0 expands at "
                        "most 2184/25 times)",
                        dsize, size - YAZ0_HEADER, (unsigned long long)most);
+    rc = ga_check_decoded(opts, size, dsize, 1, "decompressed bytes", "yaz0", "decompressed size", 4, err);
+    if (rc) return rc;
     uint8_t *o = malloc(dsize ? dsize : 1);
     if (!o) return ga_nomem(err, "yaz0");
 

@@ -1,4 +1,5 @@
-/* Error records, encode reports and the Animation.info key/value list. */
+/* Error records, the decoded-size limit check, encode reports and the
+ * Animation.info key/value list. */
 #include "gameanim.h"
 
 #include <stdarg.h>
@@ -43,6 +44,40 @@ int ga_fail(ga_error *err, int code, const char *format, const char *field,
         snprintf(err->message, sizeof err->message, "%.15s: %.200s",
                  (format && *format) ? format : "gameanim", detail);
     return code;
+}
+
+/* The decoded-size limit of a load (docs/limits.md). */
+uint64_t ga_decoded_limit(const ga_decode_opts *opts, size_t size)
+{
+    if (opts && opts->max_decoded_size) return opts->max_decoded_size;
+    uint64_t in = opts && opts->input_size ? (uint64_t)opts->input_size : (uint64_t)size;
+    /* in <= GA_MAX_INPUT_SIZE for ga_load; saturate for anyone else */
+    uint64_t prop = in > UINT64_MAX / GA_DECODED_RATIO ? UINT64_MAX : in * GA_DECODED_RATIO;
+    return prop > GA_DECODED_FLOOR ? prop : GA_DECODED_FLOOR;
+}
+
+int ga_check_decoded(const ga_decode_opts *opts, size_t size, uint64_t count, unsigned unit, const char *what,
+                     const char *format, const char *field, long long offset, ga_error *err)
+{
+    uint64_t limit = ga_decoded_limit(opts, size);
+    uint64_t bytes = count > UINT64_MAX / (unit ? unit : 1) ? UINT64_MAX : count * (unit ? unit : 1);
+    if (bytes <= limit) return GA_OK;
+    char amount[96];
+    if (unit > 1)
+        snprintf(amount, sizeof amount, "%llu %s (%llu bytes decoded)", (unsigned long long)count, what,
+                 (unsigned long long)bytes);
+    else
+        snprintf(amount, sizeof amount, "%llu %s", (unsigned long long)count, what);
+    if (opts && opts->max_decoded_size)
+        return ga_fail(err, GA_ERR_LIMIT, format, field, offset,
+                       "%s exceed the decoded-size limit max_decoded_size=%llu; pass a larger one to allow more",
+                       amount, (unsigned long long)limit);
+    size_t in = opts && opts->input_size ? opts->input_size : size;
+    return ga_fail(err, GA_ERR_LIMIT, format, field, offset,
+                   "%s exceed the decoded-size limit of %llu bytes (%u x the %zu-byte input, at least %llu MiB); "
+                   "load(..., max_decoded_size=N) allows more",
+                   amount, (unsigned long long)limit, GA_DECODED_RATIO, in,
+                   (unsigned long long)(GA_DECODED_FLOOR >> 20));
 }
 
 int ga_nomem(ga_error *err, const char *format)

@@ -96,8 +96,12 @@ int ga_load(const uint8_t *data, size_t size, const ga_decode_opts *opts, ga_loa
     if (size > GA_MAX_INPUT_SIZE)
         return ga_fail(err, GA_ERR_LIMIT, "", "file size", 0,
                        "%zu bytes exceed the input limit of %zu bytes", size, GA_MAX_INPUT_SIZE);
-    ga_decode_opts defaults = {0};
-    if (!opts) opts = &defaults;
+    /* The decoders see the options with the size of what the caller gave:
+     * a wrapped file's default limit follows its compressed size. */
+    ga_decode_opts o = {0};
+    if (opts) o = *opts;
+    o.input_size = size;
+    opts = &o;
 
     /* A wrapper that recognises its signature and decompresses cleanly
      * wins; if it fails, the bytes may still be a bare file that happens to
@@ -110,7 +114,7 @@ int ga_load(const uint8_t *data, size_t size, const ga_decode_opts *opts, ga_loa
         if (!w->detect(data, size)) continue;
         uint8_t *payload = NULL;
         size_t psize = 0;
-        int rc = w->unwrap(data, size, &payload, &psize, &wrap_err);
+        int rc = w->unwrap(data, size, opts, &payload, &psize, &wrap_err);
         if (rc) {
             if (rc == GA_ERR_NOMEM) {
                 *err = wrap_err;

@@ -53,6 +53,15 @@ int ga_nomem(ga_error *err, const char *format);
 #define GA_MAX_FRAMES 10000000u                         /* frames of per-frame formats */
 #define GA_MAX_STRING 4096u                             /* one name / string */
 
+/* The decoded-size limit of one load (docs/limits.md): a wrapper's
+ * decompressed payload, and the clip's keys at GA_KEY_BYTES each, must each
+ * fit in max(GA_DECODED_FLOOR, GA_DECODED_RATIO x the size of the input
+ * given to ga_load), unless the caller sets ga_decode_opts.max_decoded_size.
+ * The absolute limits above hold either way. */
+#define GA_DECODED_FLOOR ((uint64_t)64 * 1024 * 1024)
+#define GA_DECODED_RATIO 64u
+#define GA_KEY_BYTES 17u /* a decoded key: time, value, in and out slope (f32), interp (u8) */
+
 /* ------------------------------------------------------------------ */
 /* Growable byte buffer (writer)                                       */
 
@@ -347,7 +356,24 @@ int ga_info_bytes(ga_info *info, const char *key, const uint8_t *p, size_t n);
 /* Options that change how a file is turned into a clip. */
 typedef struct ga_decode_opts {
     int keyless_rule; /* JBA: 0 = translation base alone, 1 = base + all-ones code x stride */
+    /* Decoded-size limit in bytes (see GA_DECODED_FLOOR); 0 = the default
+     * for the input's size. */
+    uint64_t max_decoded_size;
+    /* Size of the bytes given to ga_load (it sets this in the copy it passes
+     * down, so that a wrapped file's default limit follows its compressed
+     * size); 0 = the size of the data a decoder is given. */
+    size_t input_size;
 } ga_decode_opts;
+
+/* The decoded-size limit that applies to a decoder given `size` bytes with
+ * these options (opts may be NULL). */
+uint64_t ga_decoded_limit(const ga_decode_opts *opts, size_t size);
+/* Checks, before allocating, that `count` items of `unit` bytes each (keys:
+ * GA_KEY_BYTES; decompressed bytes: 1) fit the decoded-size limit; fails
+ * with GA_ERR_LIMIT naming format, field and offset and saying how to raise
+ * the limit. */
+int ga_check_decoded(const ga_decode_opts *opts, size_t size, uint64_t count, unsigned unit, const char *what,
+                     const char *format, const char *field, long long offset, ga_error *err);
 
 /* What a format animates and how, for the layers above the codec. */
 typedef struct ga_format_traits {
@@ -411,8 +437,11 @@ typedef struct ga_wrapper {
     const char *name; /* "lz77", "yaz0", "yay0", "rarezip" */
     /* 1 if the buffer starts with this wrapper's signature. */
     int (*detect)(const uint8_t *data, size_t size);
-    /* Decompresses; *out is malloc'ed. */
-    int (*unwrap)(const uint8_t *data, size_t size, uint8_t **out, size_t *out_size, ga_error *err);
+    /* Decompresses; *out is malloc'ed.  The declared size is checked against
+     * GA_MAX_DECOMPRESSED and the decoded-size limit of opts (NULL: the
+     * default for `size`) before allocating. */
+    int (*unwrap)(const uint8_t *data, size_t size, const ga_decode_opts *opts, uint8_t **out, size_t *out_size,
+                  ga_error *err);
     /* Compresses into out. */
     int (*wrap)(const uint8_t *data, size_t size, ga_buf *out, ga_error *err);
     /* ";"-separated file extensions that name a wrapped file (".szs;.yaz0"). */

@@ -271,7 +271,6 @@ static void desc_name(char *buf, size_t cap, uint32_t bone, unsigned slot)
 static int bca_decode(const uint8_t *data, size_t size, const ga_decode_opts *opts, void **rawp,
                       ga_clip *clip, ga_error *err)
 {
-    (void)opts;
     bca_layout lay;
     int rc = read_layout(data, size, 0, &lay, err);
     if (rc) return rc;
@@ -348,6 +347,10 @@ static int bca_decode(const uint8_t *data, size_t size, const ga_decode_opts *op
                      (unsigned long long)total_keys, GA_MAX_KEYS_TOTAL);
         goto fail;
     }
+    /* An animated track is a key per frame, whatever its pool holds (pool
+     * ranges may be shared): bones x frames against the decoded size. */
+    rc = ga_check_decoded(opts, size, total_keys, GA_KEY_BYTES, "keys", BCA_FMT, "bone blocks", lay.off[3], err);
+    if (rc) goto fail;
     /* Which pool values some descriptor reads (bounded by the key count). */
     for (uint32_t b = 0; b < nb; b++) {
         const uint8_t *blk = data + lay.off[3] + (size_t)b * BCA_BLOCK;

@@ -826,7 +826,6 @@ static void scan_bones(bk_raw *raw)
 static int bk_decode(const uint8_t *data, size_t size, const ga_decode_opts *opts, void **rawp, ga_clip *clip,
                      ga_error *err)
 {
-    (void)opts;
     *rawp = NULL;
     if (size < BK_HEADER)
         return ga_fail(err, GA_ERR_FORMAT, "bk", "header", 0, "the data is %zu bytes; the header alone needs %u",
@@ -839,6 +838,9 @@ static int bk_decode(const uint8_t *data, size_t size, const ga_decode_opts *opt
     if (nkeys + 2u * (uint64_t)count > GA_MAX_KEYS_TOTAL)
         return ga_fail(err, GA_ERR_LIMIT, "bk", "key count", -1, "%llu keys exceed the limit of %u",
                        (unsigned long long)nkeys, GA_MAX_KEYS_TOTAL);
+    rc = ga_check_decoded(opts, size, nkeys + 2u * (uint64_t)count, GA_KEY_BYTES, "keys", "bk", "key count",
+                          BK_HEADER, err);
+    if (rc) return rc;
     bk_raw *raw = calloc(1, sizeof *raw);
     if (!raw) return ga_nomem(err, "bk");
     raw->start = (int16_t)ga_get_u16be(data);

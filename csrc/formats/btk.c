@@ -7,9 +7,8 @@ static int btk_probe(const uint8_t *data, size_t size) { return j3d_probe(data, 
 static int btk_decode(const uint8_t *data, size_t size, const ga_decode_opts *opts, void **raw,
                       ga_clip *clip, ga_error *err)
 {
-    (void)opts;
     j3d_raw *r = NULL;
-    int rc = j3d_decode(data, size, 1, &r, clip, err);
+    int rc = j3d_decode(data, size, 1, opts, &r, clip, err);
     if (!rc) *raw = r;
     return rc;
 }

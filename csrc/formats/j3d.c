@@ -291,8 +291,8 @@ static int section_entries(const j3d_section *s, int post, ga_entry *entries, ga
     return GA_OK;
 }
 
-int j3d_decode(const uint8_t *data, size_t size, int btk, j3d_raw **out, ga_clip *clip,
-               ga_error *err)
+int j3d_decode(const uint8_t *data, size_t size, int btk, const ga_decode_opts *opts, j3d_raw **out,
+               ga_clip *clip, ga_error *err)
 {
     const char *fmt = btk ? "btk" : "bck";
     ga_reader r;
@@ -435,9 +435,13 @@ int j3d_decode(const uint8_t *data, size_t size, int btk, j3d_raw **out, ga_clip
     uint32_t total = raw->main.nentries + (raw->has_post ? raw->post.nentries : 0);
     rc = ga_clip_alloc_tracks(clip, total * 9, err);
     if (rc) goto fail_clip;
-    /* (tracks may share table values: the sum is checked before decoding) */
+    /* (tracks may share table values: the sum is checked before decoding,
+     * against the absolute limit and then the decoded-size limit) */
     uint64_t nkeys = section_keys(&raw->main) + (raw->has_post ? section_keys(&raw->post) : 0);
-    rc = ga_clip_reserve_keys(clip, nkeys, total * 9, err);
+    if (nkeys <= GA_MAX_KEYS_TOTAL)
+        rc = ga_check_decoded(opts, size, nkeys, GA_KEY_BYTES, "keys", fmt, "key count", 0x20 + (long long)o.table,
+                              err);
+    if (!rc) rc = ga_clip_reserve_keys(clip, nkeys, total * 9, err);
     if (rc) goto fail_clip;
     rc = section_tracks(clip, &raw->main, raw->frac, 0, clip->tracks, err);
     if (rc) goto fail_clip;

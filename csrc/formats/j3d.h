@@ -60,8 +60,8 @@ typedef struct j3d_raw {
 
 extern const char j3d_padding_text[];
 
-int j3d_decode(const uint8_t *data, size_t size, int btk, j3d_raw **out, ga_clip *clip,
-               ga_error *err);
+int j3d_decode(const uint8_t *data, size_t size, int btk, const ga_decode_opts *opts, j3d_raw **out,
+               ga_clip *clip, ga_error *err);
 int j3d_encode(const ga_encode_ctx *ctx, int btk, ga_buf *out, ga_error *err);
 void j3d_free_raw(void *raw);
 int j3d_sample(const ga_clip *clip, uint32_t track, const double *frames, size_t n, float *out,

@@ -713,7 +713,12 @@ static int jba_decode(const uint8_t *data, size_t size, const ga_decode_opts *op
     clip->layout = raw->L->bits;
     clip->keyless_rule = rule;
     raw->rule = rule;
-    rc = build_clip(raw, rule, clip, err);
+    /* Every channel gets a key per frame.  The file holds at least 6 bytes
+     * per bone and frame (119 decoded), so the default ratio trips only on
+     * a compressed file or a caller's lower limit. */
+    rc = ga_check_decoded(opts, size, 7ull * (raw->nbones + 1ull) * raw->N, GA_KEY_BYTES, "keys", FMT, "length",
+                          (long long)raw->L->f_length, err);
+    if (!rc) rc = build_clip(raw, rule, clip, err);
     if (rc) goto fail_clip;
     *rawp = raw;
     return GA_OK;

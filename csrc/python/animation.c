@@ -656,7 +656,8 @@ static PyObject *Animation_copy(PyObject *self, PyObject *unused)
     AnimationObject *a = (AnimationObject *)self;
     AnimationObject *b;
     if (a->has_orig) {
-        ga_decode_opts opts = {a->orig.keyless_rule};
+        /* (the bytes passed the caller's decoded-size limit when loaded) */
+        ga_decode_opts opts = {.keyless_rule = a->orig.keyless_rule, .max_decoded_size = UINT64_MAX};
         b = (AnimationObject *)animation_from_data(st, a->orig_bytes, &opts);
     } else {
         b = animation_alloc(st, a->fmt);

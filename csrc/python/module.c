@@ -6,14 +6,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* max_decoded_size=: None for the default limit (docs/limits.md), else a
+ * positive number of bytes. */
+static int parse_max_decoded(PyObject *o, uint64_t *out)
+{
+    *out = 0;
+    if (o == Py_None) return 0;
+    if (!PyLong_Check(o) || PyBool_Check(o)) {
+        PyErr_SetString(PyExc_TypeError, "max_decoded_size must be an int (bytes) or None");
+        return -1;
+    }
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (overflow < 0 || (!overflow && v <= 0)) {
+        PyErr_SetString(PyExc_ValueError, "max_decoded_size must be a positive number of bytes");
+        return -1;
+    }
+    *out = overflow > 0 ? UINT64_MAX : (uint64_t)v; /* (the absolute limits still hold) */
+    return 0;
+}
+
 static PyObject *mod_load(PyObject *mod, PyObject *args, PyObject *kw)
 {
     ga_state *st = state_of_module(mod);
-    static char *kwlist[] = {"source", "keyless_rule", NULL};
-    PyObject *source, *keyless = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:load", kwlist, &source, &keyless)) return NULL;
+    static char *kwlist[] = {"source", "keyless_rule", "max_decoded_size", NULL};
+    PyObject *source, *keyless = Py_None, *max_decoded = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$OO:load", kwlist, &source, &keyless, &max_decoded)) return NULL;
     ga_decode_opts opts = {0};
     if (parse_enum(&keyless_rule_enum, keyless, &opts.keyless_rule) < 0) return NULL;
+    if (parse_max_decoded(max_decoded, &opts.max_decoded_size) < 0) return NULL;
     PyObject *data = source_bytes(st, source);
     if (!data) return NULL;
     PyObject *res = animation_from_data(st, data, &opts);
@@ -39,9 +61,14 @@ static int immutable_copy(Py_buffer *view, PyObject **data)
     return 0;
 }
 
-static PyObject *mod_detect(PyObject *mod, PyObject *source)
+static PyObject *mod_detect(PyObject *mod, PyObject *args, PyObject *kw)
 {
     ga_state *st = state_of_module(mod);
+    static char *kwlist[] = {"", "max_decoded_size", NULL};
+    PyObject *source, *max_decoded = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:detect", kwlist, &source, &max_decoded)) return NULL;
+    ga_decode_opts opts = {0};
+    if (parse_max_decoded(max_decoded, &opts.max_decoded_size) < 0) return NULL;
     PyObject *data = source_bytes(st, source);
     if (!data) return NULL;
     Py_buffer view;
@@ -54,7 +81,7 @@ static PyObject *mod_detect(PyObject *mod, PyObject *source)
     ga_error err;
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = ga_load(view.buf, (size_t)view.len, NULL, &l, &err);
+    rc = ga_load(view.buf, (size_t)view.len, &opts, &l, &err);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     Py_DECREF(data);
@@ -260,12 +287,19 @@ static PyObject *mod_compress(PyObject *mod, PyObject *args)
     return r;
 }
 
-static PyObject *mod_decompress(PyObject *mod, PyObject *args)
+static PyObject *mod_decompress(PyObject *mod, PyObject *args, PyObject *kw)
 {
     ga_state *st = state_of_module(mod);
+    static char *kwlist[] = {"", "", "max_decoded_size", NULL};
     const char *name;
     Py_buffer view;
-    if (!PyArg_ParseTuple(args, "sy*:decompress", &name, &view)) return NULL;
+    PyObject *max_decoded = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "sy*|$O:decompress", kwlist, &name, &view, &max_decoded)) return NULL;
+    ga_decode_opts opts = {0};
+    if (parse_max_decoded(max_decoded, &opts.max_decoded_size) < 0) {
+        PyBuffer_Release(&view);
+        return NULL;
+    }
     const ga_wrapper *w = ga_wrapper_by_name(name);
     if (!w) {
         PyBuffer_Release(&view);
@@ -279,7 +313,7 @@ static PyObject *mod_decompress(PyObject *mod, PyObject *args)
     ga_error err;
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    rc = w->unwrap(view.buf, (size_t)view.len, &out, &size, &err);
+    rc = w->unwrap(view.buf, (size_t)view.len, &opts, &out, &size, &err);
     Py_END_ALLOW_THREADS
     PyBuffer_Release(&view);
     Py_DECREF(data);
@@ -291,10 +325,13 @@ static PyObject *mod_decompress(PyObject *mod, PyObject *args)
 
 static PyMethodDef module_methods[] = {
     {"load", (PyCFunction)(void (*)(void))mod_load, METH_VARARGS | METH_KEYWORDS,
-     "load(source, *, keyless_rule='base') -> Animation\n\nReads an animation from a path (str or os.PathLike) "
-     "or a bytes-like object.  The format and any compression wrapper are detected from the content.  Raises "
-     "st->FormatError (with .format, .field and .offset) for anything that is not a valid file."},
-    {"detect", mod_detect, METH_O, "detect(source) -> (format, compression or None)"},
+     "load(source, *, keyless_rule='base', max_decoded_size=None) -> Animation\n\nReads an animation from a "
+     "path (str or os.PathLike) or a bytes-like object.  The format and any compression wrapper are detected "
+     "from the content.  Raises FormatError (with .format, .field and .offset) for anything that is not a "
+     "valid file, or that would decode to more than max_decoded_size bytes (None: the larger of "
+     "LIMITS['decoded_size_floor'] and LIMITS['decoded_size_ratio'] times the input's size)."},
+    {"detect", (PyCFunction)(void (*)(void))mod_detect, METH_VARARGS | METH_KEYWORDS,
+     "detect(source, *, max_decoded_size=None) -> (format, compression or None)"},
     {"save", (PyCFunction)(void (*)(void))mod_save, METH_VARARGS | METH_KEYWORDS,
      "save(animation, path, **options): animation.to_bytes(**options) written atomically."},
     {"write_atomic", mod_write_atomic, METH_VARARGS,
@@ -343,7 +380,8 @@ static PyMethodDef module_methods[] = {
      "compression_extensions() -> {wrapper name: tuple of file extensions that name a wrapped file}"},
     {"compressions", mod_compressions, METH_NOARGS, "compressions() -> list of wrapper names"},
     {"compress", mod_compress, METH_VARARGS, "compress(name, data) -> bytes with that wrapper"},
-    {"decompress", mod_decompress, METH_VARARGS, "decompress(name, data) -> the unwrapped bytes"},
+    {"decompress", (PyCFunction)(void (*)(void))mod_decompress, METH_VARARGS | METH_KEYWORDS,
+     "decompress(name, data, *, max_decoded_size=None) -> the unwrapped bytes"},
     {NULL, NULL, 0, NULL},
 };
 
@@ -422,10 +460,12 @@ static int module_exec(PyObject *m)
         Py_XDECREF(loops);
         return -1;
     }
-    PyObject *limits = Py_BuildValue("{s:n,s:n,s:I,s:I,s:I,s:I}", "input_size", (Py_ssize_t)GA_MAX_INPUT_SIZE,
-                                     "decompressed_size", (Py_ssize_t)GA_MAX_DECOMPRESSED, "tracks",
-                                     (unsigned)GA_MAX_TRACKS, "keys", (unsigned)GA_MAX_KEYS_TOTAL, "frames",
-                                     (unsigned)GA_MAX_FRAMES, "string_length", (unsigned)GA_MAX_STRING);
+    PyObject *limits = Py_BuildValue(
+        "{s:n,s:n,s:I,s:I,s:I,s:I,s:K,s:I,s:I}", "input_size", (Py_ssize_t)GA_MAX_INPUT_SIZE, "decompressed_size",
+        (Py_ssize_t)GA_MAX_DECOMPRESSED, "tracks", (unsigned)GA_MAX_TRACKS, "keys", (unsigned)GA_MAX_KEYS_TOTAL,
+        "frames", (unsigned)GA_MAX_FRAMES, "string_length", (unsigned)GA_MAX_STRING, "decoded_size_floor",
+        (unsigned long long)GA_DECODED_FLOOR, "decoded_size_ratio", (unsigned)GA_DECODED_RATIO, "decoded_key_size",
+        (unsigned)GA_KEY_BYTES);
     if (!limits || PyModule_AddObject(m, "LIMITS", limits) < 0) {
         Py_XDECREF(limits);
         return -1;
