@@ -286,7 +286,7 @@ def samples():
         files += [os.path.join(d, n) for n in names if not n.startswith(".")]
     files.sort()
     # the large files make every input slow; keep the small ones
-    return [open(f, "rb").read() for f in files if os.path.getsize(f) <= 64 * 1024]
+    return [open(f, "rb").read() for f in files if os.path.getsize(f) <= 10 * 1024]
 
 
 STATS = {"completed": 0}  # how inputs ended (printed by --plain), and successful encodes
