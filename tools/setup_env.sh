@@ -32,7 +32,7 @@ if [ "${GAMEANIM_SKIP_APT:-0}" != "1" ] && command -v apt-get >/dev/null 2>&1; t
 fi
 
 echo "== pip install (pytest, setuptools, bpy 5.0) for $PY"
-$PY -m pip install -q --disable-pip-version-check "pytest>=7" "setuptools>=61" wheel "mypy>=1.16"
+$PY -m pip install -q --disable-pip-version-check "pytest>=7" "setuptools>=61" wheel "mypy>=1.16" atheris
 $PY -c "import bpy" >/dev/null 2>&1 || $PY -m pip install -q --disable-pip-version-check "bpy==5.0.*"
 
 # bpy_venv NAME REQUIREMENT...: .venv/NAME with the bpy module and pytest,
