@@ -93,3 +93,43 @@ def test_a_btk_input_with_keys_out_of_order_is_baked_to_the_games_values(api, ga
         scene.frame_set(int(f))
         got = b.inputs["Location"].default_value[0]
         assert abs(got - (w + cx)) <= 1e-5, (f, got, w + cx)
+
+
+def test_a_bone_whose_game_values_overflow_is_baked_to_them(api, ga, tmp_path):
+    """Sorted keys, but the first spacing is a denormal (the game's
+    1/(t1 - t0) is inf, its Hermite NaN at frame 0) and later values near
+    the float maximum overflow.  A Blender Bezier through these keys would
+    stay finite; the bone is baked, so that every whole frame shows exactly
+    what the game computes: the finite values, and inf or NaN where the
+    game's are.  (Onto a rig built from a clean file: a new rig built from
+    this one would take its NaN first frame as its rest.)"""
+    clean, which = build("bck", [4, 4, 4, 4, 4, 4])
+    (tmp_path / "clean.bck").write_bytes(clean)
+    api.import_files([str(tmp_path / "clean.bck")], target="NEW")
+    arm_obj = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    data = patch(clean, *which[0], [(0.0, 1.0, 0.0, 0.0), (1.4e-45, 2.0, 0.0, 0.0), (10.0, 3.0e38, 0.0, 0.0),
+                                    (20.0, -3.0e38, 0.0, 0.0)])
+    path = tmp_path / "overflow.bck"
+    path.write_bytes(data)
+    anim = ga.load(str(path))
+    res = api.import_files([str(path)], armature=arm_obj)
+    action = res[0]
+    bones = json.loads(action["gameanim_bones"])
+    assert bones["0"][1] == "baked" and bones["1"][1] == "exact"
+    idx = [i for i, t in enumerate(anim.tracks) if (t.target, t.channel, t.axis) == (0, "translation", 0)][0]
+    frames = [float(f) for f in range(0, 21)]
+    want = list(anim.sample(frames)[idx * len(frames):(idx + 1) * len(frames)])
+    assert any(not math.isfinite(w) for w in want) and any(abs(w) > 1e36 for w in want if math.isfinite(w))
+    bone_name = bones["0"][0]
+    pb = arm_obj.pose.bones[bone_name]
+    bone = arm_obj.data.bones[bone_name]
+    rest = bone.matrix_local if bone.parent is None else bone.parent.matrix_local.inverted() @ bone.matrix_local
+    k = json.loads(action["gameanim_options"]).get("translation_scale", 1.0)
+    scene = bpy.context.scene
+    for f, w in zip(frames, want):
+        scene.frame_set(int(f))
+        got = (rest @ pb.matrix_basis).to_translation()[0]
+        if math.isfinite(w * k):
+            assert abs(got - w * k) <= 1e-4 * max(1.0, abs(w * k)), (f, got, w * k)
+        else:   # a frame the game makes inf or NaN is not finite in Blender either
+            assert not math.isfinite(got), (f, got, w)

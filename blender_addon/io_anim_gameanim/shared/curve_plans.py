@@ -246,22 +246,38 @@ def separate_steps(co, left, right, interp):
     return moved
 
 
-def times_go_back(track):
-    """True when a track's key times decrease somewhere (or are NaN): J3D
-    files may store them so.  The game's key search (a bisection over the
-    keys as stored, J3DGetKeyFrameInterpolation) still picks a segment for
-    every frame, but Blender sorts keyframes by time, so the file's keys
-    written as they are would draw another curve: such a track is baked
-    (Track.evaluate gives the game's values).  Reads the times through
-    Track.bezier, so a track that reads its keys from the Animation stays
-    a view."""
-    if len(track) < 2:
-        return False
-    co, _left, _right, _interp, increasing, _bezier = track.bezier(1.0, 0.0, 1.0, 0.0, True)
-    if increasing:
-        return False
+# Beyond these, the game's single-precision Hermite (JMAHermiteInterpolation:
+# 1/(t1 - t0), then weighted sums) may overflow to inf or NaN where a
+# Blender curve stays finite; no real file comes near them.
+_HUGE = 2.0 ** 100       # a value or handle (slope x spacing) this large
+_HUGE_TIME = 2.0 ** 40   # a key time this far out
+_TINY_TIME = 2.0 ** -30  # a non-zero key time this close to 0: spacings below 2^-53
+
+
+def game_curve_differs(track):
+    """Why Blender's curve through the track's keys would not show the
+    game's values, or None.  Blender sorts keyframes by time, while the
+    game's key search (a bisection over the keys as stored,
+    J3DGetKeyFrameInterpolation) takes J3D keys whose times go back as they
+    are; and the game's float arithmetic overflows (inf, NaN) for key
+    spacings near zero or values near the float maximum, where Blender's
+    curve stays finite.  Such a track is baked: its values are the game's,
+    frame by frame.  Reads the keys through Track.bezier, so a track that
+    reads its keys from the Animation stays a view; the checks run over
+    whole buffers (sum, min, max), not per key in Python."""
+    if len(track) < 1:
+        return None
+    co, left, right, _interp, increasing, _bezier = track.bezier(1.0, 0.0, 1.0, 0.0, True)
     times = co[0::2]
-    return not all(a <= b for a, b in zip(times, times[1:]))
+    if not increasing and not all(a <= b for a, b in zip(times, times[1:])):
+        return "key times out of order"
+    if not all(math.isfinite(sum(buf)) for buf in (co, left, right)):
+        return "a key or slope is not finite"
+    if any(max(max(buf), -min(buf)) > _HUGE for buf in (co[1::2], left[1::2], right[1::2])):
+        return "values near the float maximum"
+    if max(max(times), -min(times)) > _HUGE_TIME or 0.0 < abs(min(times, key=abs)) < _TINY_TIME:
+        return "key spacing near zero"
+    return None
 
 
 def plan_track(path, index, group, bez, tm, source=None):
@@ -320,7 +336,9 @@ def plan_baked(path, index, group, co, tm, source=None, distinct=None, collapsed
             return CurvePlan(path, index, group, co, array("i", (CONSTANT,)), None, None, None, source, True, False)
     elif _constant_values(co):
         return plan_constant(path, index, group, co[0], co[1], source)
-    interp = array("i", (LINEAR,)) * n
+    # a non-finite value (the game's arithmetic overflowed) would make a
+    # LINEAR neighbour NaN too: CONSTANT keys show each frame's own value
+    interp = array("i", (LINEAR if math.isfinite(sum(co)) else CONSTANT,)) * n
     if distinct is False:  # steps (a JBA jump: rig_mapping.with_jba_steps)
         separate_steps(co, None, None, interp)
     return CurvePlan(path, index, group, co, interp, None, None, tm.cycles or None, source, distinct, False)

@@ -102,8 +102,9 @@ def plan_entry(anim, entry_index, entry, tm, nodes):
         source = ("entry", key, inp, comp, track, vs, vo, const)
         if track is None or len(track) == 0:
             plans.append(curve_plans.plan_constant(path, comp, group, tm.start, const, source))
-        elif curve_plans.times_go_back(track):
-            # (Blender would sort the keys: the game's values, frame by frame)
+        elif curve_plans.game_curve_differs(track):
+            # (Blender would sort the keys, or stay finite where the game
+            # overflows: the game's values, frame by frame)
             frames = tm.bake_frames()
             values = track.evaluate(frames)
             co = array("f", [x for f, v in zip(frames, values) for x in (f * tm.scale + tm.offset, v * vs + vo)])

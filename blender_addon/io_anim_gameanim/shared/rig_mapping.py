@@ -132,9 +132,10 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
         if forced == "baked" or (forced is None and opts.curve_mode == "BAKED"):
             reason = "curve mode is Baked" if forced is None else "baked when imported"
             bake.append(BonePlan(target, bone_name, "bake", rl, q_rest, reason))
-        elif forced is None and any(curve_plans.times_go_back(t) for t in by_target.get(target, ())):
+        elif forced is None and (differs := next(filter(None, map(curve_plans.game_curve_differs,
+                                                                  by_target.get(target, ()))), None)):
             bake.append(BonePlan(target, bone_name, "bake", rl, q_rest,
-                                 "key times out of order (Blender sorts keys; the game's values are baked)"))
+                                 f"{differs} (a Blender curve would not show the game's values, which are baked)"))
         elif forced == "exact" or identity or opts.curve_mode == "EXACT":
             if not identity and forced is None:
                 res.notes.append(f"bone {bone_name!r}: channels written as is although its "
