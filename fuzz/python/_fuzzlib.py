@@ -358,7 +358,10 @@ def plain_inputs(n, seed):
 
 def plain(one, name, n, seed):
     if hasattr(faulthandler, "register") and hasattr(__import__("signal"), "SIGUSR1"):
-        faulthandler.register(__import__("signal").SIGUSR1)  # kill -USR1 shows where a slow input is
+        # kill -USR1 shows where a slow input is; to the process's own
+        # stderr, since pytest's --capture=sys puts an object without a file
+        # descriptor in sys.stderr
+        faulthandler.register(__import__("signal").SIGUSR1, file=sys.__stderr__)
     for i, data in enumerate(plain_inputs(n, seed)):
         if os.environ.get("FUZZ_VERBOSE"):
             print(f"{name}: plain input {i}", file=sys.stderr, flush=True)
