@@ -129,6 +129,43 @@ def test_one_command_builds_every_artefact_with_checksums(dist):
         assert hashlib.sha256((dist["dir"] / name).read_bytes()).hexdigest() == digest, name
 
 
+def test_both_blender_zips_carry_the_license(dist):
+    text = (ROOT / "LICENSE").read_bytes()
+    with zipfile.ZipFile(dist["extension"]) as zf:
+        assert zf.read("LICENSE") == text
+    with zipfile.ZipFile(dist["legacy"]) as zf:
+        assert zf.read("io_anim_gameanim/LICENSE") == text
+
+
+def test_two_builds_of_one_commit_are_identical(dist, tmp_path):
+    """A second checkout of the same tree (same commit and contents, other
+    path, every file written now, so other mtimes) builds byte-identical
+    artefacts: SOURCE_DATE_EPOCH comes from the last commit."""
+    if not (ROOT / ".git").exists() or not shutil.which("git"):
+        pytest.skip("not a git checkout")
+    other = tmp_path / "checkout"
+    r = run(["git", "clone", "-q", "--no-hardlinks", ROOT, other])
+    assert r.returncode == 0, show(r)
+    # the working tree's own state (uncommitted edits, new files) on top
+    listed = run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"], cwd=str(ROOT))
+    assert listed.returncode == 0, show(listed)
+    for rel in filter(None, listed.stdout.split("\0")):
+        src = ROOT / rel
+        if src.is_file():
+            (other / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src, other / rel)
+            shutil.copymode(src, other / rel)
+    gone = run(["git", "ls-files", "-z", "--deleted"], cwd=str(ROOT))
+    for rel in filter(None, gone.stdout.split("\0")):
+        (other / rel).unlink(missing_ok=True)
+    out = tmp_path / "dist2"
+    env = clean_env(GAMEANIM_DIST_VENV=str(ROOT / "build" / "dist-venv"))
+    env.pop("SOURCE_DATE_EPOCH", None)
+    r = run(["sh", other / "tools" / "build_dist.sh", out], cwd=str(other), env=env)
+    assert r.returncode == 0, show(r)
+    assert (out / "SHA256SUMS").read_text() == dist["sums"].read_text()
+
+
 # ---------------------------------------------------------------------------
 # the wheel
 

@@ -66,9 +66,21 @@ if git -C "$here" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
         | tar --null -T - -cf -) | (cd "$src" && tar -xf -)
 fi
 cd "$src"
+# reproducible: two builds of one commit give identical files.  Timestamps
+# come from the last commit (SOURCE_DATE_EPOCH, read by the wheel and zip
+# writers; the sdist is normalised below), and the build folder's path stays
+# out of the binary (its debug info feeds the GNU build ID, which stripping
+# keeps: -g0, since the wheel is compiled in a temporary folder of
+# `build`).
+if [ -z "${SOURCE_DATE_EPOCH:-}" ] && git -C "$here" rev-parse --is-inside-work-tree >/dev/null 2>&1; then
+    SOURCE_DATE_EPOCH="$(git -C "$here" log -1 --format=%ct)"
+fi
+export SOURCE_DATE_EPOCH="${SOURCE_DATE_EPOCH:-315532800}"
+export CFLAGS="${CFLAGS:-} -g0 -ffile-prefix-map=$src=."
 "$VPY" -m build --no-isolation --outdir "$stage/raw" . >"$stage/build.log" 2>&1 || {
     cat "$stage/build.log" >&2; echo "build_dist: python -m build failed" >&2; exit 1; }
 sdist="$(ls "$stage/raw"/gameanim-*.tar.gz)"
+"$VPY" "$here/tools/normalize_sdist.py" "$sdist"
 wheel="$(ls "$stage/raw"/gameanim-*.whl)"
 cp "$sdist" "$stage/final/"
 

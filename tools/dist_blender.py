@@ -217,6 +217,8 @@ def build(wheel, out, addon=ADDON):
     if "__init__.py" not in names:
         raise DistError(f"{addon}: no __init__.py")
     out.mkdir(parents=True, exist_ok=True)
+    # the project's licence travels in both zips (MIT asks for the notice)
+    license_text = (ROOT / "LICENSE").read_bytes()
 
     # the extension
     wheel_rel = f"./wheels/{wheel.name}"
@@ -227,6 +229,7 @@ def build(wheel, out, addon=ADDON):
     assert check["wheels"] == [wheel_rel] and check.get("platforms", []) == platforms
     entries = [(n, d, 0o644) for n, d in files if n != "blender_manifest.toml"]
     entries.append(("blender_manifest.toml", text.encode("utf-8"), 0o644))
+    entries.append(("LICENSE", license_text, 0o644))
     entries.append((wheel_rel[2:], wheel.read_bytes(), 0o644))
     ext_zip = out / f"{addon_id}-{version}-{suffix}.zip"
     write_zip(ext_zip, entries)
@@ -235,6 +238,7 @@ def build(wheel, out, addon=ADDON):
     # vendored in _native/
     pkg = addon.name
     entries = [(f"{pkg}/{n}", d, 0o644) for n, d in files if n != "blender_manifest.toml"]
+    entries.append((f"{pkg}/LICENSE", license_text, 0o644))
     entries += [(f"{pkg}/_native/{PACKAGE}/{n}", d, 0o755 if n.startswith("_core.") else 0o644)
                 for n, d in package.items()]
     legacy_zip = out / f"{addon_id}-{version}-legacy-{suffix}.zip"
