@@ -294,9 +294,13 @@ def anomalies(anim):
 
 def validate(path):
     try:
-        raw = open(path, "rb").read()
+        with open(path, "rb") as f:
+            raw = f.read()
+    except OSError as e:
+        return False, f"{path}: FAIL: cannot read: {os_error_text(e)}"
+    try:
         anim = gameanim.load(raw)
-    except (gameanim.FormatError, OSError) as e:
+    except gameanim.FormatError as e:
         return False, f"{path}: FAIL decode: {e}"
     problems, notes = [], []
     try:
@@ -331,6 +335,18 @@ def validate(path):
     return not problems, "\n".join(text)
 
 
+def os_error_text(e):
+    """An OSError as a sentence for the user (no errno numbers, no Python
+    class names)."""
+    if isinstance(e, FileNotFoundError):
+        return "the file does not exist"
+    if isinstance(e, IsADirectoryError):
+        return "it is a folder, not a file"
+    if isinstance(e, PermissionError):
+        return "permission denied"
+    return e.strerror or str(e)
+
+
 # --------------------------------------------------------------- convert
 
 
@@ -345,8 +361,11 @@ def convert_one(args):
     path, outdir, compression, layout, root = args
     try:
         anim = gameanim.load(path)
+        note = ""
         if layout and "layout" in anim.info:  # only the formats whose header has a layout (JBA)
             anim.layout = int(layout)
+        elif layout:
+            note = f" (--layout ignored: it applies to JBA files, this is {anim.format.upper()})"
         kw = {}
         if compression is not None:
             kw["compression"] = None if compression == "none" else compression
@@ -355,8 +374,10 @@ def convert_one(args):
         with warnings.catch_warnings():
             warnings.simplefilter("ignore", gameanim.PrecisionWarning)
             gameanim.save(anim, out, **kw)
-        return True, f"{path} -> {out}"
-    except (gameanim.FormatError, gameanim.EncodeError, OSError, ValueError) as e:
+        return True, f"{path} -> {out}{note}"
+    except OSError as e:
+        return False, f"{path}: error: {os_error_text(e)}"
+    except (gameanim.FormatError, gameanim.EncodeError, ValueError) as e:
         return False, f"{path}: error: {e}"
 
 
@@ -405,22 +426,57 @@ def write_output(path, data):
     return 0
 
 
-def cmd_build(a):
+def read_dump(name):
+    """The JSON dump named on the command line ('-' for stdin), or raises
+    ValueError with a sentence saying what is wrong with it."""
+    what = "standard input" if name == "-" else name
     try:
-        with open(a.json, encoding="utf-8") if a.json != "-" else sys.stdin as f:
-            d = json.load(f)
+        if name == "-":
+            text = sys.stdin.buffer.read()
+        else:
+            with open(name, "rb") as f:
+                text = f.read()
+    except OSError as e:
+        raise ValueError(f"cannot read {what}: {os_error_text(e)}") from None
+    try:
+        text = text.decode("utf-8")
+    except UnicodeDecodeError:
+        raise ValueError(f"{what} is not a text file: give the JSON that 'gameanim dump' writes") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as e:
+        raise ValueError(f"{what} is not JSON (it stops making sense at line {e.lineno}, column {e.colno}): "
+                         "give the JSON that 'gameanim dump' writes") from None
+
+
+def cmd_build(a):
+    if os.path.isdir(a.output):
+        print(f"gameanim: build: -o {a.output} is a folder; give the name of the file to write", file=sys.stderr)
+        return 1
+    try:
+        d = read_dump(a.json)
+        if not isinstance(d, dict):
+            raise AttributeError
         anim = from_dump(d)
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore", gameanim.PrecisionWarning)
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always", gameanim.PrecisionWarning)
             gameanim.save(anim, a.output)
     except KeyError as e:
         print(f"gameanim: build: the dump has no {e} entry", file=sys.stderr)
         return 1
-    except (ValueError, TypeError, AttributeError, OSError) as e:
+    except OSError as e:
+        print(f"gameanim: build: cannot write {a.output}: {os_error_text(e)}", file=sys.stderr)
+        return 1
+    except (ValueError, TypeError, AttributeError) as e:
         if isinstance(e, AttributeError):
             e = "the dump's structure is not what 'gameanim dump' writes (an object with 'tracks', 'params', ...)"
         print(f"gameanim: build: {e}", file=sys.stderr)
         return 1
+    # values the format cannot hold exactly were rounded: say so (a note,
+    # the file is written)
+    for w in caught:
+        if issubclass(w.category, gameanim.PrecisionWarning):
+            print(f"gameanim: build: note: {w.message}", file=sys.stderr)
     print(f"{a.output}: {anim.format}, {len(anim.tracks)} tracks")
     return 0
 
@@ -555,7 +611,8 @@ def build_parser():
 
     sp = sub.add_parser("sample", help="CSV of every track's value at the given frames, as the game evaluates it")
     sp.add_argument("file")
-    sp.add_argument("--frames", help="START:STOP[:STEP] or a comma list (default: every whole frame)")
+    sp.add_argument("--frames", help="START:STOP[:STEP] (STOP included when a step lands on it; START may be negative) "
+                    "or a comma list (default: every whole frame)")
     sp.add_argument("-o", "--output")
     sp.set_defaults(func=cmd_sample)
 
@@ -572,10 +629,28 @@ def build_parser():
     return p
 
 
+# options whose value may start with '-' (a negative frame): argparse would
+# take "--frames -5:2" for two options, so the value is attached first
+VALUE_OPTIONS = ("--frames",)
+
+
+def attach_values(argv):
+    out, i = [], 0
+    while i < len(argv):
+        value = argv[i + 1] if i + 1 < len(argv) else ""
+        if argv[i] in VALUE_OPTIONS and value[:1] == "-" and (value[1:2].isdigit() or value[1:2] == "."):
+            out.append(f"{argv[i]}={argv[i + 1]}")
+            i += 2
+        else:
+            out.append(argv[i])
+            i += 1
+    return out
+
+
 def main(argv=None):
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args = parser.parse_args(attach_values(list(sys.argv[1:] if argv is None else argv)))
     except SystemExit as e:
         return 2 if e.code not in (0, None) else 0
     if not getattr(args, "func", None):

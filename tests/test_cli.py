@@ -221,3 +221,63 @@ def test_written_files_get_the_usual_mode(tmp_path):
         assert ((tmp_path / "n.bck").stat().st_mode & 0o777) == 0o644
     finally:
         os.umask(old)
+
+
+def test_build_errors_are_sentences_not_python_text(tmp_path):
+    """Issue 23: a non-JSON file, a binary file, a missing file and an -o
+    that is a folder each get a message in the CLI's usual form."""
+    cases = {}
+    (tmp_path / "notes.txt").write_text("hello, not json\n")
+    cases["notes.txt"] = "is not JSON (it stops making sense at line 1, column 1)"
+    (tmp_path / "picture.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\xff\xfe")
+    cases["picture.png"] = "is not a text file"
+    cases["missing.json"] = "does not exist"
+    for name, expected in cases.items():
+        code, out, err = run("build", tmp_path / name, "-o", tmp_path / "out.bck")
+        assert code == 1, (name, err)
+        assert err.startswith("gameanim: build: ") and expected in err, (name, err)
+        assert "Traceback" not in err and "codec" not in err and "Expecting value" not in err, err
+    dump = tmp_path / "walk.json"
+    assert run("dump", WALK, "-o", dump)[0] == 0
+    (tmp_path / "folder").mkdir()
+    code, out, err = run("build", dump, "-o", tmp_path / "folder")
+    assert code == 1 and "is a folder" in err and ".tmp" not in err and "gameanim-" not in err, err
+    assert list((tmp_path / "folder").iterdir()) == []
+
+
+def test_build_prints_rounding_as_a_note(tmp_path):
+    """A value the format must round (a key time between two whole frames
+    in J3D's 16-bit rotation table) is written and reported as a note, not
+    silenced."""
+    dump = tmp_path / "walk.json"
+    assert run("dump", WALK, "--no-original", "-o", dump)[0] == 0
+    d = json.loads(dump.read_text())
+    rot = next(t for t in d["tracks"] if t["channel"] == "rotation" and len(t["times"]) >= 2)
+    rot["times"][1] += 0.25   # s16 key times: rounded to a whole frame
+    dump.write_text(json.dumps(d))
+    code, out, err = run("build", dump, "-o", tmp_path / "edited.bck")
+    assert code == 0, err
+    assert "gameanim: build: note:" in err and "round" in err.lower(), err
+    assert (tmp_path / "edited.bck").exists()
+
+
+def test_validate_says_a_missing_file_does_not_exist(tmp_path):
+    code, out, err = run("validate", tmp_path / "missing.bck")
+    assert code == 1
+    assert "does not exist" in out + err and "Errno" not in out + err
+
+
+def test_convert_layout_on_a_bck_says_it_applies_to_jba_only(tmp_path):
+    code, out, err = run("convert", WALK, "-o", tmp_path / "out", "--layout", "64")
+    assert code == 0, err
+    assert "--layout ignored: it applies to JBA files" in out
+    assert (tmp_path / "out" / WALK.name).read_bytes() == WALK.read_bytes()
+
+
+def test_frames_range_may_start_negative_and_includes_stop(tmp_path):
+    code, out, err = run("sample", WALK, "--frames", "-5:2")
+    assert code == 0, err
+    frames = [float(r[0]) for r in list(csv.reader(io.StringIO(out)))[1:]]
+    assert frames == [-5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0]
+    code, out, err = run("sample", WALK, "--frames", "0:9:2")
+    assert [float(r[0]) for r in list(csv.reader(io.StringIO(out)))[1:]] == [0.0, 2.0, 4.0, 6.0, 8.0]
