@@ -612,3 +612,29 @@ def test_tolerance_fits_hermite_keys_to_baked_tracks():
     count, keys = ref.keys_of(info, 0, 2, 0)
     for f, want in zip(frames, values):
         assert abs(ref.game_value(info, 0, 2, 0, f) - want) <= 1e-3 * 1.01
+
+
+def test_rotations_rounded_to_the_s16_table_warn_and_decoded_ones_do_not():
+    """Issue 23: J3D warns as BCA and JBA do.  A rotation value moved off
+    its 16-bit step is rounded (PrecisionWarning naming the count and the
+    step); re-encoding decoded values in full (each the float32 of a step)
+    rounds nothing and stays silent."""
+    import warnings
+    path = SAMPLES / "j3d" / "walk_type0.bck"
+    anim = gameanim.load(path)
+    track = next(t for t in anim.tracks if t.channel == "rotation" and len(t) >= 2)
+    unit = math.pi / 32768 * 2 ** anim.rotation_frac
+    values = list(track.values)
+    values[0] += 0.4 * unit
+    track.values = values
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        data = anim.to_bytes()
+    msgs = [str(w.message) for w in caught if issubclass(w.category, gameanim.PrecisionWarning)]
+    assert len(msgs) == 1 and "1 rotation number(s) rounded to the 16-bit rotation table" in msgs[0], msgs
+    back = gameanim.load(data).tracks[anim.tracks.index(track)]
+    assert abs(back.values[0] - values[0]) <= 0.5 * unit + 1e-7
+    fresh = gameanim.load(path)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", gameanim.PrecisionWarning)
+        fresh.to_bytes(reencode="full")

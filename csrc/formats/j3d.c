@@ -869,6 +869,7 @@ static int encode_track_keys(const ga_track *t, int btk, int frac, int orig_type
             if (!(q >= -32768.0 && q <= 32767.0))
                 return ga_fail(err, GA_ERR_ENCODE, fmt, name, -1,
                                "rotation %g rad does not fit an s16 at rotation shift %d", t->value[0], frac);
+            if ((float)(q * unit) != (float)t->value[0]) rep->nrounded++; /* beyond float noise */
             ga_report_error(rep, t->value[0] - q * unit, "%s frame 0", name);
             return seq_push(seq, (uint16_t)(int16_t)q);
         }
@@ -905,7 +906,9 @@ static int encode_track_keys(const ga_track *t, int btk, int frac, int orig_type
                     break;
                 }
                 double back = j == 0 ? q : q * unit;
-                if (back != e[j]) {
+                /* rounded beyond float noise (a decoded value is the
+                 * float32 of its step, and reads back as that step) */
+                if ((float)back != (float)e[j]) {
                     rep->nrounded++;
                     if (j == 0)
                         ga_report_note(rep, "%s: key time %g rounded to the whole frame %g (rotation keys store s16 frames)",
@@ -1258,6 +1261,7 @@ int j3d_encode(const ga_encode_ctx *ctx, int btk, ga_buf *out, ga_error *err)
 
     built_section bm, bp;
     memset(&bp, 0, sizeof bp);
+    uint32_t rounded_before = ctx->report ? ctx->report->nrounded : 0;
     rc = build_section(ctx, btk, raw ? &raw->main : NULL, 0, n_main, slot, frac, frac_changed, &bm, err);
     if (!rc && n_post)
         rc = build_section(ctx, btk, raw && raw->has_post ? &raw->post : NULL, n_main, n_post, slot, frac,
@@ -1268,6 +1272,14 @@ int j3d_encode(const ga_encode_ctx *ctx, int btk, ga_buf *out, ga_error *err)
         built_free(&bp);
         return rc;
     }
+    /* Rotations (values, slopes, key times) that the s16 table could not
+     * hold: a note, hence a PrecisionWarning, as BCA and JBA give. */
+    if (ctx->report && ctx->report->nrounded > rounded_before)
+        ga_report_note(ctx->report,
+                       "%u rotation number(s) rounded to the 16-bit rotation table (one step is %g rad at rotation "
+                       "shift %d; key times to whole frames); worst error %g at %s",
+                       (unsigned)(ctx->report->nrounded - rounded_before), j3d_rotation_unit(frac), frac,
+                       ctx->report->max_error, ctx->report->max_error_where[0] ? ctx->report->max_error_where : "-");
 
     /* ---- layout ---- */
     ga_buf *b = out;
