@@ -215,7 +215,7 @@ def run_import(args, options_mod, importer, out):
         return 2
     rep = result.report
     for f in rep.files:
-        print(("  ok: " if f.ok else "  ") + f.summary(), file=out)
+        print(("  ok: " if f.imported else "  ") + f.summary(), file=out)
         for w in f.warnings():
             print(f"    warning: {w}", file=out)
     print(rep.summary(), file=out)
@@ -232,7 +232,9 @@ def run_import(args, options_mod, importer, out):
         print(f"saved {path}", file=out)
     if n == 0 or not rep.succeeded:
         return 2
-    return 1 if rep.failed else 0
+    # a file that animated nothing (its bones or materials missing) was not
+    # imported: it counts as a failure in the exit code as in the summary
+    return 1 if rep.failed or rep.empty else 0
 
 
 def run_export(args, options_mod, exporter, out):

@@ -42,7 +42,8 @@ def test_batch_imports_a_folder_and_skips_the_corrupt_file(tmp_path):
     assert progress[0].startswith("[1/6] ") and progress[-1].startswith("[6/6] ")
     failed = [line for line in lines if "FAILED" in line]
     assert len(failed) == 1 and "corrupt.bck" in failed[0] and "bck" in failed[0]
-    assert "Imported 5 of 6 file(s)" in text
+    # the BTK finds no material here: read, but it animated nothing
+    assert "Imported 4 of 6 file(s)" in text and "1 animated nothing; 1 failed" in text, text
     assert out_blend.exists()
     for name in ("walk_type0", "swing_odd", "features_rarezip", "legacy_walk"):
         assert name in bpy.data.actions
@@ -122,3 +123,18 @@ def test_a_folder_import_takes_compressed_and_banjo_file_names(api, ga, tmp_path
     res = api.import_folder(str(root), target="NEW")
     files = res.report.files
     assert len(files) == 4 and all(f.ok for f in files), [f.summary() for f in files]
+
+
+def test_a_file_that_animated_nothing_is_not_counted_as_imported(tmp_path):
+    """Issue 23: a BTK whose materials are missing makes no action: it is
+    not 'ok', not counted in 'Imported N of M', and the exit code says so."""
+    from io_anim_gameanim import batch
+
+    for m in list(bpy.data.materials):
+        bpy.data.materials.remove(m)
+    buf = io.StringIO()
+    code = batch.main([str(samples("j3d/scroll_basic.btk")[0])], out=buf)
+    text = buf.getvalue()
+    assert code == 1, text
+    assert "Imported 0 of 1 file(s)" in text and "1 animated nothing" in text, text
+    assert "  ok: " not in text and "nothing imported" in text, text

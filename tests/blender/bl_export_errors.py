@@ -312,3 +312,15 @@ def test_batch_export_entry_point(api, tmp_path):
     buf = io.StringIO()
     assert batch.main(["export", "--out", str(tmp_path / "o2"), "--action", "nope"], out=buf) == 2
     assert "no action named 'nope'" in buf.getvalue()
+
+
+def test_nothing_selected_tells_the_user_what_to_select(api, tmp_path):
+    """Issue 23: the message for an export with nothing to export says
+    what to select, in the user's words."""
+    for o in list(bpy.data.objects):
+        bpy.data.objects.remove(o)
+    with pytest.raises(ExportError) as e:
+        api.export_action(str(tmp_path / "x.bck"))
+    text = str(e.value)
+    assert "select the animated armature" in text and "make it active" in text, text
+    assert not (tmp_path / "x.bck").exists()

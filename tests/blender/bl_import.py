@@ -554,3 +554,41 @@ def test_a_bone_name_that_is_not_utf8_imports_and_exports_back(api, ga, tmp_path
 
     data, result = export_bytes(api, res[0], armature=rig)
     assert data == path.read_bytes()
+
+
+def test_identical_warnings_of_many_files_are_one_line_and_the_summary_is_a_warning():
+    """Issue 23: 40 files with the same warning give one line that counts
+    them, and a summary with warnings is a WARNING that counts them."""
+    from io_anim_gameanim.importing.report import ImportReport
+
+    rep = ImportReport()
+    for i in range(40):
+        f = rep.add(f"/x/walk{i:02d}.bck")
+        f.format = "bck"
+        f.actions = [f"walk{i:02d}"]
+        f.notes.append("root motion (7 tracks) not applied")
+    odd = rep.add("/x/other.bck")
+    odd.format, odd.actions = "bck", ["other"]
+    odd.notes.append("something else")
+
+    class Op:
+        def __init__(self):
+            self.lines = []
+
+        def report(self, level, text):
+            self.lines.append((set(level), text))
+
+    op = Op()
+    rep.emit(op)
+    motion = [t for lv, t in op.lines if "root motion" in t]
+    assert len(motion) == 1 and "(in 40 files: walk00.bck, walk01.bck, walk02.bck, ...)" in motion[0], op.lines
+    assert [t for lv, t in op.lines if "something else" in t] == ["other.bck: something else"]
+    level, summary = op.lines[-1]
+    assert level == {"WARNING"} and "Imported 41 of 41 file(s)" in summary and "41 warning(s)" in summary, op.lines
+    assert len(op.lines) < 10  # not one popup line per file
+    clean = ImportReport()
+    g = clean.add("/x/a.bck")
+    g.format, g.actions = "bck", ["a"]
+    op = Op()
+    clean.emit(op)
+    assert op.lines[-1][0] == {"INFO"}

@@ -322,7 +322,8 @@ def export_action(path, action=None, armature=None, materials=None, options=None
         if action is None and materials:
             action = node_tree_action(materials[0])
         if action is None:
-            raise ExportError("no action: pass action=, or make an animated object active")
+            raise ExportError("nothing to export: select the animated armature (or, for a texture animation, an "
+                              "object whose material is animated) and make it active; scripts can pass action=")
     fmt = resolve_format(action, xopts.format)
     result = LAST_RESULT = ExportResult(path, [action.name], fmt)
     if formats.is_material(fmt):

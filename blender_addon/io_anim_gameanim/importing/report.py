@@ -22,6 +22,12 @@ class FileReport:
         return self.error is None
 
     @property
+    def imported(self):
+        """Read and made at least one action (a file that animated nothing,
+        such as a BTK whose materials are missing, is not imported)."""
+        return self.ok and bool(self.actions)
+
+    @property
     def name(self):
         return self.path.replace("\\", "/").rsplit("/", 1)[-1]
 
@@ -31,7 +37,7 @@ class FileReport:
         what = self.format or "?"
         if self.compression:
             what += f" in {self.compression}"
-        parts = [f"{self.name}: {what} -> {', '.join(self.actions) or 'no action'}"]
+        parts = [f"{self.name}: {what} -> {', '.join(self.actions) or 'nothing imported (no bone or material matched)'}"]
         if self.owners:
             parts.append("on " + ", ".join(self.owners))
         if self.exact or self.baked:
@@ -42,21 +48,24 @@ class FileReport:
             parts.append(f"{len(self.missing_materials)} missing materials")
         return "; ".join(parts)
 
-    def warnings(self):
+    def warning_texts(self):
+        """The file's warnings without its name (for merging equal ones)."""
         out = []
         if self.unmatched:
-            out.append(f"{self.name}: {len(self.unmatched)} target(s) found no bone or material: "
-                       f"{', '.join(self.unmatched)}")
+            out.append(f"{len(self.unmatched)} target(s) found no bone or material: {', '.join(self.unmatched)}")
         if self.missing_materials:
-            out.append(f"{self.name}: material(s) not found: {', '.join(self.missing_materials)}")
+            out.append(f"material(s) not found: {', '.join(self.missing_materials)}")
         if self.baked:
             reasons = {}
             for bone, reason in self.baked:
                 reasons.setdefault(reason, []).append(bone)
             for reason, bones in reasons.items():
-                out.append(f"{self.name}: baked {len(bones)} bone(s) ({reason}): {', '.join(bones)}")
-        out.extend(f"{self.name}: {n}" for n in self.notes)
+                out.append(f"baked {len(bones)} bone(s) ({reason}): {', '.join(bones)}")
+        out.extend(self.notes)
         return out
+
+    def warnings(self):
+        return [f"{self.name}: {w}" for w in self.warning_texts()]
 
 
 class ImportReport:
@@ -76,11 +85,45 @@ class ImportReport:
     def failed(self):
         return [f for f in self.files if not f.ok]
 
+    @property
+    def imported(self):
+        return [f for f in self.files if f.imported]
+
+    @property
+    def empty(self):
+        """Files read without error that animated nothing."""
+        return [f for f in self.files if f.ok and not f.actions]
+
+    def merged_warnings(self):
+        """(text, file names) per distinct warning, in first-seen order: 40
+        files with one warning are one line, not 40."""
+        merged = {}
+        for f in self.files:
+            if f.ok:
+                for w in f.warning_texts():
+                    merged.setdefault(w, []).append(f.name)
+        return list(merged.items())
+
+    def warning_lines(self):
+        out = []
+        for text, names in self.merged_warnings():
+            if len(names) == 1:
+                out.append(f"{names[0]}: {text}")
+            else:
+                shown = ", ".join(names[:3]) + (", ..." if len(names) > 3 else "")
+                out.append(f"{text} (in {len(names)} files: {shown})")
+        return out
+
     def summary(self):
         n_actions = sum(len(f.actions) for f in self.files)
-        s = f"Imported {len(self.succeeded)} of {len(self.files)} file(s), {n_actions} action(s)"
+        s = f"Imported {len(self.imported)} of {len(self.files)} file(s), {n_actions} action(s)"
+        if self.empty:
+            s += f"; {len(self.empty)} animated nothing"
         if self.failed:
             s += f"; {len(self.failed)} failed"
+        n_warn = sum(len(f.warning_texts()) for f in self.files if f.ok)
+        if n_warn:
+            s += f"; {n_warn} warning(s)"
         return s
 
     def lines(self):
@@ -94,12 +137,18 @@ class ImportReport:
         return "\n".join(self.lines())
 
     def emit(self, operator):
-        """Operator reports: one line per problem, then the summary."""
+        """Operator reports: failures, then each distinct warning once (with
+        the number of files it came from), then the summary: a warning
+        whenever something failed, animated nothing or warned."""
         for f in self.files:
             if not f.ok:
                 operator.report({"ERROR"}, f.summary())
-            else:
+            elif not f.actions:
+                operator.report({"WARNING"}, f.summary())
+        if len(self.files) <= 3:
+            for f in self.imported:
                 operator.report({"INFO"}, f.summary())
-                for w in f.warnings():
-                    operator.report({"WARNING"}, w)
-        operator.report({"INFO"} if not self.failed else {"WARNING"}, self.summary())
+        for line in self.warning_lines():
+            operator.report({"WARNING"}, line)
+        clean = not (self.failed or self.empty or self.merged_warnings())
+        operator.report({"INFO"} if clean else {"WARNING"}, self.summary())
