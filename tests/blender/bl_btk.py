@@ -266,10 +266,49 @@ def test_reimport_reuses_the_chain(api):
     assert b.type == "MAPPING" and b.inputs["Vector"].links[0].from_node.type == "MAPPING"
 
 
-def test_material_without_image_gets_an_unconnected_chain_and_a_note(api):
+def test_material_without_image_gets_no_chain_and_the_entry_is_reported(api):
+    """Issue 23: a slot that no image reads gets no (unconnected, empty-UV)
+    chain: the entry is reported as finding nothing, and no action is made."""
     path = samples("j3d/glow_maya.btk")[0]
     mat = bpy.data.materials.new("glow")
+    if mat.node_tree is None:   # before 5.0 a new material has no node tree
+        mat.use_nodes = True
+    before = len(mat.node_tree.nodes)
     res = api.import_files([str(path)])
     fr = res.report.files[0]
-    assert any("no image texture reads UV slot 0" in n for n in fr.notes)
-    assert mat.node_tree.animation_data.action == res[0]
+    assert any("no image texture reads it" in u for u in fr.unmatched), fr.unmatched
+    assert len(mat.node_tree.nodes) == before
+    assert mat.node_tree.animation_data is None or mat.node_tree.animation_data.action is None
+    assert not fr.actions and not fr.imported
+
+
+def test_chains_of_two_slots_are_laid_out_apart_and_left_unselected(api):
+    """Issue 23: the slot-1 chain does not overlap the slot-0 chain (nor the
+    user's nodes), and no imported node is left selected."""
+    path = samples("j3d/scroll_basic.btk")[0]
+    mat, images = textured_material("water", [0, 1])
+    for img in images.values():     # both images in one spot: the worst case
+        img.location = (-300, 0)
+    plane_with(mat, 2)
+    for n in mat.node_tree.nodes:
+        n.select = False
+    res = api.import_files([str(path)])
+    assert res.report.files[0].ok
+    tree = mat.node_tree
+    ours = [n for n in tree.nodes if n.name.startswith("gameanim")]
+    assert len(ours) >= 6, [n.name for n in tree.nodes]
+    assert not [n.name for n in tree.nodes if n.select]
+    by_slot = {}
+    for n in ours:
+        by_slot.setdefault(n.name.split(" ")[1], []).append(n)  # "gameanim tex<slot> ..."
+    assert len(by_slot) == 2, sorted(by_slot)
+    (s0, s1) = by_slot.values()
+
+    def box(nodes):
+        return (min(n.location.x for n in nodes), max(n.location.x for n in nodes) + 200,
+                min(n.location.y for n in nodes) - 300, max(n.location.y for n in nodes))
+
+    a, b = box(s0), box(s1)
+    overlap_x = a[0] < b[1] and b[0] < a[1]
+    overlap_y = a[2] < b[3] and b[2] < a[3]
+    assert not (overlap_x and overlap_y), (a, b)

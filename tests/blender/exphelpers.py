@@ -13,8 +13,9 @@ def all_samples():
 
 
 def btk_materials(path):
-    """Materials named as the BTK's entries (the importer adds the mapping
-    chain to each)."""
+    """Materials named as the BTK's entries, each with an image texture
+    reading every UV slot its entries animate (the importer adds a mapping
+    chain only where an image reads the slot)."""
     import gameanim
 
     anim = gameanim.load(str(path))
@@ -26,6 +27,17 @@ def btk_materials(path):
             mat.use_nodes = True
         mat.use_fake_user = True  # kept by a save without a mesh using it
         mats[name] = mat
+        slot = int(e["texmtx_id"])
+        tree = mat.node_tree
+        tag = f"test image UV{slot}"
+        if slot <= 7 and tree.nodes.get(tag) is None:
+            img = tree.nodes.new("ShaderNodeTexImage")
+            img.name = tag
+            img.location = (-300, -300 * slot)
+            if slot:   # slot 0 reads the default UV map (vector unlinked)
+                uvn = tree.nodes.new("ShaderNodeUVMap")
+                uvn.uv_map = f"UV{slot}"
+                tree.links.new(uvn.outputs["UV"], img.inputs["Vector"])
     return mats
 
 

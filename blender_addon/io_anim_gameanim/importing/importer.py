@@ -296,12 +296,19 @@ def _import_btk(anim, path, mats, opts, tm, fr):
             if slot in used:
                 notes.append(f"entry {i}: material {mat_name!r} UV {slot} is animated twice; the first wins")
                 continue
+            if not material.slot_is_read(mat, slot):
+                # no image reads the slot: a chain there would animate nothing
+                fr.unmatched.append(f"entry {i} (material {mat_name!r}, UV {slot}: no image texture reads it)")
+                continue
             if e.get("post"):
                 notes.append(f"entry {i} is a post-texgen matrix; mapped like a texture matrix")
             used.add(slot)
             kept.append((i, e))
             period_keys |= material.apply_entry(anim, i, e, mat, sink, tm, notes)
         fr.notes.extend(notes)
+        if not kept:  # nothing of this material is read: no chain, no action
+            bpy.data.actions.remove(action)
+            continue
         fr.owners.append(mat.name)
         _store_source(action, anim, path, opts, tm, {
             "gameanim_material": mat.name,

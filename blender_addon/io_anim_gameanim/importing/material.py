@@ -99,12 +99,13 @@ def ensure_chain(material, slot, notes):
             notes.append(f"material {material.name!r} UV slot {slot}: image textures with different vector "
                          f"inputs; the mapping takes the first one's")
         x = min((img.location.x for img, _ in images), default=0.0)
-        y = max((img.location.y for img, _ in images), default=0.0)
+        y = _free_row(nodes, x - 950, x - 100, max((img.location.y for img, _ in images), default=0.0))
         if source is None:
             uvnode = nodes.new("ShaderNodeUVMap")
             uvnode.name = uvnode.label = f"{NODE_PREFIX}{slot} UV"
             uvnode.uv_map = _uv_name_for_slot(material, slot)
             uvnode.location = (x - 900, y)
+            uvnode.select = False
             source = uvnode.outputs["UV"]
         centre = nodes.new("ShaderNodeVectorMath")
         centre.operation = "SUBTRACT"
@@ -115,6 +116,7 @@ def ensure_chain(material, slot, notes):
             node.name = name
             node.label = f"{label} (UV {slot})"
             node.location = (x + dx, y)
+            node.select = False  # the user's selection in the editor stays theirs
         a.vector_type = "POINT"
         b.vector_type = "POINT"
         links.new(source, centre.inputs[0])
@@ -128,6 +130,26 @@ def ensure_chain(material, slot, notes):
         notes.append(f"material {material.name!r}: no image texture reads UV slot {slot}; "
                      f"the mapping chain was added unconnected")
     return tree, centre, a, b
+
+
+# the area a chain occupies left of its images (node locations are top-left
+# corners; a background Blender has no drawn sizes, so heights are estimated)
+CHAIN_HEIGHT = 420.0  # a Mapping node is about 400 high
+
+
+def _free_row(nodes, x0, x1, y):
+    """The highest y <= the given one where a chain spanning x0..x1 overlaps
+    no existing node: the chains of two UV slots, or a chain and the
+    user's nodes, are laid out apart."""
+    taken = [(n.location.x, n.location.y) for n in nodes if n.type != "FRAME"]
+    while any(x0 - 200 < nx < x1 and y - CHAIN_HEIGHT < ny <= y + 150 for nx, ny in taken):
+        y -= CHAIN_HEIGHT
+    return y
+
+
+def slot_is_read(material, slot):
+    """Whether an image texture of the material reads the UV slot."""
+    return bool(images_for_slot(material, compat.material_node_tree(material), slot))
 
 
 def _uv_name_for_slot(material, slot):
