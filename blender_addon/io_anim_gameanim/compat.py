@@ -446,10 +446,28 @@ def invoke_import(op, context, event, helper_cls):
     return helper_cls.invoke(op, context, event)
 
 
-def status_text(context, text):
+_last_redraw = [0.0]
+
+
+def status_text(context, text, redraw=False):
+    """Sets (None: clears) the status bar text.  redraw: also repaint the
+    window now, at most ten times a second, so that the text and the
+    progress cursor move during a long operator instead of freezing."""
     ws = getattr(context, "workspace", None)
-    if ws is not None and not bpy.app.background:
-        try:
-            ws.status_text_set(text)
-        except (AttributeError, RuntimeError):
-            pass
+    if ws is None or bpy.app.background:
+        return
+    try:
+        ws.status_text_set(text)
+    except (AttributeError, RuntimeError):
+        return
+    if redraw and getattr(context, "window", None) is not None:
+        import time
+
+        now = time.monotonic()
+        if now - _last_redraw[0] >= 0.1:
+            _last_redraw[0] = now
+            try:
+                # the one way to repaint from inside an operator's execute
+                bpy.ops.wm.redraw_timer(type="DRAW_WIN_SWAP", iterations=1)
+            except RuntimeError:
+                pass

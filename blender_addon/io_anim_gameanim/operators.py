@@ -52,8 +52,8 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
 
     def draw(self, context):
         layout = _panel_layout(self.layout)
-        for section, title in options.SECTIONS:
-            body = compat.draw_section(layout, f"GAMEANIM_import_{section}", title)
+        for section, title, closed in options.SECTIONS:
+            body = compat.draw_section(layout, f"GAMEANIM_import_{section}", title, default_closed=closed)
             if body is None:
                 continue
             for name in options.section_fields(section):
@@ -83,7 +83,8 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
         def progress(i, n, path, stage):
             events[0] += 1
             wm.progress_update(min(events[0], total))
-            compat.status_text(context, f"Game animation: {stage} {i + 1}/{n}: {os.path.basename(path)}")
+            compat.status_text(context, f"Game animation: {stage} {i + 1}/{n}: {os.path.basename(path)}",
+                               redraw=True)
 
         try:
             result = importer.import_files(paths, options=opts, context=context, progress=progress)
@@ -97,7 +98,9 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
         return {"FINISHED"} if result.report.succeeded else {"CANCELLED"}
 
 
-IMPORT_LABEL = "Game Animation" + (f" ({' '.join(formats.default_extension(f) for f in formats.names())})"
+# the menu names the formats (the filter takes each one's extensions, the
+# compression wrappers' and Banjo-Kazooie's .bin / .anim: too many to list)
+IMPORT_LABEL = "Game Animation" + (f" ({', '.join(f.upper() for f in formats.names())})"
                                     if formats.names() else "")
 
 
@@ -207,13 +210,14 @@ def menu_func_export(self, context):
 
 classes = [IMPORT_ANIM_OT_gameanim, *EXPORT_OPERATORS.values()]
 
-if compat.HAS_FILE_HANDLER and FILTER_GLOB:
+if compat.HAS_FILE_HANDLER and formats.drop_extensions():
 
     class IMPORT_ANIM_FH_gameanim(bpy.types.FileHandler):
         bl_idname = "IMPORT_ANIM_FH_gameanim"
         bl_label = "Game Animation"
         bl_import_operator = "import_anim.gameanim"
-        bl_file_extensions = ";".join(importer.file_extensions())
+        # only extensions no other kind of file uses (formats.drop_extensions)
+        bl_file_extensions = ";".join(formats.drop_extensions())
 
         @classmethod
         def poll_drop(cls, context):

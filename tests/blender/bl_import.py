@@ -499,8 +499,30 @@ def test_drag_and_drop_handler_where_blender_has_file_handlers(addon):
         return
     fh = bpy.types.IMPORT_ANIM_FH_gameanim
     assert fh.bl_import_operator == "import_anim.gameanim"
-    assert set(fh.bl_file_extensions.split(";")) == {".bck", ".btk", ".bca", ".jba", ".bin", ".anim", ".szs", ".yaz0",
-                                                      ".yay0", ".lz", ".lz77"}
+    # issue 23: drag and drop claims only extensions no other kind of file
+    # uses; .bin / .anim and the compression wrappers' stay with other
+    # importers (the file browser and folder imports still take them)
+    claimed = set(fh.bl_file_extensions.split(";"))
+    assert {".bck", ".btk", ".bca", ".jba"} <= claimed
+    assert not claimed & {".bin", ".anim", ".szs", ".yaz0", ".yay0", ".lz", ".lz77"}, claimed
+
+
+def test_menu_label_file_filter_and_drop_handler_agree(addon):
+    """Issue 23: the menu names every format, the filter takes every
+    extension the import takes, and drag and drop claims a subset."""
+    import gameanim
+    from io_anim_gameanim import operators
+    from io_anim_gameanim.shared import formats
+
+    label = operators.IMPORT_LABEL
+    for fmt in formats.names():
+        assert fmt.upper() in label, (fmt, label)
+    assert "." not in label  # no partial list of extensions
+    globs = set(operators.FILTER_GLOB.split(";"))
+    assert globs == {"*" + e for e in gameanim.file_extensions()}
+    if hasattr(bpy.types, "IMPORT_ANIM_FH_gameanim"):
+        claimed = bpy.types.IMPORT_ANIM_FH_gameanim.bl_file_extensions.split(";")
+        assert {"*" + e for e in claimed} <= globs
 
 
 def test_the_action_an_import_replaces_is_kept(api):
@@ -592,3 +614,28 @@ def test_identical_warnings_of_many_files_are_one_line_and_the_summary_is_a_warn
     op = Op()
     clean.emit(op)
     assert op.lines[-1][0] == {"INFO"}
+
+
+def test_option_labels_fit_and_small_defaults_show_their_digits():
+    """Issue 23: no option label is cut off in the file browser's sidebar
+    (at most options.MAX_LABEL characters), a tolerance of 0.001 shows its
+    digits, and the JBA-only options sit in their own section, closed."""
+    from io_anim_gameanim import operators
+    from io_anim_gameanim.shared import options
+
+    ops = [bpy.ops.import_anim.gameanim] + [getattr(bpy.ops.export_anim, cls.bl_idname.split(".")[1])
+                                            for cls in operators.EXPORT_OPERATORS.values()]
+    for op in ops:
+        for p in op.get_rna_type().properties:
+            if p.identifier in ("rna_type", "filepath", "files", "directory", "filter_glob", "filename",
+                                "check_existing", "action") or p.is_hidden:
+                continue
+            assert len(p.name) <= options.MAX_LABEL, (op.idname(), p.identifier, p.name)
+            if p.type == "FLOAT" and p.default:
+                shown = f"{p.default:.{p.precision}f}"
+                assert float(shown) == pytest.approx(p.default, rel=1e-6), (p.identifier, shown)
+    tol = bpy.ops.export_anim.gameanim_bck.get_rna_type().properties["tolerance"]
+    assert f"{tol.default:.{tol.precision}f}" == "0.0010"
+    sections = {s[0]: s for s in options.SECTIONS}
+    assert sections["jba"][2] is True
+    assert set(options.section_fields("jba")) == {"keyless_rule", "root_motion"}

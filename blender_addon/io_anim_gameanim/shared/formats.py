@@ -58,6 +58,25 @@ def file_extensions():
         return ()
 
 
+# Extensions that many other kinds of file share (a Banjo-Kazooie animation
+# is a .bin; compression wrappers name nothing but the compression): a
+# folder import and the file browser take them, but drag and drop does not
+# claim them, so other importers keep their files.
+SHARED_EXTENSIONS = (".bin", ".anim")
+
+
+def drop_extensions():
+    """The extensions drag and drop claims: the formats' own extensions
+    that only their files use."""
+    wrappers = set()
+    try:
+        for exts in native.require().compression_extensions().values():
+            wrappers.update(exts)
+    except native.GameanimMissing:
+        return ()
+    return tuple(e for e in file_extensions() if e not in SHARED_EXTENSIONS and e not in wrappers)
+
+
 def default_extension(fmt):
     """The extension an exported file of fmt gets."""
     exts = traits(fmt).get("extensions") or ()

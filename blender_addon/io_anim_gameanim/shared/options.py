@@ -40,17 +40,17 @@ SPECS = [
       ("GR2", "SWTOR GR2 Rig (JBA)", "A rig from the SWTOR Granny importer: every bone is in GR2 axes (Y-up, "
                                      "1/1000 of a JBA unit, divided by the object's gr2_scale property), so each "
                                      "JBA channel changes axes bone by bone")], "bones"),
-    ("translation_scale", "float", 1.0, "Translation Scale",
+    ("translation_scale", "float", 1.0, "Location Scale",
      "Multiplies every translation: the model's factor k for Banjo-Kazooie, a unit change otherwise",
      (1e-6, 1e6), "bones"),
-    ("keyless_rule", "enum", "base", "JBA Keyless Translation",
+    ("keyless_rule", "enum", "base", "Keyless Blocks",
      "Value of JBA translations in blocks without keys",
      [("base", "Base", "The block's base value alone"),
-      ("base_plus_span", "Base + Span", "Base plus the all-ones code times the stride")], "bones"),
+      ("base_plus_span", "Base + Span", "Base plus the all-ones code times the stride")], "jba"),
     ("root_motion", "enum", "SKIP", "Root Motion",
      "JBA trajectory (root motion) channels",
      [("SKIP", "Keep in File Only", "Not applied (kept in the stored original bytes)"),
-      ("OBJECT", "Armature Object", "Animate the armature object's location and rotation")], "bones"),
+      ("OBJECT", "Armature Object", "Animate the armature object's location and rotation")], "jba"),
     ("frame_rate", "enum", "FILE", "Frame Rate",
      "How file frames become scene frames",
      [("FILE", "Keep Frames", "One file frame is one scene frame"),
@@ -58,7 +58,7 @@ SPECS = [
     ("frame_offset", "float", 0.0, "Frame Offset", "Scene frame of the file's frame 0", (-1e6, 1e6), "time"),
     ("set_scene_range", "bool", False, "Set Scene Range",
      "Set the scene's start and end frame to the first file's range", None, "time"),
-    ("use_cycles", "bool", True, "Loop as Cycles Modifier",
+    ("use_cycles", "bool", True, "Cycles Modifier",
      "Looping files get a Cycles F-modifier (mirrored for mirrored loops)", None, "time"),
 ]
 
@@ -200,7 +200,7 @@ EXPORT_SPECS = [
     ("tolerance", "float", 1e-3, "Tolerance",
      "Key reduction: sampled curves become Hermite keys within this distance (radians for rotations, file units "
      "otherwise; BCK and BTK), or keep only the keys their straight segments need (Banjo-Kazooie, rate Every "
-     "Frame).  0 writes every frame", (0.0, 1e3), "encoding"),
+     "Frame).  0 keeps every sampled frame as a key", (0.0, 1e3), "encoding"),
     ("loop", "enum", "AUTO", "Loop", "Loop mode written to the file (formats that store one)",
      [("AUTO", "Automatic", "As imported; else 'loop' when every animated curve has a Cycles modifier"),
       ("once", "Once", ""), ("once_reset", "Once, Reset", ""), ("loop", "Loop", ""),
@@ -211,7 +211,7 @@ EXPORT_SPECS = [
     ("calc_type", "enum", "AUTO", "BTK Calculation", "BTK texture-matrix calculation of new animations",
      [("AUTO", "Automatic", "As imported, else what the mapping chain was built for, else Basic"),
       ("basic", "Basic", ""), ("maya", "Maya", "")], "encoding"),
-    ("translation_scale", "float", 1.0, "Translation Scale",
+    ("translation_scale", "float", 1.0, "Location Scale",
      "Actions made in Blender: file translation = location / scale (imported actions use their import's value)",
      (1e-6, 1e6), "rig"),
     ("up_axis", "enum", "NONE", "Rig Up Axis",
@@ -254,16 +254,32 @@ def operator_annotations(specs=None, skip=()):
             props[name] = bpy.props.BoolProperty(name=label, description=desc, default=default)
         elif kind == "float":
             lo, hi = extra
-            props[name] = bpy.props.FloatProperty(name=label, description=desc, default=default, min=lo, max=hi)
+            props[name] = bpy.props.FloatProperty(name=label, description=desc, default=default, min=lo, max=hi,
+                                                  precision=float_digits(default))
         elif kind == "str":
             props[name] = bpy.props.StringProperty(name=label, description=desc, default=default)
     return props
 
 
+def float_digits(default):
+    """Digits a float option shows: enough for its default to read right
+    (a tolerance of 0.001 shows 0.0010, not 0.00)."""
+    digits, v = 3, abs(default)
+    while v and v < 10.0 ** -(digits - 1) and digits < 6:
+        digits += 1
+    return digits
+
+
+# the longest label the file browser's sidebar shows uncut beside its value
+MAX_LABEL = 16
+
+# (section, title, closed by default): the import panel's collapsible
+# sections; format-specific options sit in their format's section, closed
 SECTIONS = [
-    ("target", "Target"),
-    ("bones", "Bones"),
-    ("time", "Time"),
+    ("target", "Target", False),
+    ("bones", "Bones", False),
+    ("time", "Time", False),
+    ("jba", "SWTOR JBA", True),
 ]
 
 
