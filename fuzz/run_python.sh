@@ -8,6 +8,7 @@
 #   sh fuzz/run_python.sh [SECONDS] [target ...]      (targets: api bake fit encode)
 set -e
 here="$(cd "$(dirname "$0")/.." && pwd)"
+. "$here/tools/env.sh"   # python3 = .venv/main's when set up
 secs="${1:-30}"; [ $# -gt 0 ] && shift
 targets="$*"
 [ -n "$targets" ] || targets="api bake fit encode"

@@ -6,6 +6,7 @@
 set -e
 out="${1:-build/dev}"
 here="$(cd "$(dirname "$0")/.." && pwd)"
+. "$here/tools/env.sh"   # python3 = .venv/main's when set up
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 cd "$here"

@@ -6,6 +6,7 @@
 #   sh tools/run_bench.sh [bench/run_all.py options, e.g. --quick]
 set -e
 here="$(cd "$(dirname "$0")/.." && pwd)"
+. "$here/tools/env.sh"   # python3 = .venv/main's when set up
 if [ "${GAMEANIM_SKIP_SETUP:-0}" != "1" ]; then
     sh "$here/tools/setup_env.sh"
 fi

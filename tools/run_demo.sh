@@ -18,6 +18,7 @@ build="${GAMEANIM_BUILD:-$here/build/lib}"
 if [ "${GAMEANIM_SKIP_SETUP:-0}" != "1" ]; then
     sh "$here/tools/setup_env.sh"
 fi
+. "$here/tools/env.sh"   # python3 = .venv/main's (the bpy module)
 sh "$here/tools/devbuild.sh" "$build"
 blender="${GAMEANIM_BLENDER:-$(command -v blender || true)}"
 if [ "${GAMEANIM_DEMO_WITH:-}" != "bpy" ] && [ -n "$blender" ]; then

@@ -5,6 +5,7 @@
 # Any sanitizer report aborts the test process, so the run fails.
 set -e
 here="$(cd "$(dirname "$0")/.." && pwd)"
+. "$here/tools/env.sh"   # python3 = .venv/main's when set up
 cd "$here"
 out="$here/build/asan"
 GAMEANIM_SANITIZE=address,undefined sh tools/devbuild.sh "$out"

@@ -9,6 +9,8 @@ here="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$here"
 PY="${PYTHON:-python3}"
 sh tools/setup_env.sh
+. "$here/tools/env.sh"   # python3 = .venv/main's (pytest, bpy 5.0, mypy, atheris)
+export GAMEANIM_TEST_COMMAND=1   # (tests/test_setup.py checks the interpreter)
 export PYTHONPATH="$here/build/lib${PYTHONPATH:+:$PYTHONPATH}"
 echo "== samples regenerate byte-identically"
 $PY tools/make_samples.py --check

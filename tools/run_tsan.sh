@@ -18,6 +18,7 @@
 # Any report makes the process exit with status 66, so the test fails.
 set -e
 here="$(cd "$(dirname "$0")/.." && pwd)"
+. "$here/tools/env.sh"   # python3 = .venv/main's when set up
 cd "$here"
 out="$here/build/tsan"
 CC=clang GAMEANIM_SANITIZE=thread sh tools/devbuild.sh "$out"

@@ -6,6 +6,7 @@
 #   sh tools/run_valgrind.sh [pytest arguments]
 set -e
 here="$(cd "$(dirname "$0")/.." && pwd)"
+. "$here/tools/env.sh"   # python3 = .venv/main's when set up
 cd "$here"
 out="$here/build/valgrind"
 sh tools/devbuild.sh "$out"   # Python builds extensions with -g

@@ -1,14 +1,20 @@
 #!/bin/sh
 # Installs what gameanim's tests and demo need on a fresh Debian-like machine
 # with Python >= 3.11 and pip:
-#   - Debian's blender (3.4.1, the oldest Blender API we support) and pytest
-#     for its system Python, clang and valgrind for the hardening jobs;
-#   - pytest and the bpy module (Blender 5.0) from PyPI;
-#   - the bpy modules of Blender 4.2 LTS and 4.5 LTS from PyPI, each with
-#     pytest in its own virtualenv under .venv/ (git-ignored), since each
-#     pins its own numpy and Python 3.11;
-# then builds the extension into build/lib.  Safe to run repeatedly: what is
-# present and importable is kept.
+#   - from Debian (apt): blender (3.4.1, the oldest Blender API we support)
+#     and python3-pytest for its system Python, clang, valgrind, the clang
+#     sanitizer runtimes and zlib headers for the hardening jobs;
+#   - from PyPI, into virtual environments under .venv/ (git-ignored; nothing
+#     goes into the system's Python):
+#       .venv/main     pytest, setuptools, wheel, mypy, atheris and the bpy
+#                      module of Blender 5.0 (tools/env.sh puts it first on
+#                      PATH for the other scripts);
+#       .venv/bpy-4.2  the bpy module of Blender 4.2 LTS (with numpy < 2) and pytest;
+#       .venv/bpy-4.5  the bpy module of Blender 4.5 LTS and pytest;
+#     each bpy wheel pins its own numpy and CPython 3.11;
+# then builds the extension into build/lib.  About 1.5 GB of downloads and
+# 5-10 minutes on a fresh machine; seconds when everything is there (what is
+# present and importable is kept).
 set -e
 here="$(cd "$(dirname "$0")/.." && pwd)"
 cd "$here"
@@ -31,17 +37,14 @@ if [ "${GAMEANIM_SKIP_APT:-0}" != "1" ] && command -v apt-get >/dev/null 2>&1; t
     fi
 fi
 
-echo "== pip install (pytest, setuptools, bpy 5.0) for $PY"
-$PY -m pip install -q --disable-pip-version-check "pytest>=7" "setuptools>=61" wheel "mypy>=1.16" atheris
-$PY -c "import bpy" >/dev/null 2>&1 || $PY -m pip install -q --disable-pip-version-check "bpy==5.0.*"
-
-# bpy_venv NAME REQUIREMENT...: .venv/NAME with the bpy module and pytest,
-# unless it is there and imports both.  The wheels are for CPython 3.11
-# only (Requires-Python ==3.11.*).
+# bpy_venv NAME MODULES REQUIREMENT...: .venv/NAME with the bpy module,
+# pytest and the requirements, unless it is there and imports MODULES (a
+# comma list).  The bpy wheels are for CPython 3.11 only (Requires-Python
+# ==3.11.*).
 bpy_venv() {
-    name="$1"; shift
+    name="$1"; modules="$2"; shift 2
     venv="$here/.venv/$name"
-    if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import bpy, pytest" >/dev/null 2>&1; then
+    if [ -x "$venv/bin/python" ] && "$venv/bin/python" -c "import $modules" >/dev/null 2>&1; then
         return 0
     fi
     echo "== .venv/$name: $*"
@@ -54,11 +57,14 @@ bpy_venv() {
         $PY -m virtualenv -q "$venv"
     fi
     "$venv/bin/python" -m pip install -q --disable-pip-version-check "pytest>=7" "$@"
-    "$venv/bin/python" -c "import bpy, pytest" || { echo "error: .venv/$name: bpy does not import" >&2; exit 1; }
+    "$venv/bin/python" -c "import $modules" || { echo "error: .venv/$name: $modules do not import" >&2; exit 1; }
 }
+bpy_venv main "bpy, pytest, setuptools, wheel, mypy, atheris" \
+    "bpy==5.0.*" "setuptools>=61" wheel "mypy>=1.16" atheris
 # Blender 4.2 bundles numpy 1.26, but its wheel does not pin it
-bpy_venv bpy-4.2 "bpy==4.2.*" "numpy<2"
-bpy_venv bpy-4.5 "bpy==4.5.*"
+bpy_venv bpy-4.2 "bpy, pytest" "bpy==4.2.*" "numpy<2"
+bpy_venv bpy-4.5 "bpy, pytest" "bpy==4.5.*"
+. "$here/tools/env.sh"
 
 echo "== build the package into build/lib"
 GAMEANIM_WERROR=1 sh tools/devbuild.sh build/lib
