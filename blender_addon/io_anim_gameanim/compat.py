@@ -103,6 +103,34 @@ def new_action(name, fake_user=False):
     return action
 
 
+def replace_action(old, sink):
+    """Every user of `old` (active actions, NLA strips) gets sink's action
+    instead, with its slot where users have one; then `old` is removed."""
+    new = sink.action
+    old.user_remap(new)
+    if HAS_SLOTS and sink.slot is not None:
+        for ob in bpy.data.objects:
+            for ad in _animation_datas(ob):
+                if ad.action == new:
+                    ad.action_slot = sink.slot
+                if HAS_STRIP_SLOT:
+                    for track in ad.nla_tracks:
+                        for strip in track.strips:
+                            if strip.action == new:
+                                strip.action_slot = sink.slot
+    bpy.data.actions.remove(old)
+
+
+def _animation_datas(ob):
+    """The animation data of an object and of its materials' node trees."""
+    if ob.animation_data is not None:
+        yield ob.animation_data
+    for slot in getattr(ob, "material_slots", ()):
+        tree = slot.material.node_tree if slot.material is not None else None
+        if tree is not None and tree.animation_data is not None:
+            yield tree.animation_data
+
+
 def assign(owner, sink):
     """Makes `sink`'s action (and slot) the active animation of owner.
     Returns the action it replaced when nothing else kept that one (it

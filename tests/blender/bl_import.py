@@ -639,3 +639,46 @@ def test_option_labels_fit_and_small_defaults_show_their_digits():
     sections = {s[0]: s for s in options.SECTIONS}
     assert sections["jba"][2] is True
     assert set(options.section_fields("jba")) == {"keyless_rule", "root_motion"}
+
+
+def test_reimport_replaces_the_earlier_imports_action_of_the_same_name(api):
+    """Issue 23: importing the same file again gives no .001 duplicate: the
+    earlier import's action is replaced and its users (the rig, an NLA
+    strip) get the new one; a hand-made action of that name is never
+    replaced; Replace Earlier off keeps the old behaviour."""
+    walk, jump = (str(p) for p in samples("j3d/walk_type0.bck", "j3d/jump_sound.bck"))
+    rig = chain_rig(["a", "b", "c"])
+    api.import_files([walk, jump], armature=rig)         # walk assigned, jump on an NLA track
+    again = api.import_files([walk, jump], armature=rig)
+    names = sorted(a.name for a in bpy.data.actions if a.name.startswith(("walk_type0", "jump_sound")))
+    assert names == ["jump_sound", "walk_type0"], names
+    assert rig.animation_data.action == again[0] and again[0].name == "walk_type0"
+    strips = [s for t in rig.animation_data.nla_tracks for s in t.strips]
+    assert again[1] in [s.action for s in strips] and all(s.action is not None for s in strips)
+    if HAS_SLOTS:
+        assert all(s.action_slot is not None for s in strips)
+    fr = again.report.files[0]
+    assert "replaced the earlier import of 'walk_type0'" in fr.summary(), fr.summary()
+    # a hand-made action with the file's name stays; the import gets .001
+    other = chain_rig(["a", "b", "c"])
+    bpy.data.actions["walk_type0"].name = "imported_walk"
+    hand = bpy.data.actions.new("walk_type0")
+    res = api.import_files([walk], armature=other)
+    assert hand.name == "walk_type0" and res[0].name == "walk_type0.001"
+    res = api.import_files([walk], armature=other, replace=False)
+    assert res[0].name == "walk_type0.002"
+
+
+def test_fake_users_only_for_actions_nothing_else_holds(api):
+    """Issue 23: an action stashed on an NLA track is held by its strip and
+    gets no fake user; with Other Files = Fake User it gets one; the
+    report says how each is kept."""
+    files = [str(p) for p in samples("j3d/walk_type0.bck", "j3d/swing_type1_shift2.bck")]
+    rig = chain_rig(["a", "b", "c"])
+    res = api.import_files(files, armature=rig)
+    assert not res[1].use_fake_user and res[1].users == 1
+    assert "(on a muted NLA track)" in res.report.files[1].summary()
+    rig2 = chain_rig(["a", "b", "c"])
+    res = api.import_files(files, armature=rig2, others="FAKE_USER", replace=False)
+    assert res[1].use_fake_user
+    assert "(fake user)" in res.report.files[1].summary()

@@ -8,7 +8,7 @@ import bpy
 
 from .. import compat, native
 from ..shared import curve_plans, formats
-from ..shared.imported_action import ROOT_REST_PROP, source_properties
+from ..shared.imported_action import ROOT_REST_PROP, source_properties, stored_format
 from ..shared.material_mapping import describe_entries, entries_by_material, find_material
 from ..shared.options import make_options
 from ..shared.rig_match import RigIndex
@@ -187,6 +187,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             continue
         for owner, sink, post in made:
             key = owner.as_pointer()
+            _replace_same_name(sink, opts, fr)
             if opts.assign and key not in owners_seen:
                 kept = compat.assign(owner, sink)
                 if kept is not None:
@@ -195,10 +196,13 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
                 if post:
                     post()
             elif opts.others == "NLA":
+                # the strip holds the action: no fake user (they would pile up)
                 compat.stash(owner, sink, sink.action.frame_range[0])
-                sink.action.use_fake_user = True
+                fr.kept[sink.action.name] = "on a muted NLA track"
             else:
+                # nothing else holds it: a fake user keeps it in a saved file
                 sink.action.use_fake_user = True
+                fr.kept[sink.action.name] = "fake user"
             owners_seen.add(key)
             result.append(sink.action)
             fr.actions.append(sink.action.name)
@@ -229,6 +233,32 @@ class _Loaded:
         self.path = path
 
 
+# the name each new action was meant to have (Blender adds .001 when an
+# action of that name exists), by action pointer, until its file is done
+_INTENDED_NAMES = {}
+
+
+def _new_action(name):
+    action = compat.new_action(name)
+    _INTENDED_NAMES[action.as_pointer()] = name
+    return action
+
+
+def _replace_same_name(sink, opts, fr):
+    """With the Replace option, the action an earlier import made under the
+    intended name gives way to the new one (its users get the new one)."""
+    action = sink.action
+    name = _INTENDED_NAMES.pop(action.as_pointer(), None)
+    if not opts.replace or name is None or action.name == name:
+        return
+    old = bpy.data.actions.get(name)
+    if old is None or old == action or not stored_format(old):
+        return  # only actions this importer made are ever replaced
+    compat.replace_action(old, sink)
+    action.name = name
+    fr.replaced.append(name)
+
+
 def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
     """Plans a skeletal file's curves and takes what its action stores;
     returns a function that creates the action and writes them.  In
@@ -248,7 +278,7 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
     name = action_name_for(path)
 
     def write():
-        action = compat.new_action(name)
+        action = _new_action(name)
         try:
             sink = compat.CurveSink(action, "OBJECT", arm_obj.name)
             # (empties the list: each plan's buffers go once written; the
@@ -283,7 +313,7 @@ def _import_btk(anim, path, mats, opts, tm, fr):
             fr.unmatched.extend(f"entry {i} (material {mat_name!r}, UV {e['texmtx_id']})" for i, e in entries)
             continue
         name = stem if len(groups) == 1 else f"{stem} [{mat_name}]"
-        action = compat.new_action(name)
+        action = _new_action(name)
         tree = compat.material_node_tree(mat)
         sink = compat.CurveSink(action, compat.node_tree_id_type(), tree.name)
         notes, used, period_keys = [], set(), False

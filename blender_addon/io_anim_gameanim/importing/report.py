@@ -16,6 +16,8 @@ class FileReport:
         self.baked = []          # (bone name, reason)
         self.missing_materials = []
         self.notes = []
+        self.kept = {}           # action name -> how a not-assigned action is kept
+        self.replaced = []       # names of earlier imports' actions replaced
 
     @property
     def ok(self):
@@ -37,7 +39,10 @@ class FileReport:
         what = self.format or "?"
         if self.compression:
             what += f" in {self.compression}"
-        parts = [f"{self.name}: {what} -> {', '.join(self.actions) or 'nothing imported (no bone or material matched)'}"]
+        made = [a + (f" ({self.kept[a]})" if a in self.kept else "") for a in self.actions]
+        parts = [f"{self.name}: {what} -> {', '.join(made) or 'nothing imported (no bone or material matched)'}"]
+        if self.replaced:
+            parts.append("replaced the earlier import of " + ", ".join(repr(n) for n in self.replaced))
         if self.owners:
             parts.append("on " + ", ".join(self.owners))
         if self.exact or self.baked:
