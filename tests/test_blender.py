@@ -217,6 +217,10 @@ def test_demo_main_job_renders_motion(variant, tmp_path):
                ["--gameanim", BUILD, "--out", str(out), "--only", "walk_type0.bck,scroll_basic.btk,constant_pose.bca",
                 "--columns", "3", "--cell", "96x64", "--render-samples", "2"])
     assert r.returncode == 0, _show(r)
+    # issue 23: quiet output (Cycles' per-sample progress lines are not shown)
+    lines = r.stdout.splitlines()
+    assert not [line for line in lines if line.startswith("Fra:") or "| Sample " in line], r.stdout[-3000:]
+    assert len(lines) < 80, len(lines)
     sheet = out / "contact_sheet.png"
     assert sheet.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     assert (out / "demo.blend").stat().st_size > 0

@@ -16,6 +16,7 @@ person sees the rigs move and the textures scroll.  out/demo_summary.txt
 lists what was imported and how much each row changes between frames.
 """
 import argparse
+import contextlib
 import math
 import os
 import sys
@@ -248,6 +249,25 @@ def demo_materials(anim, collection, origin):
 # framing and rendering
 
 
+@contextlib.contextmanager
+def quiet_output():
+    """Blender's own output (fd 1 and 2, written by C code) goes to
+    /dev/null for the duration: the demo's summary is not buried."""
+    sys.stdout.flush()
+    sys.stderr.flush()
+    saved = [os.dup(1), os.dup(2)]
+    null = os.open(os.devnull, os.O_WRONLY)
+    try:
+        os.dup2(null, 1)
+        os.dup2(null, 2)
+        yield
+    finally:
+        os.dup2(saved[0], 1)
+        os.dup2(saved[1], 2)
+        for fd in saved + [null]:
+            os.close(fd)
+
+
 def bounds(objects, frames):
     scene = bpy.context.scene
     lo = Vector((1e30, 1e30, 1e30))
@@ -394,7 +414,8 @@ def main():
             scene.frame_set(f)
             lab.data.body = f"{name}  f{f}"
             scene.render.filepath = tmp
-            bpy.ops.render.render(write_still=True)
+            with quiet_output():  # Cycles prints a progress line per tile and sample
+                bpy.ops.render.render(write_still=True)
             px = read_pixels(tmp, cell_w, cell_h)
             cells.append(px)
             # the sheet's first row is at the top: image rows run bottom-up
