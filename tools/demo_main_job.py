@@ -176,8 +176,12 @@ def demo_rig(anim, name, collection, origin):
         stick = bpy.data.objects.new(f"{name} {n} stick", box_mesh(f"{n} stick", head_w, rig.matrix_world @ nxt,
                                                                     radius))
         stick.data.materials.append(mat)
+        # a joint at the same place as earlier ones gets a smaller box: two
+        # coincident boxes render as black noise in Cycles
+        same = sum(1 for h in heads[:i] if (h - heads[i]).length < radius)
+        r = radius * 1.8 * 0.7 ** same
         joint = bpy.data.objects.new(f"{name} {n} joint", box_mesh(
-            f"{n} joint", head_w - Vector((0, 0, radius * 1.8)), head_w + Vector((0, 0, radius * 1.8)), radius * 1.8))
+            f"{n} joint", head_w - Vector((0, 0, r)), head_w + Vector((0, 0, r)), r))
         joint.data.materials.append(joint_mat)
         for ob in (stick, joint):
             collection.objects.link(ob)
@@ -311,12 +315,23 @@ def label(cam, text, aspect):
     curve.align_x = "LEFT"
     ob = bpy.data.objects.new(f"label {text}", curve)
     bpy.context.scene.collection.objects.link(ob)
-    s = cam.data.ortho_scale
     ob.parent = cam
-    ob.location = (-s / 2 + s * 0.03, -s / (2 * aspect) + s * 0.03, -1.0)
-    ob.scale = (s * 0.07,) * 3
     ob.data.materials.append(flat_material(f"label {text}", (1, 1, 1, 1)))
+    place_label(ob, cam, aspect)
     return ob
+
+
+# the default font's advance is about 0.55 of its size
+CHAR_WIDTH = 0.55
+
+
+def place_label(ob, cam, aspect):
+    """Bottom left of the camera's view, at a size that fits the whole text
+    (the frame number included) into the cell's width."""
+    s = cam.data.ortho_scale
+    ob.location = (-s / 2 + s * 0.03, -s / (2 * aspect) + s * 0.03, -1.0)
+    size = min(0.07, 0.94 / (CHAR_WIDTH * max(len(ob.data.body), 1)))
+    ob.scale = (s * size,) * 3
 
 
 def read_pixels(path, w, h):
@@ -406,13 +421,16 @@ def main():
         for c2 in rows:
             c2[1].hide_render = c2[1] is not coll
         objs = list(coll.all_objects)
-        lo, hi = bounds(objs, frames)
-        frame_camera(cam, lo, hi, aspect, top_view=formats.is_material(fmt))
         lab = label(cam, name, aspect)
         cells = []
         for c, f in enumerate(frames):
+            # each cell framed on its own frame: a rig that spreads out on
+            # one frame does not shrink to a speck on the others
+            lo, hi = bounds(objs, [f])
+            frame_camera(cam, lo, hi, aspect, top_view=formats.is_material(fmt))
             scene.frame_set(f)
             lab.data.body = f"{name}  f{f}"
+            place_label(lab, cam, aspect)
             scene.render.filepath = tmp
             with quiet_output():  # Cycles prints a progress line per tile and sample
                 bpy.ops.render.render(write_still=True)
