@@ -186,6 +186,16 @@ def assert_pose(obj, model, anim, key_frames, other_frames=()):
 # The built armature
 
 
+def test_import_takes_model_files():
+    from io_anim_gameanim import operators
+    from io_anim_gameanim.importing import importer
+
+    for ext in (".bmd", ".bdl", ".bin"):
+        assert ext in importer.file_extensions()
+        assert "*" + ext in operators.FILTER_GLOB.split(";")
+    assert "models" in operators.IMPORT_LABEL and ".bmd" in operators.IMPORT_LABEL
+
+
 def test_model_alone_builds_the_armature(api, ga, tmp_path):
     path = j3d_model(tmp_path, "maya")
     res = api.import_files([path])
@@ -339,14 +349,16 @@ def test_each_animation_goes_to_the_model_it_fits(api, ga, tmp_path):
     move5 = bck(ga, tmp_path, "move5.bck", moving_keys(CHAIN), 5)
     bkanim = samples("bk/features.bin")[0]
     lone = samples("j3d/jump_sound.bck")[0]  # 1 joint: no model fits
-    res = api.import_files([three, str(walk3), five, move5, bk, str(bkanim), str(lone)])
+    jba = samples("jba/jawb_walk.jba")[0]  # no model of its kind: a new armature as usual
+    res = api.import_files([three, str(walk3), five, move5, bk, str(bkanim), str(lone), str(jba)])
     by_name = {f.path.rsplit("/", 1)[-1]: f for f in res.report.files}
     assert by_name["walk_type0.bck"].owners == ["three"]
     assert by_name["move5.bck"].owners == ["five"]
     assert by_name["features.bin"].owners == ["banjo"]
     assert not by_name["jump_sound.bck"].ok
     assert "no model" in by_name["jump_sound.bck"].error
-    assert len([o for o in bpy.data.objects if o.type == "ARMATURE"]) == 3
+    assert by_name["jawb_walk.jba"].ok and by_name["jawb_walk.jba"].owners == ["jawb_walk_rig"]
+    assert len([o for o in bpy.data.objects if o.type == "ARMATURE"]) == 4
 
 
 # ---------------------------------------------------------------------------

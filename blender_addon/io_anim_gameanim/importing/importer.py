@@ -135,17 +135,16 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
     n = len(paths)
     loading = (x for x in (load_one(i, p) for i, p in enumerate(paths)) if x is not None)
     new_rigs = {}
-    if rigs is not None:
-        loaded = [it for it in loading if _dispatch(it, rigs, opts)]
-        count = len(loaded)
-    elif target_arm is None:
-        # a new armature is built from all the files of its format at once:
-        # load everything first
+    if rigs is not None or target_arm is None:
+        # a new armature is built from all the files of its format at once,
+        # and the files for models go to theirs: load everything first
         loaded = list(loading)
+        if rigs is not None:
+            loaded = [it for it in loaded if _dispatch(it, rigs, opts)]
         count = len(loaded)
         by_fmt = {}
         for item in loaded:
-            if not formats.is_material(item.anim.format):
+            if target_arm is None and item.arm is None and not formats.is_material(item.anim.format):
                 by_fmt.setdefault(item.anim.format, []).append(item)
         for fmt, items in by_fmt.items():
             name = action_name_for(items[0].path) + "_rig"
@@ -277,15 +276,18 @@ def _build_models(ga, paths, report, context, progress=None):
 
 def _dispatch(item, rigs, opts):
     """Sends a skeletal file to the first model it fits (joint count;
-    Banjo-Kazooie: bone IDs); a file that fits none is reported and not
-    imported.  Material files (BTK) go on as usual."""
+    Banjo-Kazooie: bone IDs); a file that fits none of the models of its
+    kind is reported and not imported.  Material files (BTK) and files
+    with no model of their kind among the files go on as usual (the
+    import's target armature, or a new one)."""
     anim = item.anim
-    if formats.is_material(anim.format):
-        return True
+    family = [b for b in rigs if model_rig.MODEL_ANIMATIONS.get(b.rig["format"]) == anim.format]
+    if formats.is_material(anim.format) or not family:
+        return True  # (no model of its kind: the usual target)
     targets = anim_targets(anim)
-    fits = [b for b in rigs if model_rig.animation_fits(b.rig, anim.format, targets)]
+    fits = [b for b in family if model_rig.animation_fits(b.rig, anim.format, targets)]
     if not fits:
-        have = ", ".join(f"{b.obj.name} ({b.rig['format']}, {len(b.names)} joints)" for b in rigs) or "none built"
+        have = ", ".join(f"{b.obj.name} ({b.rig['format']}, {len(b.names)} joints)" for b in family)
         item.report.error = (f"no model among the files fits this {anim.format} file "
                              f"({len(targets)} target(s)); models: {have}")
         item.anim = None
