@@ -277,6 +277,45 @@ def test_maya_sheared_compensation_is_exact(api, ga, tmp_path):
     assert joint.parent.bone.get("gameanim_ssc_helper") == joint.name
 
 
+@pytest.mark.parametrize("calc", ["basic", "softimage", "maya"])
+@pytest.mark.parametrize("curves", ["AUTO", "BAKED"])
+def test_negative_scales(api, ga, tmp_path, calc, curves):
+    """A parent mirrored on one axis: Softimage's children show it through
+    Blender's aligned inheritance only with their rotation channels negated
+    (still one to one: the export gives the original bytes); Maya's helper
+    reads the parent's scale channel, which stays on curves."""
+    keys = moving_keys(CHAIN)
+    keys[(1, "scale")] = [[0.5] * 3, [-2.0] * 3, [1.5] * 3]
+    mpath = j3d_model(tmp_path, calc)
+    apath = bck(ga, tmp_path, "mirror.bck", keys, len(CHAIN))
+    res = api.import_files([mpath, apath], curve_mode=curves)
+    fr = res.report.files[1]
+    assert fr.ok, fr.error
+    if calc == "softimage" and curves == "AUTO":
+        assert fr.baked == []
+        assert any("arm" in n and "negated" in n for n in fr.notes)
+    if calc == "maya" and curves == "BAKED":
+        assert "spine" in fr.exact and any("kept on curves" in n for n in fr.notes)
+    obj = built_rig()
+    model, anim = ga.load_model(mpath), ga.load(apath)
+    assert_pose(obj, model, anim, KEY_TIMES, [2.0, 5.0] + ([2.25, 6.75] if curves == "AUTO" else []))
+    data, result = export_bytes(api, res[0])
+    assert data == open(apath, "rb").read() and result.changed == []
+
+
+def test_softimage_scale_changing_sign_is_baked(api, ga, tmp_path):
+    keys = moving_keys(CHAIN)
+    keys[(1, "scale")] = [[1.0, -1.0, 1.5], [1.0] * 3, [1.0] * 3]
+    mpath = j3d_model(tmp_path, "softimage")
+    apath = bck(ga, tmp_path, "flip.bck", keys, len(CHAIN))
+    res = api.import_files([mpath, apath])
+    fr = res.report.files[1]
+    assert sorted(b for b, _why in fr.baked) == ["arm", "hand", "head"]  # everything under the spine
+    assert all("changes sign" in why for _b, why in fr.baked)
+    obj = built_rig()
+    assert_pose(obj, ga.load_model(mpath), ga.load(apath), KEY_TIMES, [1.0, 3.0, 5.0, 7.0])
+
+
 def test_basic_dropped_scale_is_baked_and_reported(api, ga, tmp_path):
     mpath = j3d_model(tmp_path, "basic")
     apath = bck(ga, tmp_path, "quirk.bck", moving_keys(CHAIN, quirk=True), len(CHAIN))

@@ -29,7 +29,9 @@ rule's parent chain is one of Blender's scale-inheritance modes:
   for any bone.
 * Basic's quirk: where the accumulated scale is exactly (1, 1, 1) the
   game drops the joint's own scale.  No curve holds that, so such bones
-  are baked (basic_quirk_frames) and the report says so.
+  are baked (rule_fixes) and the report says so.  Softimage under a
+  parent whose accumulated scale is negative needs its rotation channels
+  negated (or baked when the sign changes): RuleFixes says why.
 """
 import json
 from array import array
@@ -142,57 +144,109 @@ def animation_fits(rig, anim_format, targets):
 
 
 # ---------------------------------------------------------------------------
-# Basic's quirk
+# What curves cannot say: per-frame corrections of a rule
 
 
 def _f32(x):
     return array("f", (x,))[0]
 
 
-def basic_quirk_frames(rig, anim, frames):
-    """{joint index: [i for frames[i] where the game drops the joint's own
-    scale]}: under the Basic rule the accumulated scale (the product of
-    the scales down the chain, in float32 as the game multiplies) being
-    exactly (1, 1, 1) makes the game skip the local scale; only joints
-    whose own scale is not 1 there are affected.  Joints the file does not
-    animate take the model's rest scale (as the game's calc does)."""
-    if not rig or rig.get("calc") != "basic" or not frames:
-        return {}
+def chain_scales(rig, anim, frames):
+    """(scale, acc): each joint's own scale and the accumulated scale (the
+    product down the chain including the joint, in float32 as the game
+    multiplies) at each frame, [joint][frame] -> (x, y, z).  A joint the
+    file animates takes the file's scale (1 where it has no scale track);
+    one it does not, the model's rest scale (as the game's calc does)."""
     bones = rig["bones"]
     n = len(bones)
     nf = len(frames)
-    scale = [[list(b["scale"]) for _ in range(nf)] for b in bones]
     tracks = list(anim.tracks)
+    animated = {t.target for t in tracks if isinstance(t.target, int)}
+    scale = [[tuple(b["scale"]) if j not in animated else (1.0, 1.0, 1.0)] * nf for j, b in enumerate(bones)]
+    scale = [list(rows) for rows in scale]
     want = [i for i, t in enumerate(tracks)
             if t.channel == "scale" and isinstance(t.target, int) and 0 <= t.target < n and t.axis < 3]
-    animated = set()
     if want:
         values = anim.sample(array("d", frames))
         for i in want:
             t = tracks[i]
-            animated.add(t.target)
             for f in range(nf):
-                scale[t.target][f][t.axis] = values[i * nf + f]
-    # a joint the file animates takes the file's scale, the default 1 where
-    # it has no scale track (count 0)
-    for j in range(n):
-        if j not in animated and any(isinstance(t.target, int) and t.target == j for t in tracks):
-            scale[j] = [[1.0, 1.0, 1.0] for _ in range(nf)]
-    order = parents_first(bones)
+                row = list(scale[t.target][f])
+                row[t.axis] = values[i * nf + f]
+                scale[t.target][f] = tuple(row)
     acc = [None] * n
-    out = {}
-    for j in order:
+    for j in parents_first(bones):
         p = bones[j]["parent"]
-        rows = []
-        for f in range(nf):
-            base = acc[p][f] if p >= 0 else (1.0, 1.0, 1.0)
-            s = scale[j][f]
-            a = tuple(_f32(base[k] * s[k]) for k in range(3))
-            rows.append(a)
-            if a == (1.0, 1.0, 1.0) and tuple(s) != (1.0, 1.0, 1.0):
-                out.setdefault(j, []).append(f)
-        acc[j] = rows
-    return out
+        acc[j] = [tuple(_f32((acc[p][f] if p >= 0 else (1.0, 1.0, 1.0))[k] * scale[j][f][k]) for k in range(3))
+                  for f in range(nf)]
+    return scale, acc
+
+
+class RuleFixes:
+    """Where a model's rule needs more than the file's keys on the built
+    rig, per joint index (frames: the bake frames, file frames):
+
+    * dropped[j]: frame indices where Basic drops the joint's own scale
+      (the accumulated scale is exactly (1, 1, 1) and the joint's own is
+      not): baked, with the scale 1 there;
+    * flips[j]: per frame, the signs (fx, fy, fz) that Softimage's rotation
+      channels take under Blender's ALIGNED inheritance when the parent's
+      accumulated scale has negative components D: ALIGNED takes the
+      parent's frame as F_p * D (the scale's lengths are positive), so the
+      basis rotation must be D * R * D, which is Euler XYZ (fx rx, fy ry,
+      fz rz) with fx = dy dz, fy = dx dz, fz = dx dy; the quaternion
+      (w, fx x, fy y, fz z).  Constant signs: exact curves with negated
+      channels; changing signs: baked.
+    * negative_parents: joints with a compensated child (Maya) whose own
+      scale is negative somewhere: the helper's driver reads their scale
+      channel, which a baked decomposition may give another sign, so they
+      stay on curves."""
+
+    def __init__(self):
+        self.dropped = {}
+        self.flips = {}
+        self.negative_parents = set()
+
+    def __bool__(self):
+        return bool(self.dropped or self.flips or self.negative_parents)
+
+    def constant_flip(self, j):
+        rows = self.flips.get(j)
+        if not rows:
+            return None
+        first = rows[0]
+        return first if all(r == first for r in rows) else None
+
+
+def rule_fixes(rig, anim, frames):
+    """RuleFixes of an animation on a rig (empty for rigs not built from a
+    model and for rules that need none)."""
+    fixes = RuleFixes()
+    if not rig or not frames or is_delta_family(rig.get("format")):
+        return fixes
+    calc = rig.get("calc")
+    if calc not in ("basic", "softimage", "maya"):
+        return fixes
+    bones = rig["bones"]
+    scale, acc = chain_scales(rig, anim, frames)
+    one = (1.0, 1.0, 1.0)
+    for j, b in enumerate(bones):
+        p = b["parent"]
+        if calc == "basic":
+            hits = [f for f in range(len(frames)) if acc[j][f] == one and scale[j][f] != one]
+            if hits:
+                fixes.dropped[j] = hits
+        elif calc == "softimage" and p >= 0:
+            rows = []
+            for f in range(len(frames)):
+                dx, dy, dz = (-1 if v < 0 else 1 for v in acc[p][f])
+                rows.append((dy * dz, dx * dz, dx * dy))
+            if any(r != (1, 1, 1) for r in rows):
+                fixes.flips[j] = rows
+        elif calc == "maya" and b["scale_compensate"] and p >= 0:
+            if any(v < 0 for row in scale[p] for v in row):
+                fixes.negative_parents.add(p)
+    return fixes
 
 
 def parents_first(bones):
