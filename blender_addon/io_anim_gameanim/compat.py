@@ -427,6 +427,8 @@ def node_tree_id_type():
 # Armatures
 
 HAS_BONE_COLLECTIONS = hasattr(bpy.types, "BoneCollection")
+# (3.0+: a custom shape's own rotation, offset and scale in the bone)
+HAS_SHAPE_TRANSFORM = "custom_shape_rotation_euler" in bpy.types.PoseBone.bl_rna.properties
 HIDDEN_LAYER = 31  # (3.x: the bone layer that hidden helper bones go to)
 
 

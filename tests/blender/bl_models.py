@@ -18,7 +18,7 @@ import math
 import sys
 import bpy
 import pytest
-from mathutils import Matrix
+from mathutils import Matrix, Vector
 from blhelpers import ROOT, samples
 from exphelpers import export_bytes, fcurve, move_key, same_track, track_key
 
@@ -223,6 +223,12 @@ def test_model_alone_builds_the_armature(api, ga, tmp_path):
         assert max(abs(rot[r][c] - (r == c)) for r in range(3) for c in range(3)) < 1e-6
     assert tuple(obj.rotation_euler) == pytest.approx((math.pi / 2, 0.0, 0.0))
     assert obj["gameanim_calc"] == "maya" and obj["gameanim_model_format"] == "bmd"
+    # drawn toward the first child (display only: a turned custom shape)
+    if hasattr(bones[0], "custom_shape_rotation_euler"):
+        for i, c in ((0, 1), (1, 2), (2, 3)):
+            d = bones[c].bone.head_local - bones[i].bone.head_local
+            y = bones[i].custom_shape_rotation_euler.to_matrix() @ Vector((0.0, 1.0, 0.0))
+            assert (y * bones[i].custom_shape_scale_xyz[1] - d).length < 1e-4
     # heads at the game's rest positions, and posed as the game's rest pose
     w = model.world_matrices()
     for i, pb in bones.items():

@@ -134,6 +134,7 @@ def build_model_armature(model, path, context, name=None):
             notes.append(f"{len(helpers)} scale-compensated joint(s) under a parent (Maya rule) each have a hidden "
                          f"helper bone ('SSC <joint>', collection {HELPER_COLLECTION!r}) that carries the joint's "
                          "location and the inverse of its parent's scale (drivers), so that the pose is exact")
+        _point_at_children(obj, rig, names, heads)
         _pose_rest(obj, rig, names)
     except Exception:
         discard_armature(obj, prev_active, view_layer)
@@ -145,6 +146,50 @@ def build_model_armature(model, path, context, name=None):
     obj["gameanim_built_for"] = model_rig.MODEL_ANIMATIONS.get(rig["format"], "")
     view_layer.objects.active = obj
     return BuiltRig(obj, rig, names, helpers, notes)
+
+
+SHAPE_NAME = "gameanim joint"
+
+
+def joint_shape():
+    """The custom shape of a joint: an octahedral bone from (0, 0, 0) to
+    (0, 1, 0), as Blender draws bones (one mesh object shared by every
+    built rig, not linked to a scene)."""
+    obj = bpy.data.objects.get(SHAPE_NAME)
+    if obj is not None and obj.type == "MESH":
+        return obj
+    w = 0.1
+    verts = [(0.0, 0.0, 0.0), (w, w, 0.0), (0.0, w, w), (-w, w, 0.0), (0.0, w, -w), (0.0, 1.0, 0.0)]
+    faces = [(0, 2, 1), (0, 3, 2), (0, 4, 3), (0, 1, 4), (5, 1, 2), (5, 2, 3), (5, 3, 4), (5, 4, 1)]
+    mesh = bpy.data.meshes.new(SHAPE_NAME)
+    mesh.from_pydata(verts, [], faces)
+    mesh.update()
+    return bpy.data.objects.new(SHAPE_NAME, mesh)
+
+
+def _point_at_children(obj, rig, names, heads):
+    """Display only: each joint with a child is drawn as a bone from its
+    head to its first child's (a custom shape turned and scaled inside the
+    bone), while the bone itself keeps the identity rest orientation that
+    keeps the channels one to one.  Blender before 3.0 (no shape
+    transform) draws the bones along +Y."""
+    if not compat.HAS_SHAPE_TRANSFORM:
+        return
+    shape = joint_shape()
+    first_child = {}
+    for i, b in enumerate(rig["bones"]):
+        if b["parent"] >= 0:
+            first_child.setdefault(b["parent"], i)
+    for i, bone_name in names.items():
+        pb = obj.pose.bones[bone_name]
+        c = first_child.get(i)
+        d = heads[c] - heads[i] if c is not None else None
+        if d is None or d.length < 1e-6:
+            continue  # (drawn as Blender draws it: along +Y)
+        pb.custom_shape = shape
+        pb.use_custom_shape_bone_size = False
+        pb.custom_shape_scale_xyz = (d.length,) * 3
+        pb.custom_shape_rotation_euler = Vector((0.0, 1.0, 0.0)).rotation_difference(d).to_euler("XYZ")
 
 
 def _stem(path):
