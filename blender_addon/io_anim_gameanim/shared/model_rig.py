@@ -35,6 +35,7 @@ rule's parent chain is one of Blender's scale-inheritance modes:
 """
 import json
 from array import array
+from operator import mul
 
 MODEL_PROP = "gameanim_model"        # on the armature object: JSON (rig_info)
 HELPER_PROP = "gameanim_ssc_helper"  # on a helper bone: the joint bone's name
@@ -147,38 +148,32 @@ def animation_fits(rig, anim_format, targets):
 # What curves cannot say: per-frame corrections of a rule
 
 
-def _f32(x):
-    return array("f", (x,))[0]
-
-
-def chain_scales(rig, anim, frames):
+def chain_scales(rig, anim, frames, accumulate=True):
     """(scale, acc): each joint's own scale and the accumulated scale (the
     product down the chain including the joint, in float32 as the game
-    multiplies) at each frame, [joint][frame] -> (x, y, z).  A joint the
-    file animates takes the file's scale (1 where it has no scale track);
-    one it does not, the model's rest scale (as the game's calc does)."""
+    multiplies: array('f') rounds each product once) at each frame,
+    [joint][axis] -> array('f') over the frames.  A joint the file animates
+    takes the file's scale (1 where it has no scale track); one it does
+    not, the model's rest scale (as the game's calc does).  accumulate
+    False: acc is not computed (None per joint)."""
     bones = rig["bones"]
     n = len(bones)
     nf = len(frames)
     tracks = list(anim.tracks)
     animated = {t.target for t in tracks if isinstance(t.target, int)}
-    scale = [[tuple(b["scale"]) if j not in animated else (1.0, 1.0, 1.0)] * nf for j, b in enumerate(bones)]
-    scale = [list(rows) for rows in scale]
+    scale = [[array("f", [1.0 if j in animated else b["scale"][a]]) * nf for a in range(3)]
+             for j, b in enumerate(bones)]
     want = [i for i, t in enumerate(tracks)
             if t.channel == "scale" and isinstance(t.target, int) and 0 <= t.target < n and t.axis < 3]
     if want:
         values = anim.sample(array("d", frames))
         for i in want:
             t = tracks[i]
-            for f in range(nf):
-                row = list(scale[t.target][f])
-                row[t.axis] = values[i * nf + f]
-                scale[t.target][f] = tuple(row)
+            scale[t.target][t.axis] = array("f", values[i * nf:(i + 1) * nf])
     acc = [None] * n
-    for j in parents_first(bones):
+    for j in (parents_first(bones) if accumulate else ()):
         p = bones[j]["parent"]
-        acc[j] = [tuple(_f32((acc[p][f] if p >= 0 else (1.0, 1.0, 1.0))[k] * scale[j][f][k]) for k in range(3))
-                  for f in range(nf)]
+        acc[j] = [array("f", map(mul, acc[p][a], scale[j][a])) if p >= 0 else scale[j][a] for a in range(3)]
     return scale, acc
 
 
@@ -228,39 +223,45 @@ def rule_fixes(rig, anim, frames):
     if calc not in ("basic", "softimage", "maya"):
         return fixes
     bones = rig["bones"]
-    scale, acc = chain_scales(rig, anim, frames)
-    one = (1.0, 1.0, 1.0)
+    scale, acc = chain_scales(rig, anim, frames, accumulate=calc != "maya")
     for j, b in enumerate(bones):
         p = b["parent"]
         if calc == "basic":
-            hits = [f for f in range(len(frames)) if acc[j][f] == one and scale[j][f] != one]
+            ax, ay, az = acc[j]
+            sx, sy, sz = scale[j]
+            hits = [f for f, (x, y, z, u, v, w) in enumerate(zip(ax, ay, az, sx, sy, sz))
+                    if x == y == z == 1.0 and not u == v == w == 1.0]
             if hits:
                 fixes.dropped[j] = hits
         elif calc == "softimage" and p >= 0:
+            if min(min(acc[p][a]) for a in range(3)) >= 0.0:
+                continue
             rows = []
-            for f in range(len(frames)):
-                dx, dy, dz = (-1 if v < 0 else 1 for v in acc[p][f])
+            for x, y, z in zip(*acc[p]):
+                dx, dy, dz = (-1 if x < 0 else 1), (-1 if y < 0 else 1), (-1 if z < 0 else 1)
                 rows.append((dy * dz, dx * dz, dx * dy))
             if any(r != (1, 1, 1) for r in rows):
                 fixes.flips[j] = rows
         elif calc == "maya" and b["scale_compensate"] and p >= 0:
-            if any(v < 0 for row in scale[p] for v in row):
+            if min(min(scale[p][a]) for a in range(3)) < 0.0:
                 fixes.negative_parents.add(p)
     return fixes
 
 
 def parents_first(bones):
-    order, seen = [], set()
-
-    def visit(j, depth=0):
-        if j in seen or depth > len(bones):
-            return
-        p = bones[j]["parent"]
-        if 0 <= p < len(bones) and p not in seen:
-            visit(p, depth + 1)
-        seen.add(j)
-        order.append(j)
-
-    for j in range(len(bones)):
-        visit(j)
+    """Bone indices with every parent before its children (the tables need
+    not be in that order); a parent index out of range counts as a root,
+    and a cycle (which the decoders refuse) is broken where it is met."""
+    n = len(bones)
+    order, state = [], [0] * n  # 0 new, 1 on the path, 2 placed
+    for start in range(n):
+        path = []
+        j = start
+        while 0 <= j < n and state[j] == 0:
+            state[j] = 1
+            path.append(j)
+            j = bones[j]["parent"]
+        for k in reversed(path):
+            state[k] = 2
+            order.append(k)
     return order
