@@ -338,6 +338,28 @@ def test_basic_dropped_scale_is_baked_and_reported(api, ga, tmp_path):
     assert_pose(obj, model, anim, KEY_TIMES, [2.0, 5.0, 7.0])
 
 
+def test_one_joint_and_joints_numbered_after_their_children(api, ga, tmp_path):
+    """J3D numbers joints freely: a parent may come after its child.  And
+    a model of one joint."""
+    chain = [CHAIN[0], ("leg", 2, (1.0, -4.0, 0.0), (0, 0, 64), (1.0, 1.0, 1.0), False),
+             ("thigh", 0, (2.0, -1.0, 0.0), (10, 0, 0), (1.0, 1.0, 1.0), False)]
+    mpath = j3d_model(tmp_path, "basic", chain, name="odd.bmd")
+    apath = bck(ga, tmp_path, "odd.bck", moving_keys(chain), 3)
+    api.import_files([mpath, apath])
+    obj = built_rig()
+    bones = joint_bones(obj)
+    assert bones[1].parent == bones[2] and bones[2].parent == bones[0]
+    assert_pose(obj, ga.load_model(mpath), ga.load(apath), KEY_TIMES, [1.5, 6.75])
+    bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+    one = j3d_model(tmp_path, "maya", CHAIN[:1], name="one.bmd")
+    lone = samples("j3d/jump_sound.bck")[0]  # 1 joint
+    res = api.import_files([one, str(lone)])
+    assert res.report.files[1].owners == ["one"]
+    model, anim = ga.load_model(one), ga.load(str(lone))
+    for f, i, err, size in pose_errors(built_rig(), model, anim, [0.0, 3.0, 7.5, 12.0]):
+        assert err <= loose_bound(model, i, size), (f, err)
+
+
 # ---------------------------------------------------------------------------
 # SM64DS and Banjo-Kazooie
 
