@@ -148,8 +148,8 @@ def evp1_chunk(envelopes, inverse_binds) -> bytes:
 
 
 def drw1_chunk(entries) -> bytes:
-    """DRW1: entries = [(is_envelope, index), ...]."""
-    kinds = _pad(bytes(1 if e else 0 for e, _ in entries), 2)
+    """DRW1: entries = [(kind, index), ...], kind 0 = joint, 1 = envelope (True/False work)."""
+    kinds = _pad(bytes(int(e) for e, _ in entries), 2)
     idx = b"".join(struct.pack(">H", i) for _, i in entries)
     head = struct.pack(">HHII", len(entries), 0xFFFF, 0x14, 0x14 + len(kinds))
     return chunk("DRW1", head + kinds + idx)
