@@ -1,6 +1,6 @@
 /* The game's joint matrices for a model's skeleton (model.h,
  * ga_model_world_matrices).  The rules and every arithmetic choice are in
- * docs/models.md, "Joint matrices"; the notes behind them are
+ * docs/skeleton.md; the notes behind them are
  * ../shared/formats/j3d_models.md section 5.4, bca.md section 2 and bk.md
  * section 2.5.
  *
