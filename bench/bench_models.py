@@ -32,19 +32,9 @@ def build_inputs(gameanim, model_fixtures, njoints, nframes):
                            rot=[rng.randrange(-32768, 32768) for _ in range(3)],
                            trans=[rng.uniform(-20, 20) for _ in range(3)]))
     model = gameanim.load_model(model_fixtures.j3d_bytes(joints, "basic"))
-    tracks = []
-    for j in range(njoints):
-        for ch in ("scale", "rotation", "translation"):
-            for a in range(3):
-                times = [float(t) for t in range(0, nframes + 1, 25)]
-                if ch == "scale":
-                    vals = [rng.uniform(0.8, 1.25) for _ in times]
-                elif ch == "rotation":
-                    vals = [rng.uniform(-3.0, 3.0) for _ in times]
-                else:
-                    vals = [rng.uniform(-20, 20) for _ in times]
-                slopes = [rng.uniform(-0.05, 0.05) for _ in times]
-                tracks.append(gameanim.Track(j, ch, a, times, vals, slopes, slopes))
+    tracks = model_fixtures.keyed_bck_tracks(
+        gameanim, rng, njoints, lambda: [float(t) for t in range(0, nframes + 1, 25)],
+        {"scale": (0.8, 1.25), "rotation": (-3.0, 3.0), "translation": (-20, 20)}, slope=0.05)
     anim = gameanim.load(gameanim.Animation("bck", tracks, frame_count=nframes).to_bytes())
     return joints, model, anim
 

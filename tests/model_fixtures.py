@@ -74,3 +74,21 @@ def bk_model_bytes(bones, k):
     for b in bones:
         out += struct.pack(">3fhh", *b["pivot"], b["bone_id"], b["parent"])
     return out
+
+
+def keyed_bck_tracks(gameanim, rng, njoints, key_times, ranges, slope=0.2, density=1.0):
+    """Random Hermite tracks for a BCK: for each joint, channel and axis
+    (kept with probability `density`), keys at key_times() with values in
+    ranges[channel] = (low, high) and slopes within +-slope."""
+    tracks = []
+    for j in range(njoints):
+        for ch in ("scale", "rotation", "translation"):
+            for a in range(3):
+                if density < 1.0 and rng.random() > density:
+                    continue
+                times = key_times()
+                low, high = ranges[ch]
+                vals = [rng.uniform(low, high) for _ in times]
+                slopes = [rng.uniform(-slope, slope) for _ in times]
+                tracks.append(gameanim.Track(j, ch, a, times, vals, slopes, slopes))
+    return tracks

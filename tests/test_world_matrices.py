@@ -10,7 +10,7 @@ import pytest
 
 import gameanim
 import model_reference as ref
-from model_fixtures import bk_model_bytes, j3d_bytes, sm64ds_bytes
+from model_fixtures import bk_model_bytes, j3d_bytes, keyed_bck_tracks, sm64ds_bytes
 
 f32 = ref.f32
 
@@ -76,21 +76,9 @@ CHANNELS = ("scale", "rotation", "translation")
 
 
 def random_bck(rng, njoints, frame_count=12, density=0.5):
-    tracks = []
-    for j in range(njoints):
-        for ch in CHANNELS:
-            for a in range(3):
-                if rng.random() > density:
-                    continue
-                times = [0.0, float(rng.randrange(3, 7)), float(frame_count)]
-                if ch == "scale":
-                    vals = [rng.uniform(0.4, 2.5) for _ in times]
-                elif ch == "rotation":
-                    vals = [rng.uniform(-3.0, 3.0) for _ in times]
-                else:
-                    vals = [rng.uniform(-30, 30) for _ in times]
-                slopes = [rng.uniform(-0.2, 0.2) for _ in times]
-                tracks.append(gameanim.Track(j, ch, a, times, vals, slopes, slopes))
+    tracks = keyed_bck_tracks(gameanim, rng, njoints, lambda: [0.0, float(rng.randrange(3, 7)), float(frame_count)],
+                              {"scale": (0.4, 2.5), "rotation": (-3.0, 3.0), "translation": (-30, 30)},
+                              density=density)
     return gameanim.Animation("bck", tracks, frame_count=frame_count)
 
 
