@@ -11,7 +11,7 @@ CC="${CC:-clang}"
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -ffp-contract=off -std=c11 -Wall -Wextra"
 # the core without its Python binding (csrc/python/)
 SRC=""
-for d in core formats codecs; do
+for d in core formats codecs models; do
     FLAGS="$FLAGS -I$here/csrc/$d"
     for f in "$here"/csrc/$d/*.c; do SRC="$SRC $f"; done
 done
