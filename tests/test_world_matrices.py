@@ -455,3 +455,37 @@ def _depth(joints, i):
         i = joints[i]["parent"]
         d += 1
     return d
+
+
+def test_sin_table_header_is_current():
+    import subprocess
+    import sys
+    from conftest import ROOT
+    proc = subprocess.run([sys.executable, str(ROOT / "tools" / "make_sin_table.py"), "--check"])
+    assert proc.returncode == 0, "csrc/core/sin_table.h is stale: run tools/make_sin_table.py"
+
+
+def test_non_finite_and_huge_animation_values_give_matrices_not_crashes():
+    joints = random_joints(random.Random("nan"), 3)
+    for rule in RULES:
+        model = gameanim.load_model(j3d_bytes(joints, rule))
+        tracks = [gameanim.Track(0, "rotation", 0, [0.0], [float("nan")]),
+                  gameanim.Track(1, "rotation", 2, [0.0], [1e30]),
+                  gameanim.Track(1, "scale", 1, [0.0], [float("inf")]),
+                  gameanim.Track(2, "translation", 0, [0.0], [-1e38]),
+                  gameanim.Track(7, "scale", 0, [0.0], [2.0]),  # no such joint: ignored
+                  gameanim.Track(2, "scale", 0, [0.0], [0.0])]  # a zero scale under Maya: 1/0
+        anim = gameanim.Animation("bck", tracks, frame_count=3)
+        out = model.world_matrices(anim, [0.0, 1.5])
+        assert len(out) == 2 * 3 * 16
+        m = matrices(out[:48], 3)
+        # a NaN rotation counts as angle 0 (the game's s16 cannot hold one): joint 0 stays finite
+        assert all(math.isfinite(x) for x in m[0])
+
+
+def test_empty_frame_list_gives_an_empty_array():
+    joints = random_joints(random.Random("empty"), 2)
+    model = gameanim.load_model(j3d_bytes(joints, "basic"))
+    assert len(model.world_matrices(None, [])) == 0
+    anim = gameanim.Animation("bck", [gameanim.Track(0, "rotation", 0, [0.0], [1.0])], frame_count=2)
+    assert len(model.world_matrices(anim, [])) == 0
