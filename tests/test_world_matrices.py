@@ -489,3 +489,18 @@ def test_empty_frame_list_gives_an_empty_array():
     assert len(model.world_matrices(None, [])) == 0
     anim = gameanim.Animation("bck", [gameanim.Track(0, "rotation", 0, [0.0], [1.0])], frame_count=2)
     assert len(model.world_matrices(anim, [])) == 0
+
+
+def test_threads_share_models_and_animations():
+    # the core runs without the GIL; its only shared data is the constant
+    # sine table, so concurrent calls give the single-threaded answer
+    from concurrent.futures import ThreadPoolExecutor
+    rng = random.Random("threads")
+    joints = random_joints(rng, 20)
+    model = gameanim.load_model(j3d_bytes(joints, "maya"))
+    anim = gameanim.load(random_bck(rng, 20, frame_count=40).to_bytes())
+    frames = [i * 0.5 for i in range(80)]
+    want = list(model.world_matrices(anim, frames))
+    with ThreadPoolExecutor(8) as pool:
+        results = list(pool.map(lambda _: list(model.world_matrices(anim, frames)), range(32)))
+    assert all(r == want for r in results)
