@@ -323,7 +323,7 @@ def test_sm64ds_bca_replaces_the_rest_values():
                     vals = [rng.randrange(-100000, 100000) / 4096 for _ in range(nf)]
                 tracks.append(gameanim.Track(j, ch, a, [float(f) for f in range(nf)], vals))
     anim = gameanim.load(gameanim.Animation("bca", tracks, frame_count=nf).to_bytes())
-    frames = [0.0, 1.0, 3.0, 6.0]
+    frames = [0.0, 1.0, 2.5, 3.0, 6.75]
     flat = model.world_matrices(anim, frames)
     values = anim.sample(frames)
     applied = anim.applied_tracks()
