@@ -34,6 +34,7 @@ from ._core import (  # noqa: F401  (the public API is the C core's)
     load,
     load_model,
     local_from_basis,
+    model_formats,
     save,
     write_atomic,
 )
@@ -41,7 +42,7 @@ from ._core import (  # noqa: F401  (the public API is the C core's)
 __all__ = [
     "Animation", "Track", "Model", "Bone", "FormatError", "EncodeError", "PrecisionWarning",
     "load", "load_model", "save", "detect", "write_atomic", "frame_at", "bake_pose", "evaluate_fcurve", "local_from_basis",
-    "formats", "compressions", "compression_extensions", "compress", "decompress", "file_extensions",
+    "formats", "model_formats", "compressions", "compression_extensions", "compress", "decompress", "file_extensions",
     "CONSTANT", "LINEAR", "BEZIER", "LOOP_MODES", "LIMITS", "__version__",
 ]
 

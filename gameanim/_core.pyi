@@ -325,6 +325,13 @@ class Model:
 def load(
     source: Source, *, keyless_rule: KeylessRule | None = "base", max_decoded_size: int | None = None
 ) -> Animation: ...
+class ModelFormatInfo(TypedDict):
+    name: str
+    description: str
+    extensions: tuple[str, ...]
+
+
+def model_formats() -> dict[str, ModelFormatInfo]: ...
 def load_model(source: Source, *, max_decoded_size: int | None = None) -> Model: ...
 def detect(source: Source, /, *, max_decoded_size: int | None = None) -> tuple[str, str | None]: ...
 def save(

@@ -148,8 +148,8 @@ def evp1_chunk(envelopes, inverse_binds) -> bytes:
 
 
 def drw1_chunk(entries) -> bytes:
-    """DRW1: entries = [(is_envelope, index), ...]."""
-    kinds = _pad(bytes(1 if e else 0 for e, _ in entries), 2)
+    """DRW1: entries = [(kind, index), ...], kind 0 = joint, 1 = envelope (True/False work)."""
+    kinds = _pad(bytes(int(e) for e, _ in entries), 2)
     idx = b"".join(struct.pack(">H", i) for _, i in entries)
     head = struct.pack(">HHII", len(entries), 0xFFFF, 0x14, 0x14 + len(kinds))
     return chunk("DRW1", head + kinds + idx)
@@ -233,3 +233,46 @@ def write_bk_model(bones, scale=1.0, *, table=True, extra=b""):
     for pivot, bone_id, parent in bones:
         body += struct.pack(">3fhh", *pivot, bone_id, parent)
     return bytes(header) + _pad(body, 8) + extra
+
+
+def seed_models():
+    """A few small models of each family, bare and compressed: the fuzz
+    corpus seeds (fuzz/corpus/model/, python3 tools/make_models.py --seeds DIR)."""
+    joints = [joint("root", bound_radius=10.0), joint("spine", scale=(2.0, 1.0, 0.5), rotation_raw=(8192, 0, -8192),
+                                                      translation=(0.0, 5.0, 0.0), scale_compensate=1),
+              joint("arm", translation=(3.0, 0.0, 0.0)), joint("leg", scale_compensate=0)]
+    parents = [-1, 0, 1, 0]
+    out = {
+        "j3d_basic.bmd": write_j3d_model(joints, parents),
+        "j3d_maya_shapes.bmd": write_j3d_model(joints, parents, calc="maya", with_shapes=True, remap=[3, 2, 1, 0]),
+        "j3d_skinned.bdl": write_j3d_model(joints, parents, kind="bdl", calc="softimage",
+                                           envelopes=[[(1, 0.5), (2, 0.5)], [(3, 1.0)]],
+                                           inverse_binds=[[1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0]] * 4,
+                                           draw=[(0, 0), (1, 0), (1, 1)]),
+        "sm64ds.bmd": write_sm64ds_bmd([sm64ds_bone("r"), sm64ds_bone("body", 0, rotation_raw=(1024, 0, 0)),
+                                        sm64ds_bone("head", 1, translation_fixed=(0, 4096, 0))], scale_shift=2),
+        "bk_model.bin": write_bk_model([((0.0, 0.0, 0.0), 1, -1), ((0.0, 10.0, 0.0), 2, 0), ((1.0, 2.0, 3.0), 3, 1)],
+                                       45.0),
+    }
+    return out
+
+
+if __name__ == "__main__":
+    import os
+    import sys
+
+    if len(sys.argv) != 3 or sys.argv[1] != "--seeds":
+        sys.exit("usage: python3 tools/make_models.py --seeds DIR")
+    os.makedirs(sys.argv[2], exist_ok=True)
+    try:  # compressed copies too, in the wrapper each family ships in, when gameanim is importable
+        import gameanim
+    except ImportError:
+        gameanim = None
+    wrappers = {".bmd": "yaz0", ".bdl": "yaz0", ".bin": "rarezip"}
+    for name, data in seed_models().items():
+        with open(os.path.join(sys.argv[2], name), "wb") as f:
+            f.write(data)
+        if gameanim is not None:
+            wrapper = "lz77" if name.startswith("sm64ds") else wrappers[os.path.splitext(name)[1]]
+            with open(os.path.join(sys.argv[2], name + "." + wrapper), "wb") as f:
+                f.write(gameanim.compress(wrapper, data))

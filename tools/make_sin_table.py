@@ -1,5 +1,5 @@
 """Writes csrc/core/sin_table.h: the sine table the games' joint matrices
-index (docs/models.md, "Joint matrices").
+index (docs/skeleton.md).
 
 Wind Waker's boot code calls JMANewSinTable(12): 4096 entries per turn,
 entry i = (f32)sin(2*pi*i/4096), and the cosine is the same table read a

@@ -1,6 +1,6 @@
 /* The game's joint matrices for a model's skeleton (model.h,
  * ga_model_world_matrices).  The rules and every arithmetic choice are in
- * docs/models.md, "Joint matrices"; the notes behind them are
+ * docs/skeleton.md; the notes behind them are
  * ../shared/formats/j3d_models.md section 5.4, bca.md section 2 and bk.md
  * section 2.5.
  *
@@ -66,11 +66,12 @@ static uint32_t ds_index(uint32_t angle12) { return angle12 & 0xFFFu; }
  * that is not finite (only a hand-made clip has one) counts as 0. */
 static uint32_t angle_units(float rad, double per_half_turn)
 {
-    double x = (double)rad * per_half_turn / PI_D;
-    if (!isfinite(x)) return 0;
-    x = fmod(x, 65536.0);
-    long v = lround(x);
-    return (uint32_t)v & 0xFFFFu;
+    double x = (double)rad * (per_half_turn / PI_D);
+    if (!(fabs(x) < 1e9)) { /* far outside a turn, or not finite */
+        if (!isfinite(x)) return 0;
+        x = fmod(x, 65536.0);
+    }
+    return (uint32_t)(int64_t)lround(x) & 0xFFFFu;
 }
 
 /* ------------------------------------------------------------------ */

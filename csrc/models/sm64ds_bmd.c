@@ -41,16 +41,18 @@ static int sm64ds_probe(const uint8_t *d, size_t size)
 {
     if (!header_plausible(d, size)) return 0;
     uint32_t count = ga_get_u32le(d + 4), table = ga_get_u32le(d + 8);
-    if ((uint64_t)table + (uint64_t)count * RECORD > size) return 5;
+    /* (6: a damaged model still beats the weak guesses of the animation
+     * probes, 5, so that its decoder names the broken field) */
+    if ((uint64_t)table + (uint64_t)count * RECORD > size) return 6;
     for (uint32_t i = 0; i < count; i++) {
         const uint8_t *p = d + table + (size_t)i * RECORD;
         uint32_t id = ga_get_u32le(p), name = ga_get_u32le(p + 4);
         int16_t parent = (int16_t)ga_get_u16le(p + 8);
         uint16_t has_children = ga_get_u16le(p + 0x0A);
         int32_t sibling = (int32_t)ga_get_u32le(p + 0x0C);
-        if (id != i || has_children > 1 || !parent_ok((int32_t)i, parent) || (i == 0 && parent != 0)) return 5;
-        if (sibling != 0 && ((int64_t)i + sibling < 0 || (int64_t)i + sibling >= count)) return 5;
-        if (name >= size || !memchr(d + name, 0, size - name)) return 5;
+        if (id > 0xFFFF || has_children > 1 || !parent_ok((int32_t)i, parent) || (i == 0 && parent != 0)) return 6;
+        if (sibling != 0 && ((int64_t)i + sibling < 0 || (int64_t)i + sibling >= count)) return 6;
+        if (name >= size || !memchr(d + name, 0, size - name)) return 6;
     }
     return 40;
 }

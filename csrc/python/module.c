@@ -2,6 +2,7 @@
  * registration.  Built with Py_LIMITED_API 3.11 so that one abi3 binary
  * loads in every Blender from 3.4 (Debian, Python 3.11) to 5.x. */
 #include "binding.h"
+#include "model.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -248,6 +249,28 @@ static PyObject *mod_formats(PyObject *mod, PyObject *unused)
     return d;
 }
 
+static PyObject *mod_model_formats(PyObject *mod, PyObject *unused)
+{
+    (void)mod;
+    (void)unused;
+    PyObject *d = PyDict_New();
+    for (size_t i = 0; d && ga_model_formats[i]; i++) {
+        const ga_model_format *f = ga_model_formats[i];
+        PyObject *ext = split_list(f->extensions);
+        PyObject *item = ext ? Py_BuildValue("{s:s,s:s,s:O}", "name", f->name, "description", f->description,
+                                             "extensions", ext)
+                             : NULL;
+        Py_XDECREF(ext);
+        if (!item || PyDict_SetItemString(d, f->name, item) < 0) {
+            Py_XDECREF(item);
+            Py_DECREF(d);
+            return NULL;
+        }
+        Py_DECREF(item);
+    }
+    return d;
+}
+
 static PyObject *mod_compression_extensions(PyObject *mod, PyObject *unused)
 {
     (void)mod;
@@ -396,6 +419,9 @@ static PyMethodDef module_methods[] = {
      "'values' ('absolute': they replace the rest pose; 'delta': applied on it), 'up_axis' (the game's up "
      "axis, None when not spatial), 'bone_match' (default rig matching: 'INDEX', 'ID', 'NAME'; None without "
      "a rig) and 'compressions' (the wrappers the games ship it in)."},
+    {"model_formats", mod_model_formats, METH_NOARGS,
+     "model_formats() -> {name: {'name', 'description', 'extensions'}}\n\nThe model families load_model reads "
+     "(the J3D entry also reads 'bdl' files: Model.format tells them apart)."},
     {"compression_extensions", mod_compression_extensions, METH_NOARGS,
      "compression_extensions() -> {wrapper name: tuple of file extensions that name a wrapped file}"},
     {"compressions", mod_compressions, METH_NOARGS, "compressions() -> list of wrapper names"},
