@@ -167,7 +167,7 @@ class ModelRig:
     matched bone's correction C_i, and the rig's bones in parent-first order
     with their rest matrices.  notes: what the match found."""
 
-    def __init__(self, model, arm_obj, choice="AUTO", id_property="gameanim_bone_id", index=None):
+    def __init__(self, model, arm_obj, choice="AUTO", id_property="gameanim_bone_id", index=None, axes=None):
         self.model = model
         self.arm_obj = arm_obj
         self.notes = []
@@ -178,7 +178,10 @@ class ModelRig:
                                 f"{'bone ID' if model.format == 'bk_model' else 'joint name'})")
         rest = model_world(model)
         heads = {j: bones[name].head_local.copy() for j, name in self.bone_of.items()}
-        fit = fit_axes({j: rest[j] for j in heads}, heads, choice)
+        if axes is not None:  # (the export: the A the import used)
+            fit = (axes.copy(), choice, axes.to_scale()[0], 0.0)
+        else:
+            fit = fit_axes({j: rest[j] for j in heads}, heads, choice)
         if fit is None or fit[3] is None:
             key = choice if choice != "AUTO" else axes_by_object(arm_obj)
             fit = (UP_MATRICES[key].copy(), key, 1.0, None)
@@ -215,40 +218,55 @@ class ModelRig:
         """What an action stores so that the export can plan the same curves."""
         return {"axes": flat(self.axes), "axes_key": self.axes_key}
 
+    @classmethod
+    def from_record(cls, model, arm_obj, record, id_property):
+        """The ModelRig an import made, again (the export's side)."""
+        return cls(model, arm_obj, record.get("axes_key", "AUTO"), id_property, axes=matrix_of(record["axes"]))
+
+    def world_from_poses(self, poses):
+        """{joint: the game's world matrix} that armature-space poses
+        {bone name: Matrix} stand for (the inverse of A @ W @ C)."""
+        a_inv = self.axes.inverted()
+        return {j: a_inv @ poses[name] @ self.correction[j].inverted() for j, name in self.bone_of.items()}
+
+    def convert(self, b, matrix, posed, invert=False):
+        """Bone.convert_local_to_pose of b under its parent's pose in posed:
+        basis -> armature-space pose, or back with invert."""
+        parent = b.parent
+        if parent is None:
+            return b.convert_local_to_pose(matrix, self.rest[b.name], invert=invert)
+        return b.convert_local_to_pose(matrix, self.rest[b.name], parent_matrix=posed[parent.name],
+                                       parent_matrix_local=self.rest[parent.name], invert=invert)
+
+    def pose_chain(self, bases):
+        """{bone name: armature-space pose} of every rig bone from
+        {bone name: basis Matrix} (others at rest), by Blender's rules."""
+        ident = Matrix.Identity(4)
+        posed = {}
+        for b in self.order:
+            posed[b.name] = self.convert(b, bases.get(b.name, ident), posed)
+        return posed
+
     def poses(self, world):
-        """{bone name: pose basis} for one frame's world matrices: matched
-        bones get A @ W_i @ C_i, the others keep a rest (identity) basis."""
+        """{bone name: (location, quaternion, scale, shear)} of the matched
+        bones for one frame's world matrices {joint: Matrix}: the pose basis
+        that gives A @ W_i @ C_i, the others keeping a rest basis.  shear:
+        how far the basis is from what location / rotation / scale hold."""
         ident = Matrix.Identity(4)
         posed, out = {}, {}
         a = self.axes
         for b in self.order:
             name = b.name
-            parent = b.parent
-            pm = posed[parent.name] if parent is not None else None
-            prest = self.rest[parent.name] if parent is not None else None
             j = self.joint_of_bone.get(name)
             if j is None:
-                if pm is None:
-                    posed[name] = b.convert_local_to_pose(ident, self.rest[name])
-                else:
-                    posed[name] = b.convert_local_to_pose(ident, self.rest[name], parent_matrix=pm,
-                                                          parent_matrix_local=prest)
+                posed[name] = self.convert(b, ident, posed)
                 continue
-            want = a @ world[j] @ self.correction[j]
-            if pm is None:
-                basis = b.convert_local_to_pose(want, self.rest[name], invert=True)
-            else:
-                basis = b.convert_local_to_pose(want, self.rest[name], parent_matrix=pm,
-                                                parent_matrix_local=prest, invert=True)
+            basis = self.convert(b, a @ world[j] @ self.correction[j], posed, invert=True)
             # the pose Blender makes from the keys (a shear in the basis is
             # lost) is what the children inherit
             loc, rot, scale = basis.decompose()
             kept = Matrix.LocRotScale(loc, rot, scale)
-            if pm is None:
-                posed[name] = b.convert_local_to_pose(kept, self.rest[name])
-            else:
-                posed[name] = b.convert_local_to_pose(kept, self.rest[name], parent_matrix=pm,
-                                                      parent_matrix_local=prest)
+            posed[name] = self.convert(b, kept, posed)
             out[name] = (loc, rot, scale, max(abs(x - y) for ra, rb in zip(kept, basis) for x, y in zip(ra, rb)))
         return out
 
@@ -328,8 +346,3 @@ def plan_onto_rig(anim, rig, tm):
         res.notes.append(f"bone {name!r}: the game's matrix is sheared in the bone's axes (up to {off:.3g}), which "
                          "location / rotation / scale cannot hold; the nearest pose is keyed")
     return res, plans, unmatched
-
-
-def axes_matrix(record):
-    """The A an action was imported with (ModelRig.record)."""
-    return matrix_of(record["axes"])
