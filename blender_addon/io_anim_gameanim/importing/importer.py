@@ -7,12 +7,12 @@ import os
 import bpy
 
 from .. import compat, native
-from ..shared import curve_plans, formats
+from ..shared import curve_plans, formats, model_rig
 from ..shared.imported_action import ROOT_REST_PROP, source_properties
 from ..shared.material_mapping import describe_entries, entries_by_material, find_material
 from ..shared.options import make_options
-from ..shared.rig_match import RigIndex
-from . import armature, curve_writer, material, retarget
+from ..shared.rig_match import RigIndex, anim_targets
+from . import armature, curve_writer, material, model_armature, retarget
 from .report import ImportReport
 
 
@@ -129,9 +129,16 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         fr.compression = anim.compression
         return _Loaded(fr, anim, path)
 
+    # model files build their armatures first; the animations then go to
+    # the model they fit
+    paths, rigs = _build_models(ga, paths, report, context, progress)
+    n = len(paths)
     loading = (x for x in (load_one(i, p) for i, p in enumerate(paths)) if x is not None)
     new_rigs = {}
-    if target_arm is None:
+    if rigs is not None:
+        loaded = [it for it in loading if _dispatch(it, rigs, opts)]
+        count = len(loaded)
+    elif target_arm is None:
         # a new armature is built from all the files of its format at once:
         # load everything first
         loaded = list(loading)
@@ -165,7 +172,8 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         item.anim = None  # (whatever still refers to the item must not keep the decoded file)
         if progress:
             progress(i, count, path, "import")
-        tm = time_map_for(anim, opts, scene)
+        file_opts = item.opts or opts
+        tm = time_map_for(anim, file_opts, scene)
         loop = anim.loop
         if loop in ("once_reset", "mirror_once"):
             then = "jumps back to frame 0" if loop == "once_reset" else "plays back to the start"
@@ -175,11 +183,11 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             if formats.is_material(anim.format):
                 made = _import_btk(anim, path, mats, opts, tm, fr)
             else:
-                arm_obj = target_arm if target_arm is not None else new_rigs[anim.format]
+                arm_obj = item.arm or (target_arm if target_arm is not None else new_rigs[anim.format])
                 index = rig_indexes.get(arm_obj.as_pointer())
                 if index is None:
                     index = rig_indexes[arm_obj.as_pointer()] = RigIndex(arm_obj)
-                write = _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index)
+                write = _prepare_skeletal(anim, path, arm_obj, file_opts, tm, fr, index)
                 anim = None  # the decoded keys go before Blender's are made
                 made = write()
         except Exception as e:  # a broken file or rig must not stop the batch
@@ -219,14 +227,78 @@ class _Loaded:
     """A loaded file on its way through import_files.  The importer takes
     `anim` out (sets it to None) when it starts on the file, so that the
     loop's own references to the item (a generator, enumerate) do not keep
-    the decoded file alive once its curves are planned."""
+    the decoded file alive once its curves are planned.  arm / opts: the
+    armature of the model the file goes to and the options for it (None:
+    the import's target and options)."""
 
-    __slots__ = ("report", "anim", "path")
+    __slots__ = ("report", "anim", "path", "arm", "opts")
 
     def __init__(self, report, anim, path):
         self.report = report
         self.anim = anim
         self.path = path
+        self.arm = None
+        self.opts = None
+
+
+def _build_models(ga, paths, report, context, progress=None):
+    """Builds an armature for every model file among paths (detected from
+    the content by gameanim.load_model).  Returns (the other paths, the
+    built rigs, or None when no file is a model)."""
+    load_model = getattr(ga, "load_model", None)
+    if load_model is None:
+        return paths, None
+    others, rigs = [], []
+    for i, path in enumerate(paths):
+        try:
+            model = load_model(path)
+        except (ga.FormatError, OSError, ValueError):
+            others.append(path)  # (not a model: the animation loader says what it is)
+            continue
+        if progress:
+            progress(i, len(paths), path, "model")
+        fr = report.add(path)
+        fr.format = model.format
+        fr.compression = getattr(model, "compression", None)
+        try:
+            built = model_armature.build_model_armature(model, path, context)
+        except Exception as e:  # the other files still import
+            fr.error = f"could not build the armature of this model: {type(e).__name__}: {e}"
+            continue
+        calc = f", {built.rig['calc']} rule" if built.rig["calc"] else ""
+        fr.owners.append(built.obj.name)
+        fr.notes.append(f"armature {built.obj.name!r}: {len(built.names)} joint(s){calc}")
+        fr.notes.extend(built.notes)
+        rigs.append(built)
+    if not rigs and len(others) == len(paths):
+        return paths, None
+    return others, rigs
+
+
+def _dispatch(item, rigs, opts):
+    """Sends a skeletal file to the first model it fits (joint count;
+    Banjo-Kazooie: bone IDs); a file that fits none is reported and not
+    imported.  Material files (BTK) go on as usual."""
+    anim = item.anim
+    if formats.is_material(anim.format):
+        return True
+    targets = anim_targets(anim)
+    fits = [b for b in rigs if model_rig.animation_fits(b.rig, anim.format, targets)]
+    if not fits:
+        have = ", ".join(f"{b.obj.name} ({b.rig['format']}, {len(b.names)} joints)" for b in rigs) or "none built"
+        item.report.error = (f"no model among the files fits this {anim.format} file "
+                             f"({len(targets)} target(s)); models: {have}")
+        item.anim = None
+        return False
+    built = fits[0]
+    if len(fits) > 1:
+        item.report.notes.append(f"{len(fits)} models fit; animated {built.obj.name!r}, the first")
+    item.arm = built.obj
+    k = built.rig.get("translation_scale", 1.0)
+    if formats.is_delta(anim.format) and k != 1.0:
+        item.opts = make_options(opts, translation_scale=opts.translation_scale * k)
+        item.report.notes.append(f"translations scaled by the model's factor {k:g}")
+    return True
 
 
 def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):

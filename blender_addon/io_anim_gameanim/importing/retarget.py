@@ -5,10 +5,9 @@ import json
 import os
 
 from .. import native
+from ..shared.imported_action import MODEL_PROP
 from ..shared.model_retarget import ModelRig, RetargetError, plan_onto_rig
 from ..shared.rig_match import RigIndex, target_label
-
-MODEL_PROP = "gameanim_model"  # on the action: JSON {file, format, axes, axes_key}
 
 
 def model_rig(arm_obj, opts, index):

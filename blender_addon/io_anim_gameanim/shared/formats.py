@@ -51,11 +51,38 @@ def compressions():
 
 def file_extensions():
     """Every extension a folder import takes: the formats' own and the
-    compression wrappers', lower case (gameanim.file_extensions())."""
+    compression wrappers', lower case (gameanim.file_extensions()), and
+    the model files' (model_extensions())."""
     try:
-        return tuple(native.require().file_extensions())
+        ours = tuple(native.require().file_extensions())
     except native.GameanimMissing:
         return ()
+    return ours + tuple(e for e in model_extensions() if e not in ours)
+
+
+# Model files' extensions until the C module lists them (model_formats()).
+MODEL_EXTENSIONS = (".bmd", ".bdl", ".bin")
+
+
+def model_extensions():
+    """The model files' extensions: gameanim.model_formats() when the C
+    module has it, else MODEL_EXTENSIONS (none without load_model)."""
+    try:
+        ga = native.require()
+    except native.GameanimMissing:
+        return ()
+    if not hasattr(ga, "load_model"):
+        return ()
+    registry = getattr(ga, "model_formats", None)
+    if registry is None:
+        return MODEL_EXTENSIONS
+    out = []
+    for traits_ in dict(registry()).values():
+        exts = traits_.get("extensions", ()) if isinstance(traits_, dict) else ()
+        if isinstance(exts, str):
+            exts = exts.split(";")
+        out.extend(e.lower() for e in exts if e and e.lower() not in out)
+    return tuple(out) or MODEL_EXTENSIONS
 
 
 def default_extension(fmt):

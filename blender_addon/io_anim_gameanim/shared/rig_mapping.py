@@ -20,7 +20,7 @@ from array import array
 from mathutils import Matrix
 
 from .. import compat, native
-from . import curve_plans, formats
+from . import curve_plans, formats, model_rig
 from .rest import axis_basis, bake_spec, flat, root_rest_of, rotation_angle
 from .rig_match import ROOT_MOTION, RigIndex
 
@@ -119,6 +119,10 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
     euler, bake = [], []
     if index is None:
         index = RigIndex(arm_obj)
+    # a rig built from a Basic-rule model: where the game drops a joint's
+    # scale (model_rig.basic_quirk_frames) no curve holds the pose
+    quirk = model_rig.basic_quirk_frames(model_rig.stored_rig(arm_obj), anim,
+                                         tm.bake_frames(scene_frames=True)) if not is_delta else {}
     for target, bone_name in mapping.items():
         bone = arm.bones[bone_name]
         rl, q_rest, identity = index.rest(bone_name, fmt, opts.up_axis)
@@ -129,7 +133,11 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
             res.notes.append(f"bone {bone_name!r} is connected to its parent: Blender ignores its location keys")
         has_quat = any(t.channel == "rotation_quaternion" for t in by_target.get(target, ()))
         forced = (modes or {}).get(target)
-        if forced == "baked" or (forced is None and opts.curve_mode == "BAKED"):
+        if forced is None and target in quirk and opts.curve_mode != "BAKED":
+            bake.append(BonePlan(target, bone_name, "bake", rl, q_rest,
+                                 f"Basic rule: the accumulated scale is exactly 1 at {len(quirk[target])} baked "
+                                 "frame(s), where the game drops the joint's own scale (no curve holds that)"))
+        elif forced == "baked" or (forced is None and opts.curve_mode == "BAKED"):
             reason = "curve mode is Baked" if forced is None else "baked when imported"
             bake.append(BonePlan(target, bone_name, "bake", rl, q_rest, reason))
         elif forced is None and (differs := next(filter(None, map(curve_plans.game_curve_differs,
@@ -215,6 +223,8 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
             spec.append((ROOT_MOTION, None if rest == Matrix.Identity(4) else res.root_rest, None))
         baked = gameanim.bake_pose(anim, spec, frames, translation_scale=k, time_scale=tm.scale,
                                    time_offset=tm.offset, collapse=True)
+        if quirk:
+            _apply_basic_quirk(gameanim, anim, bake, spec, baked, quirk, frames, k, tm)
         # every buffer has these times (one key when collapsed)
         times = array("f", [f * tm.scale + tm.offset for f in frames])  # (as keys hold them)
         distinct = len(set(times)) == len(times)
@@ -246,6 +256,22 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
                     f"the bone's axes, which Blender's location/rotation/scale cannot hold; the baked pose "
                     f"approximates it (give the bone an identity rest rotation for an exact result)")
     return res, plans
+
+
+def _apply_basic_quirk(gameanim, anim, bake, spec, baked, quirk, frames, k, tm):
+    """The baked bones whose scale the Basic rule drops at some frames:
+    baked again per frame (not collapsed) with the scale 1 there."""
+    which = [i for i, p in enumerate(bake) if p.target in quirk]
+    if not which:
+        return
+    again = gameanim.bake_pose(anim, [spec[i] for i in which], frames, translation_scale=k, time_scale=tm.scale,
+                               time_offset=tm.offset, collapse=False)
+    for i, bufs in zip(which, again):
+        bufs = [array("f", b) for b in bufs]
+        for f in quirk[bake[i].target]:
+            for axis in range(3):
+                bufs[7 + axis][2 * f + 1] = 1.0  # ((frame, value) pairs)
+        baked[i] = bufs
 
 
 def jba_steps(anim):

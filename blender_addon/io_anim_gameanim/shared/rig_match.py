@@ -5,6 +5,7 @@ suffixes), and the other way, a bone's target for the export
 import re
 
 from . import formats
+from .model_rig import HELPER_PROP, INDEX_PROP
 from .rest import UP_MATRICES, bone_rest
 
 # The target of root-motion tracks (the armature object, not a bone).
@@ -97,7 +98,7 @@ class RigIndex:
 
     def __init__(self, arm_obj):
         self.arm_obj = arm_obj
-        self.bones = list(arm_obj.data.bones)
+        self.bones = joint_bones(arm_obj)
         self._by_id = {}
         self._names = None
         self._rest = {}
@@ -140,6 +141,25 @@ class RigIndex:
         return got
 
 
+def joint_bones(arm_obj):
+    """The armature's bones in bone order, without the helper bones of a
+    rig built from a model (model_rig.HELPER_PROP), which no file
+    animates."""
+    return [b for b in arm_obj.data.bones if b.get(HELPER_PROP) is None]
+
+
+def index_of_bones(bones):
+    """{joint index: bone name} of index matching: gameanim_index when
+    every bone has one (the importer's rigs: a model's bones are not in
+    joint order), else the bone order."""
+    if bones and all(isinstance(b.get(INDEX_PROP), int) for b in bones):
+        out = {}
+        for b in bones:
+            out.setdefault(b[INDEX_PROP], b.name)
+        return out
+    return {i: b.name for i, b in enumerate(bones)}
+
+
 def match_bones(anim, arm_obj, mode, id_property="gameanim_bone_id", index=None):
     """{target: bone name} for the targets that found a bone, the list of
     targets that did not, and notes (duplicates).  index: a RigIndex of
@@ -154,11 +174,13 @@ def match_bones(anim, arm_obj, mode, id_property="gameanim_bone_id", index=None)
         if n_file != len(bones):
             notes.append(f"the file animates {n_file} bone(s) by index but the armature has {len(bones)}: "
                          "index matching may pair the wrong bones")
+        by_index = index_of_bones(bones)
         for t in targets:
-            if isinstance(t, int) and 0 <= t < len(bones):
-                mapping[t] = bones[t].name
-            else:
+            name = by_index.get(t) if isinstance(t, int) else None
+            if name is None:
                 unmatched.append(t)
+            else:
+                mapping[t] = name
     elif mode == "ID":
         by_id, id_notes = index.by_id(id_property)
         notes.extend(id_notes)
@@ -216,12 +238,11 @@ def bone_target_rule(arm_obj, fmt, id_property="gameanim_bone_id"):
     bone has one, as the importer's new armatures do), its ID property
     (else a bk_id_### name; None when it has none) or its name
     (gameanim_name when present, the file's original bytes when escaped)."""
-    bones = list(arm_obj.data.bones)
+    bones = joint_bones(arm_obj)
     kind = formats.target_kind(fmt)
     if kind == "joint":
-        order = {b.name: i for i, b in enumerate(bones)}
-        use_prop = bool(bones) and all(isinstance(b.get("gameanim_index"), int) for b in bones)
-        return lambda name: (arm_obj.data.bones[name]["gameanim_index"] if use_prop else order[name])
+        order = {name: i for i, name in index_of_bones(bones).items()}
+        return lambda name: order[name]
     if kind == "bone_id":
         def bone_id(name):
             b = arm_obj.data.bones[name]
