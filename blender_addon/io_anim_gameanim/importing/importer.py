@@ -13,6 +13,7 @@ from ..shared.material_mapping import describe_entries, entries_by_material, fin
 from ..shared.options import make_options
 from ..shared.rig_match import RigIndex, anim_targets
 from . import armature, curve_writer, material, model_armature, retarget
+from .import_scale import apply_import_scale
 from .report import ImportReport
 
 
@@ -132,6 +133,8 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
     # model files build their armatures first; the animations then go to
     # the model they fit
     paths, rigs = _build_models(ga, paths, report, context, progress)
+    for built in rigs or ():
+        apply_import_scale(built.obj, opts)
     n = len(paths)
     loading = (x for x in (load_one(i, p) for i, p in enumerate(paths)) if x is not None)
     new_rigs = {}

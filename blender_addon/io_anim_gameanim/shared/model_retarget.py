@@ -72,7 +72,7 @@ def bone_id_of(bone, pose_bone, id_property):
         return None
 
 
-def joint_bones(model, arm_obj, id_property, index=None):
+def match_joints(model, arm_obj, id_property, index=None):
     """{model joint index: rig bone name} and the joints that found no bone.
     J3D and SM64DS joints match by name (exactly, else ignoring case, spaces
     and .001 suffixes); Banjo-Kazooie bones by bone ID."""
@@ -172,7 +172,7 @@ class ModelRig:
         self.arm_obj = arm_obj
         self.notes = []
         bones = arm_obj.data.bones
-        self.bone_of, self.missing = joint_bones(model, arm_obj, id_property, index)
+        self.bone_of, self.missing = match_joints(model, arm_obj, id_property, index)
         if not self.bone_of:
             raise RetargetError(f"no bone of {arm_obj.name!r} matches a joint of the model (by "
                                 f"{'bone ID' if model.format == 'bk_model' else 'joint name'})")
