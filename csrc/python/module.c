@@ -43,6 +43,21 @@ static PyObject *mod_load(PyObject *mod, PyObject *args, PyObject *kw)
     return res;
 }
 
+static PyObject *mod_load_model(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    ga_state *st = state_of_module(mod);
+    static char *kwlist[] = {"source", "max_decoded_size", NULL};
+    PyObject *source, *max_decoded = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:load_model", kwlist, &source, &max_decoded)) return NULL;
+    ga_decode_opts opts = {0};
+    if (parse_max_decoded(max_decoded, &opts.max_decoded_size) < 0) return NULL;
+    PyObject *data = source_bytes(st, source);
+    if (!data) return NULL;
+    PyObject *res = model_from_data(st, data, &opts);
+    Py_DECREF(data);
+    return res;
+}
+
 /* Replaces *view of a mutable buffer (a bytearray, a memoryview, an
  * array) and *data with a bytes copy: the decoders run without the GIL,
  * while another thread could write into the caller's buffer.  On failure
@@ -330,6 +345,11 @@ static PyMethodDef module_methods[] = {
      "from the content.  Raises FormatError (with .format, .field and .offset) for anything that is not a "
      "valid file, or that would decode to more than max_decoded_size bytes (None: the larger of "
      "LIMITS['decoded_size_floor'] and LIMITS['decoded_size_ratio'] times the input's size)."},
+    {"load_model", (PyCFunction)(void (*)(void))mod_load_model, METH_VARARGS | METH_KEYWORDS,
+     "load_model(source, *, max_decoded_size=None) -> Model\n\nReads the skeleton of a model file (J3D BMD / BDL, "
+     "Super Mario 64 DS BMD, Banjo-Kazooie model bin) from a path or a bytes-like object, optionally wrapped in "
+     "LZ77, Yaz0, Yay0 or rarezip.  Raises FormatError (with .format, .field and .offset) for anything that is "
+     "not a valid model file (an animation file says so)."},
     {"detect", (PyCFunction)(void (*)(void))mod_detect, METH_VARARGS | METH_KEYWORDS,
      "detect(source, *, max_decoded_size=None) -> (format, compression or None)"},
     {"save", (PyCFunction)(void (*)(void))mod_save, METH_VARARGS | METH_KEYWORDS,
@@ -451,6 +471,10 @@ static int module_exec(PyObject *m)
     if (!st->TrackType) return -1;
     st->AnimationType = new_type(m, &Animation_spec, "Animation");
     if (!st->AnimationType) return -1;
+    st->ModelType = new_type(m, &Model_spec, "Model");
+    if (!st->ModelType) return -1;
+    st->BoneType = new_type(m, &Bone_spec, "Bone");
+    if (!st->BoneType) return -1;
     PyModule_AddIntConstant(m, "CONSTANT", GA_INTERP_CONSTANT);
     PyModule_AddIntConstant(m, "LINEAR", GA_INTERP_LINEAR);
     PyModule_AddIntConstant(m, "BEZIER", GA_INTERP_BEZIER);
@@ -482,6 +506,8 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->ArrayType);
     Py_VISIT(st->TrackType);
     Py_VISIT(st->AnimationType);
+    Py_VISIT(st->ModelType);
+    Py_VISIT(st->BoneType);
     for (int i = 0; i < GA_NZERO; i++) Py_VISIT(st->ZeroArrays[i]);
     return 0;
 }
@@ -495,6 +521,8 @@ static int module_clear(PyObject *m)
     Py_CLEAR(st->ArrayType);
     Py_CLEAR(st->TrackType);
     Py_CLEAR(st->AnimationType);
+    Py_CLEAR(st->ModelType);
+    Py_CLEAR(st->BoneType);
     for (int i = 0; i < GA_NZERO; i++) Py_CLEAR(st->ZeroArrays[i]);
     return 0;
 }
