@@ -74,12 +74,10 @@ def rig_info(model, path):
 
 
 def model_translation_scale(model):
-    """Banjo-Kazooie's per-model translation factor k (1 for the others)."""
-    for name in ("translation_scale", "bk_scale", "scale_factor"):
-        value = getattr(model, name, None)
-        if isinstance(value, (int, float)):
-            return float(value)
-    return 1.0
+    """Banjo-Kazooie's per-model translation factor k (Model.info
+    'bk_scale'; 1 for the others)."""
+    value = (getattr(model, "info", None) or {}).get("bk_scale")
+    return float(value) if isinstance(value, (int, float)) else 1.0
 
 
 def stored_rig(arm_obj):
