@@ -5,7 +5,7 @@ import json
 import os
 
 from .. import native
-from ..shared.imported_action import MODEL_PROP
+from ..shared.imported_action import MODEL_FILE_PROP
 from ..shared.model_retarget import ModelRig, RetargetError, plan_onto_rig
 from ..shared.rig_match import RigIndex, target_label
 
@@ -61,5 +61,5 @@ def plan_file(anim, arm_obj, opts, tm, fr, index=None):
     fr.baked.extend(res.baked)
     fr.notes.extend(res.notes)
     record = dict(rig.record(), file=path, format=rig.model.format)
-    res.source_extra = {MODEL_PROP: json.dumps(record, sort_keys=True)}
+    res.source_extra = {MODEL_FILE_PROP: json.dumps(record, sort_keys=True)}
     return res, [cp for plan in plans for cp in plan.curves]

@@ -55,8 +55,13 @@ def matrices_of(flat16, count):
 
 
 def model_world(model, anim=None, frame=0.0):
-    """The game's model-space matrix of every bone at one file frame."""
-    return matrices_of(model.world_matrices(anim, frame), len(model.bones))
+    """The game's model-space frame of every joint at one file frame: its
+    world matrix, times the translation to the pivot for Banjo-Kazooie
+    (whose matrices move model-space points: deltas about the pivots)."""
+    out = matrices_of(model.world_matrices(anim, frame), len(model.bones))
+    if model.format == "bk_model":
+        out = [m @ Matrix.Translation(b.translation) for m, b in zip(out, model.bones)]
+    return out
 
 
 # ---------------------------------------------------------------------------
