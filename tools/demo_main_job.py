@@ -195,6 +195,9 @@ def model_figure(rig, name, collection, origin):
     from io_anim_gameanim.shared.model_rig import HELPER_PROP
 
     rig.location = origin
+    # parented at the rest pose (the import already assigned an action:
+    # parent_to_bone's inverse is taken from the rest tail)
+    rig.data.pose_position = "REST"
     bpy.context.view_layer.update()
     bones = [b for b in rig.data.bones if b.get(HELPER_PROP) is None]
 
@@ -228,6 +231,8 @@ def model_figure(rig, name, collection, origin):
         joint.data.materials.append(joint_mat)
         collection.objects.link(joint)
         parent_to_bone(joint, rig, b.name)
+    bpy.context.view_layer.update()
+    rig.data.pose_position = "POSE"
 
 
 def model_sets(folder):
