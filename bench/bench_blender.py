@@ -399,19 +399,26 @@ def bench_large(repeat, naive_keys, quick):
     return rows
 
 
-def bench_bulk(nfiles, repeat):
-    folder = os.path.join(OUT, f"bulk{nfiles}")
+def files_folder(name, want, files):
+    """OUT/name holding files() ((name, bytes) pairs), written again only
+    when its stamp differs from `want` (the inputs that made it)."""
+    folder = os.path.join(OUT, name)
     stamp = os.path.join(folder, ".stamp")
-    want = f"{nfiles} {gameanim.__version__} 2"
     if not (os.path.exists(stamp) and open(stamp).read() == want):
         os.makedirs(folder, exist_ok=True)
         for f in os.listdir(folder):
             os.remove(os.path.join(folder, f))
-        for name, data in benchdata.bulk_files(nfiles):
-            with open(os.path.join(folder, name), "wb") as f:
+        for fname, data in files():
+            with open(os.path.join(folder, fname), "wb") as f:
                 f.write(data)
         with open(stamp, "w") as f:
             f.write(want)
+    return folder
+
+
+def bench_bulk(nfiles, repeat):
+    folder = files_folder(f"bulk{nfiles}", f"{nfiles} {gameanim.__version__} 2",
+                          lambda: benchdata.bulk_files(nfiles))
     paths = api.collect_files([folder])
     assert len(paths) == nfiles, len(paths)
     total_bytes = sum(os.path.getsize(p) for p in paths)
@@ -475,20 +482,12 @@ def bench_model(nanims, repeat):
     assigned, the others on NLA tracks) against the floor: the same curves
     written from ready buffers onto the same armature (built beforehand,
     untimed)."""
-    folder = os.path.join(OUT, f"model{nanims}")
-    stamp = os.path.join(folder, ".stamp")
-    want = f"{nanims} {benchdata.MODEL_JOINTS} {gameanim.__version__} 1"
-    if not (os.path.exists(stamp) and open(stamp).read() == want):
-        os.makedirs(folder, exist_ok=True)
-        for f in os.listdir(folder):
-            os.remove(os.path.join(folder, f))
-        with open(os.path.join(folder, "figure.bmd"), "wb") as f:
-            f.write(benchdata.model_file())
+    def files():
+        yield "figure.bmd", benchdata.model_file()
         for i in range(nanims):
-            with open(os.path.join(folder, f"anim{i:03d}.bck"), "wb") as f:
-                f.write(benchdata.model_animation(i))
-        with open(stamp, "w") as f:
-            f.write(want)
+            yield f"anim{i:03d}.bck", benchdata.model_animation(i)
+
+    folder = files_folder(f"model{nanims}", f"{nanims} {benchdata.MODEL_JOINTS} {gameanim.__version__} 1", files)
     model = os.path.join(folder, "figure.bmd")
     anims = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".bck"))
     assert len(anims) == nanims
