@@ -12,7 +12,8 @@ from ..shared.imported_action import ROOT_REST_PROP, source_properties
 from ..shared.material_mapping import describe_entries, entries_by_material, find_material
 from ..shared.options import make_options
 from ..shared.rig_match import RigIndex, anim_targets
-from . import armature, curve_writer, material, model_armature
+from . import armature, curve_writer, material, model_armature, retarget
+from .import_scale import apply_import_scale
 from .report import ImportReport
 
 
@@ -132,6 +133,8 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
     # model files build their armatures first; the animations then go to
     # the model they fit
     paths, rigs = _build_models(ga, paths, report, context, progress)
+    for built in rigs or ():
+        apply_import_scale(built.obj, opts)
     n = len(paths)
     loading = (x for x in (load_one(i, p) for i, p in enumerate(paths)) if x is not None)
     new_rigs = {}
@@ -311,7 +314,8 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
     baked import peaks near Blender's own keys, not at those plus the
     decoded file); exact channels keep their Track until their curve is
     written (their buffers are made then, one at a time)."""
-    res, plans = armature.plan_file(anim, arm_obj, opts, tm, fr, index)
+    planner = retarget.plan_file if opts.model_file else armature.plan_file
+    res, plans = planner(anim, arm_obj, opts, tm, fr, index)
     props = source_properties(anim, path, opts, tm, {
         "options": {"bone_match": opts.bone_match_for(anim.format), "id_property": opts.id_property},
         "gameanim_bones": json.dumps(res.bones, sort_keys=True),
@@ -319,6 +323,7 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
     })
     if res.root_rest is not None:
         props[ROOT_REST_PROP] = res.root_rest
+    props.update(getattr(res, "source_extra", {}))
     name = action_name_for(path)
 
     def write():

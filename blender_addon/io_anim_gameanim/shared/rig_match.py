@@ -11,6 +11,21 @@ from .rest import UP_MATRICES, bone_rest
 # The target of root-motion tracks (the armature object, not a bone).
 ROOT_MOTION = "__root_motion__"
 
+# fast64's Banjo-Kazooie rigs (hm64/bk64) keep each bone's ID here: ID
+# matching accepts it where a bone lacks the ID Property
+FAST64_BONE_ID = "hm64_bk64_bone_id"
+
+
+def bone_id_value(bone, pose_bone, id_property):
+    """The raw ID a bone (or its pose bone) holds under id_property, else
+    under fast64's FAST64_BONE_ID; None when neither is there."""
+    for prop in (id_property, FAST64_BONE_ID):
+        for holder in (bone, pose_bone):
+            value = holder.get(prop) if holder is not None else None
+            if value is not None:
+                return value
+    return None
+
 
 # ---------------------------------------------------------------------------
 # Bone matching
@@ -95,10 +110,7 @@ class RigIndex:
             by_id, notes = {}, []
             pose_bones = self.arm_obj.pose.bones
             for b in self.bones:
-                value = b.get(id_property)
-                if value is None:
-                    pb = pose_bones.get(b.name)
-                    value = pb.get(id_property) if pb is not None else None
+                value = bone_id_value(b, pose_bones.get(b.name), id_property)
                 try:
                     key = int(value)
                 except (TypeError, ValueError):
@@ -234,10 +246,7 @@ def bone_target_rule(arm_obj, fmt, id_property="gameanim_bone_id"):
     if kind == "bone_id":
         def bone_id(name):
             b = arm_obj.data.bones[name]
-            value = b.get(id_property)
-            if value is None:
-                pb = arm_obj.pose.bones.get(name)
-                value = pb.get(id_property) if pb is not None else None
+            value = bone_id_value(b, arm_obj.pose.bones.get(name), id_property)
             if value is None:
                 m = re.fullmatch(r"bk_id_(\d+)", name)
                 return int(m.group(1)) if m else None
