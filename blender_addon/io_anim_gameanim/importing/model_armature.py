@@ -5,6 +5,7 @@ object turned Y-up -> Z-up, and each rule's parent chain made exact
 (shared/model_rig.py says how and why)."""
 import json
 import math
+import os
 
 import bpy
 from mathutils import Matrix, Vector
@@ -193,8 +194,6 @@ def _point_at_children(obj, rig, names, heads):
 
 
 def _stem(path):
-    import os
-
     base = os.path.basename(str(path))
     return base.split(".")[0] or base
 

@@ -11,7 +11,7 @@ rule's parent chain is one of Blender's scale-inheritance modes:
 
 * Basic, SM64DS, Banjo-Kazooie: W = W_parent * L, inherit_scale FULL.
   (Banjo-Kazooie's W is the skinning matrix, deltas about the pivots:
-  the bone's frame is W * T(pivot), see joint_frame.)
+  the bone's frame is W * T(pivot).)
 * Softimage: the frame children inherit carries no scale; the joint's
   output is that frame scaled by the accumulated scale, and a child's
   translation is scaled by its parent's accumulated scale.  Blender's
@@ -44,6 +44,7 @@ HELPER_PROP = "gameanim_ssc_helper"  # on a helper bone: the joint bone's name
 INDEX_PROP = "gameanim_index"
 BONE_ID_PROP = "gameanim_bone_id"
 SSC_PROP = "gameanim_scale_compensate"
+
 
 def is_delta_family(model_format):
     """Banjo-Kazooie: bone IDs, deltas about the pivots."""
@@ -111,23 +112,6 @@ def needs_helper(calc, bone):
 
 def helper_name(joint_bone_name):
     return f"SSC {joint_bone_name}"
-
-
-def joint_frame(rig, index, world):
-    """The pose-bone matrix (armature space, mathutils Matrix) that a
-    joint's game world matrix `world` corresponds to: the matrix itself,
-    or for Banjo-Kazooie (whose matrices move model-space points) the
-    matrix times the translation to the bone's pivot."""
-    if is_delta_family(rig["format"]):
-        from mathutils import Matrix
-        return world @ Matrix.Translation(rig["bones"][index]["translation"])
-    return world
-
-
-def world_matrix(values, frame_index, bone_index, nbones):
-    """One 4x4 row-major matrix (list of rows) out of world_matrices()."""
-    base = (frame_index * nbones + bone_index) * 16
-    return [list(values[base + 4 * r: base + 4 * r + 4]) for r in range(4)]
 
 
 # ---------------------------------------------------------------------------
