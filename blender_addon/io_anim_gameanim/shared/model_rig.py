@@ -135,33 +135,50 @@ def animation_fits(rig, anim_format, targets):
 # What curves cannot say: per-frame corrections of a rule
 
 
-def chain_scales(rig, anim, frames, accumulate=True):
-    """(scale, acc): each joint's own scale and the accumulated scale (the
-    product down the chain including the joint, in float32 as the game
-    multiplies: array('f') rounds each product once) at each frame,
-    [joint][axis] -> array('f') over the frames.  A joint the file animates
+def chain_scales(rig, anim, frames):
+    """Each joint's own scale at each frame, [joint][axis] -> array('f')
+    over the frames (constant ones shared).  A joint the file animates
     takes the file's scale (1 where it has no scale track); one it does
-    not, the model's rest scale (as the game's calc does).  accumulate
-    False: acc is not computed (None per joint)."""
+    not, the model's rest scale (as the game's calc does)."""
     bones = rig["bones"]
     n = len(bones)
     nf = len(frames)
     tracks = list(anim.tracks)
     animated = {t.target for t in tracks if isinstance(t.target, int)}
-    scale = [[array("f", [1.0 if j in animated else b["scale"][a]]) * nf for a in range(3)]
-             for j, b in enumerate(bones)]
-    want = [i for i, t in enumerate(tracks)
-            if t.channel == "scale" and isinstance(t.target, int) and 0 <= t.target < n and t.axis < 3]
-    if want:
-        values = anim.sample(array("d", frames))
-        for i in want:
-            t = tracks[i]
-            scale[t.target][t.axis] = array("f", values[i * nf:(i + 1) * nf])
-    acc = [None] * n
-    for j in (parents_first(bones) if accumulate else ()):
+    constant = {}  # (value -> one shared array of it: most scales are constant)
+
+    def const(v):
+        got = constant.get(v)
+        if got is None:
+            got = constant[v] = array("f", [v]) * nf
+        return got
+
+    scale = [[const(1.0 if j in animated else float(b["scale"][a])) for a in range(3)] for j, b in enumerate(bones)]
+    values = None
+    for i, t in enumerate(tracks):
+        if t.channel != "scale" or not isinstance(t.target, int) or not 0 <= t.target < n or t.axis > 2:
+            continue
+        keys = t.values
+        if len(keys) == 0:
+            continue  # (count 0: the default 1)
+        if len(keys) == 1:
+            scale[t.target][t.axis] = const(float(array("f", keys)[0]))
+            continue
+        if values is None:
+            values = anim.sample(array("d", frames))
+        scale[t.target][t.axis] = array("f", values[i * nf:(i + 1) * nf])
+    return scale
+
+
+def accumulated(bones, scale):
+    """The accumulated scale of each joint (the product of the scales down
+    the chain, the joint's own included) at each frame, in float32 as the
+    game multiplies (array('f') rounds each product once), [joint][axis]."""
+    acc = [None] * len(bones)
+    for j in parents_first(bones):
         p = bones[j]["parent"]
         acc[j] = [array("f", map(mul, acc[p][a], scale[j][a])) if p >= 0 else scale[j][a] for a in range(3)]
-    return scale, acc
+    return acc
 
 
 class RuleFixes:
@@ -210,7 +227,15 @@ def rule_fixes(rig, anim, frames):
     if calc not in ("basic", "softimage", "maya"):
         return fixes
     bones = rig["bones"]
-    scale, acc = chain_scales(rig, anim, frames, accumulate=calc != "maya")
+    scale = chain_scales(rig, anim, frames)
+    lowest = min((min(a) for rows in scale for a in rows), default=1.0)
+    if calc == "basic":
+        # nothing to drop when every scale is 1 at every frame
+        if all(min(a) == max(a) == 1.0 for rows in scale for a in rows):
+            return fixes
+    elif lowest >= 0.0:
+        return fixes  # (Softimage and Maya need a negative scale)
+    acc = accumulated(bones, scale) if calc != "maya" else None
     for j, b in enumerate(bones):
         p = b["parent"]
         if calc == "basic":
