@@ -483,3 +483,13 @@ def test_world_matrices_shapes_and_a_translation_chain():
     assert len(many) == len(frames) * 3 * 16
     for k, f in enumerate(frames):  # frame-major
         assert many[k * 48:(k + 1) * 48] == m.world_matrices(frame=f)
+
+
+def test_names_over_the_string_limit_are_refused():
+    long = "n" * (gameanim.LIMITS["string_length"] + 1)
+    with pytest.raises(gameanim.FormatError, match="over the limit"):
+        gameanim.load_model(mm.write_j3d_model([mm.joint(long)], [-1]))
+    with pytest.raises(gameanim.FormatError, match="over the limit"):
+        gameanim.load_model(mm.write_sm64ds_bmd([mm.sm64ds_bone(long)]))
+    ok = "n" * gameanim.LIMITS["string_length"]
+    assert gameanim.load_model(mm.write_j3d_model([mm.joint(ok)], [-1])).bones[0].name == ok
