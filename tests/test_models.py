@@ -465,3 +465,21 @@ def test_model_repr_and_read_only():
         m.bones = ()
     with pytest.raises(AttributeError):
         m.bones[0].parent = 3
+
+
+def test_world_matrices_shapes_and_a_translation_chain():
+    # a chain of pure translations: each joint's world translation is the sum down the chain
+    joints = [mm.joint("a", translation=(1, 0, 0)), mm.joint("b", translation=(0, 2, 0)),
+              mm.joint("c", translation=(0, 0, 3))]
+    m = gameanim.load_model(mm.write_j3d_model(joints, [-1, 0, 1]))
+    rest = m.world_matrices()
+    assert len(rest) == 3 * 16
+    for i, want in enumerate([(1, 0, 0), (1, 2, 0), (1, 2, 3)]):
+        mat = rest[16 * i:16 * i + 16]
+        assert (mat[3], mat[7], mat[11]) == want
+        assert [mat[k] for k in (0, 5, 10, 15)] == [1, 1, 1, 1]
+    frames = [0.0, 1.0, 2.5]
+    many = m.world_matrices(None, frames)
+    assert len(many) == len(frames) * 3 * 16
+    for k, f in enumerate(frames):  # frame-major
+        assert many[k * 48:(k + 1) * 48] == m.world_matrices(frame=f)
