@@ -447,6 +447,20 @@ def test_sample_figures(api, ga, model, anims):
             assert err <= limit, f"{apath.name}: joint {i} at frame {f}: off by {err} (allowed {limit})"
 
 
+def test_unit_and_axis_options_do_not_apply_to_a_model(api, ga, tmp_path):
+    """The built rig is in the model's units and axes: Translation Scale
+    and Rig Up Axis are ignored (noted), the pose is still the game's."""
+    path = samples("bk/features.bin")[0]
+    mpath = bk_model(tmp_path)
+    res = api.import_files([mpath, str(path)], translation_scale=3.0, up_axis="Y_TO_Z")
+    fr = res.report.files[1]
+    assert any("ignored" in n and "translation_scale" in n and "up_axis" in n for n in fr.notes)
+    anim = ga.load(str(path))
+    start = float(anim.start_frame or 0.0)
+    for f, i, err, size, _b in pose_errors(built_rig(), ga.load_model(mpath), anim, [start, start + 4.5]):
+        assert err <= TIGHT * size * 5, (f, i, err)
+
+
 # ---------------------------------------------------------------------------
 # Several models, several animations
 

@@ -284,7 +284,7 @@ def _dispatch(item, rigs, opts):
     with no model of their kind among the files go on as usual (the
     import's target armature, or a new one)."""
     anim = item.anim
-    family = [b for b in rigs if model_rig.MODEL_ANIMATIONS.get(b.rig["format"]) == anim.format]
+    family = [b for b in rigs if model_rig.animation_format(b.rig["format"]) == anim.format]
     if formats.is_material(anim.format) or not family:
         return True  # (no model of its kind: the usual target)
     targets = anim_targets(anim)
@@ -299,10 +299,23 @@ def _dispatch(item, rigs, opts):
     if len(fits) > 1:
         item.report.notes.append(f"{len(fits)} models fit; animated {built.obj.name!r}, the first")
     item.arm = built.obj
-    k = built.rig.get("translation_scale", 1.0)
-    if formats.is_delta(anim.format) and k != 1.0:
-        item.opts = make_options(opts, translation_scale=opts.translation_scale * k)
+    # the rig is in the model's own units and axes: Translation Scale is
+    # the model's (Banjo-Kazooie's k, else 1), Rig Up Axis and Model File
+    # do not apply
+    k = built.rig.get("translation_scale", 1.0) if formats.is_delta(anim.format) else 1.0
+    set_by_model = {"translation_scale": k, "up_axis": "NONE"}
+    if hasattr(opts, "model_file"):
+        set_by_model["model_file"] = ""
+    ignored = [name for name, value in set_by_model.items() if name != "translation_scale" and
+               getattr(opts, name) != value]
+    if opts.translation_scale != 1.0:
+        ignored.append("translation_scale")
+    item.opts = make_options(opts, **set_by_model)
+    if k != 1.0:
         item.report.notes.append(f"translations scaled by the model's factor {k:g}")
+    if ignored:
+        item.report.notes.append(f"option(s) {', '.join(ignored)} ignored: the armature built from the model is "
+                                 "in the model's own units and axes")
     return True
 
 

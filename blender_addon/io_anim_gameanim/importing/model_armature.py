@@ -143,7 +143,7 @@ def build_model_armature(model, path, context, name=None):
     obj["gameanim_model_format"] = rig["format"]
     obj["gameanim_model_path"] = rig["path"]
     obj["gameanim_calc"] = calc
-    obj["gameanim_built_for"] = model_rig.MODEL_ANIMATIONS.get(rig["format"], "")
+    obj["gameanim_built_for"] = model_rig.animation_format(rig["format"]) or ""
     view_layer.objects.active = obj
     return BuiltRig(obj, rig, names, helpers, notes)
 

@@ -60,8 +60,26 @@ def file_extensions():
     return ours + tuple(e for e in model_extensions() if e not in ours)
 
 
-# Model files' extensions until the C module lists them (model_formats()).
+# Model files' extensions when the C module does not list them (model_formats()).
 MODEL_EXTENSIONS = (".bmd", ".bdl", ".bin")
+
+# Model files (Model.format): the animation format that animates the
+# family's joints, and how it addresses them: by joint number, or by bone
+# ID with deltas about the pivots (Banjo-Kazooie, whose model-space
+# matrices move points, not bone frames).
+MODEL_FAMILIES = {"bmd": ("bck", "joint"), "bdl": ("bck", "joint"), "sm64ds_bmd": ("bca", "joint"),
+                  "bk_model": ("bk", "bone_id")}
+
+
+def model_animation_format(model_format):
+    """The animation format of a model family (None when unknown)."""
+    return MODEL_FAMILIES.get(model_format, (None, None))[0]
+
+
+def model_by_bone_id(model_format):
+    """True for Banjo-Kazooie models: animations address bone IDs, as
+    deltas about each bone's pivot."""
+    return MODEL_FAMILIES.get(model_format, (None, None))[1] == "bone_id"
 
 
 def model_extensions():

@@ -37,24 +37,27 @@ import json
 from array import array
 from operator import mul
 
+from . import formats
+
 MODEL_PROP = "gameanim_model"        # on the armature object: JSON (rig_info)
 HELPER_PROP = "gameanim_ssc_helper"  # on a helper bone: the joint bone's name
 INDEX_PROP = "gameanim_index"
 BONE_ID_PROP = "gameanim_bone_id"
 SSC_PROP = "gameanim_scale_compensate"
 
-# The animation formats that animate each model family's joints, and how
-# a file picks its model: by joint count or by bone IDs.
-MODEL_ANIMATIONS = {"bmd": "bck", "bdl": "bck", "sm64ds_bmd": "bca", "bk_model": "bk"}
-
-
 def is_delta_family(model_format):
-    return model_format == "bk_model"
+    """Banjo-Kazooie: bone IDs, deltas about the pivots."""
+    return formats.model_by_bone_id(model_format)
+
+
+def animation_format(model_format):
+    """The animation format that animates the model's joints."""
+    return formats.model_animation_format(model_format)
 
 
 def bone_label(model_format, index, bone):
     """A joint's bone name when the file has none."""
-    if model_format == "bk_model":
+    if is_delta_family(model_format):
         return f"bk_{index:02d}_id{int(bone.get('bone_id', -1)):03d}"
     return f"joint_{index:03d}"
 
@@ -136,7 +139,7 @@ def animation_fits(rig, anim_format, targets):
     bone IDs) belongs to the model: the family's animation format and the
     joint count (Banjo-Kazooie: every bone ID it animates is in the
     model's table)."""
-    if MODEL_ANIMATIONS.get(rig["format"]) != anim_format:
+    if animation_format(rig["format"]) != anim_format:
         return False
     if is_delta_family(rig["format"]):
         ids = {b["bone_id"] for b in rig["bones"]}
