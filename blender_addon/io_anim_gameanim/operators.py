@@ -97,7 +97,9 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
         return {"FINISHED"} if result.report.succeeded else {"CANCELLED"}
 
 
-IMPORT_LABEL = "Game Animation" + (f" ({' '.join(formats.default_extension(f) for f in formats.names())})"
+IMPORT_LABEL = "Game Animation" + (f" ({' '.join(formats.default_extension(f) for f in formats.names())}"
+                                    + (f"; models {' '.join(formats.model_extensions())}"
+                                       if formats.model_extensions() else "") + ")"
                                     if formats.names() else "")
 
 

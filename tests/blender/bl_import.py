@@ -500,7 +500,7 @@ def test_drag_and_drop_handler_where_blender_has_file_handlers(addon):
     fh = bpy.types.IMPORT_ANIM_FH_gameanim
     assert fh.bl_import_operator == "import_anim.gameanim"
     assert set(fh.bl_file_extensions.split(";")) == {".bck", ".btk", ".bca", ".jba", ".bin", ".anim", ".szs", ".yaz0",
-                                                      ".yay0", ".lz", ".lz77"}
+                                                      ".yay0", ".lz", ".lz77", ".bmd", ".bdl"}  # (+ model files)
 
 
 def test_the_action_an_import_replaces_is_kept(api):
