@@ -380,7 +380,13 @@ def test_load_on_a_model_file_says_to_use_load_model(fmt, wrapper):
 
 @pytest.mark.parametrize("path", sorted(p for p in SAMPLES.rglob("*") if p.is_file() and not p.name.startswith(".")),
                          ids=lambda p: p.relative_to(SAMPLES).as_posix())
-def test_load_model_on_an_animation_file_says_to_use_load(path):
+def test_every_sample_is_either_an_animation_or_a_model_and_the_other_loader_says_so(path):
+    try:
+        gameanim.load(path)
+    except gameanim.FormatError as e:
+        assert "use gameanim.load_model" in str(e), e
+        gameanim.load_model(path)
+        return
     with pytest.raises(gameanim.FormatError, match="animation file.*use gameanim.load"):
         gameanim.load_model(path)
 
@@ -411,7 +417,9 @@ def meaningful_end(fmt, data):
     follows (names and tables are padded to 4 or 8 bytes)."""
     if fmt == "bmd":
         return len(data)
-    return len(data.rstrip(b"\0")) if fmt == "bk_model" else len(data.rstrip(b"\0"))
+    if fmt == "bk_model":  # the probe wants the geometry layout offset inside the data
+        return struct.unpack(">I", data[4:8])[0] + 1
+    return len(data.rstrip(b"\0"))
 
 
 @pytest.mark.parametrize("fmt", ["bmd", "sm64ds_bmd", "bk_model"])
@@ -465,3 +473,48 @@ def test_model_repr_and_read_only():
         m.bones = ()
     with pytest.raises(AttributeError):
         m.bones[0].parent = 3
+
+
+def test_world_matrices_shapes_and_a_translation_chain():
+    # a chain of pure translations: each joint's world translation is the sum down the chain
+    joints = [mm.joint("a", translation=(1, 0, 0)), mm.joint("b", translation=(0, 2, 0)),
+              mm.joint("c", translation=(0, 0, 3))]
+    m = gameanim.load_model(mm.write_j3d_model(joints, [-1, 0, 1]))
+    rest = m.world_matrices()
+    assert len(rest) == 3 * 16
+    for i, want in enumerate([(1, 0, 0), (1, 2, 0), (1, 2, 3)]):
+        mat = rest[16 * i:16 * i + 16]
+        assert (mat[3], mat[7], mat[11]) == want
+        assert [mat[k] for k in (0, 5, 10, 15)] == [1, 1, 1, 1]
+    frames = [0.0, 1.0, 2.5]
+    many = m.world_matrices(None, frames)
+    assert len(many) == len(frames) * 3 * 16
+    for k, f in enumerate(frames):  # frame-major
+        assert many[k * 48:(k + 1) * 48] == m.world_matrices(frame=f)
+
+
+def test_names_over_the_string_limit_are_refused():
+    long = "n" * (gameanim.LIMITS["string_length"] + 1)
+    with pytest.raises(gameanim.FormatError, match="over the limit"):
+        gameanim.load_model(mm.write_j3d_model([mm.joint(long)], [-1]))
+    with pytest.raises(gameanim.FormatError, match="over the limit"):
+        gameanim.load_model(mm.write_sm64ds_bmd([mm.sm64ds_bone(long)]))
+    ok = "n" * gameanim.LIMITS["string_length"]
+    assert gameanim.load_model(mm.write_j3d_model([mm.joint(ok)], [-1])).bones[0].name == ok
+
+
+def test_a_bk_animation_that_starts_like_a_model_bin_is_still_an_animation():
+    # start 0, end 11: the file begins 00 00 00 0B, the model bin's magic, and holds zeros at 0x18
+    tracks = [gameanim.Track(b, "rotation", 0, [0.0, 11.0], [0.0, 0.0]) for b in range(1, 12)]
+    data = gameanim.Animation("bk", tracks, frame_count=12, start_frame=0).to_bytes()
+    assert data[:4] == b"\0\0\0\x0b" and data[0x18:0x1C] == bytes(4)
+    assert gameanim.load(data).format == "bk"
+    with pytest.raises(gameanim.FormatError, match="animation file"):
+        gameanim.load_model(data)
+
+
+def test_a_bk_model_bin_needs_its_section_offsets_inside_the_data():
+    data = bytearray(mm.write_bk_model(BK_BONES))
+    struct.pack_into(">I", data, 4, len(data))  # the geometry layout past the end
+    with pytest.raises(gameanim.FormatError, match="not a recognised model file"):
+        gameanim.load_model(bytes(data))

@@ -504,3 +504,17 @@ def test_threads_share_models_and_animations():
     with ThreadPoolExecutor(8) as pool:
         results = list(pool.map(lambda _: list(model.world_matrices(anim, frames)), range(32)))
     assert all(r == want for r in results)
+
+
+def test_bk_channel_named_twice_uses_the_track_the_game_applies():
+    bones = [dict(parent=-1, pivot=[0.0, 0.0, 0.0], bone_id=1)]
+    model = gameanim.load_model(bk_model_bytes(bones, 1.0))
+    tracks = [gameanim.Track(1, "rotation", 2, [0.0], [0.5]), gameanim.Track(1, "rotation", 2, [0.0], [1.0])]
+    anim = gameanim.Animation("bk", tracks, frame_count=2)
+    applied = anim.applied_tracks()
+    assert len(applied) == 1
+    angle = anim.sample([0.0])[applied[0]]
+    m = model.world_matrices(anim, 0.0)
+    assert m[4] == pytest.approx(math.sin(angle), abs=1e-6)  # R = Rz: element (1, 0) = sin z
+    other = 0.5 if angle == pytest.approx(1.0, abs=1e-3) else 1.0
+    assert m[4] != pytest.approx(math.sin(other), abs=1e-3)

@@ -23,6 +23,7 @@ location / quaternion / scale.
 Plans only: nothing here writes to Blender data."""
 import math
 from array import array
+from itertools import chain
 
 from mathutils import Matrix
 
@@ -266,13 +267,15 @@ class ModelRig:
             if j is None:
                 posed[name] = self.convert(b, ident, posed)
                 continue
-            basis = self.convert(b, a @ world[j] @ self.correction[j], posed, invert=True)
-            # the pose Blender makes from the keys (a shear in the basis is
-            # lost) is what the children inherit
+            want = a @ world[j] @ self.correction[j]
+            basis = self.convert(b, want, posed, invert=True)
             loc, rot, scale = basis.decompose()
             kept = Matrix.LocRotScale(loc, rot, scale)
-            posed[name] = self.convert(b, kept, posed)
-            out[name] = (loc, rot, scale, max(abs(x - y) for ra, rb in zip(kept, basis) for x, y in zip(ra, rb)))
+            off = max(map(abs, chain.from_iterable(kept - basis)))
+            # the pose Blender makes from the keys is what the children
+            # inherit: the one wanted, unless the basis held a shear (lost)
+            posed[name] = want if off <= SHEAR_TOL else self.convert(b, kept, posed)
+            out[name] = (loc, rot, scale, off)
         return out
 
 
@@ -315,10 +318,10 @@ def plan_onto_rig(anim, rig, tm):
     frames = tm.bake_frames(scene_frames=True)
     times = [f * tm.scale + tm.offset for f in frames]
     names = {rig.bone_of[j]: j for j in keep}
-    bufs = {name: [array("f") for _ in range(10)] for name in names}
+    rows = {name: [] for name in names}  # per frame: location, quaternion, scale
     sheared = {}
     previous = {}
-    for f, at in zip(frames, times):
+    for f in frames:
         got = rig.poses(model_world(model, anim, f))
         for name in names:
             loc, rot, scale, off = got[name]
@@ -328,10 +331,12 @@ def plan_onto_rig(anim, rig, tm):
             previous[name] = rot
             if off > SHEAR_TOL:
                 sheared[name] = max(sheared.get(name, 0.0), off)
-            b = bufs[name]
-            for i, v in enumerate((*loc, *rot, *scale)):
-                b[i].append(at)
-                b[i].append(v)
+            rows[name].append((*loc, *rot, *scale))
+    bufs = {}
+    for name, per_frame in rows.items():
+        # (frame, value) pairs of each of the ten channels
+        bufs[name] = [array("f", chain.from_iterable(zip(times, column))) for column in zip(*per_frame)]
+    del rows
     distinct = len(set(times)) == len(times)
     plans = []
     target_of = {}
