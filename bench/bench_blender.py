@@ -6,7 +6,7 @@ peak memory of the large import.
     blender -b --factory-startup --python-exit-code 1 --python bench/bench_blender.py -- \\
         --gameanim <build dir> [--json out.json]                                  # a Blender binary
 
-Options: --only large,bulk,export,memory (default all); --repeat N (best of
+Options: --only large,bulk,model,export,memory (default all); --repeat N (best of
 N rounds, default 5); --bulk N (files, default 500); --naive-keys K (keys the
 keyframe_insert baseline writes before it is scaled, default 120000; 0 =
 every key); --quick (small sizes, for a smoke run).
@@ -48,7 +48,7 @@ OUT = os.path.join(HERE, "out")
 
 def _args():
     argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
-    opts = {"only": "large,bulk,export,memory", "repeat": 5, "bulk": 500, "naive_keys": 120000, "json": None,
+    opts = {"only": "large,bulk,model,export,memory", "repeat": 5, "bulk": 500, "naive_keys": 120000, "json": None,
             "gameanim": None, "quick": False, "child": None}
     i = 0
     while i < len(argv):
@@ -399,19 +399,26 @@ def bench_large(repeat, naive_keys, quick):
     return rows
 
 
-def bench_bulk(nfiles, repeat):
-    folder = os.path.join(OUT, f"bulk{nfiles}")
+def files_folder(name, want, files):
+    """OUT/name holding files() ((name, bytes) pairs), written again only
+    when its stamp differs from `want` (the inputs that made it)."""
+    folder = os.path.join(OUT, name)
     stamp = os.path.join(folder, ".stamp")
-    want = f"{nfiles} {gameanim.__version__} 2"
     if not (os.path.exists(stamp) and open(stamp).read() == want):
         os.makedirs(folder, exist_ok=True)
         for f in os.listdir(folder):
             os.remove(os.path.join(folder, f))
-        for name, data in benchdata.bulk_files(nfiles):
-            with open(os.path.join(folder, name), "wb") as f:
+        for fname, data in files():
+            with open(os.path.join(folder, fname), "wb") as f:
                 f.write(data)
         with open(stamp, "w") as f:
             f.write(want)
+    return folder
+
+
+def bench_bulk(nfiles, repeat):
+    folder = files_folder(f"bulk{nfiles}", f"{nfiles} {gameanim.__version__} 2",
+                          lambda: benchdata.bulk_files(nfiles))
     paths = api.collect_files([folder])
     assert len(paths) == nfiles, len(paths)
     total_bytes = sum(os.path.getsize(p) for p in paths)
@@ -466,6 +473,57 @@ def bench_bulk(nfiles, repeat):
           f"{nkeys} keys): import {best_imp:.2f} s ({row['per_file_ms']:.1f} ms per file), floor {best_floor:.2f} s "
           f"-> {row['vs_floor']:.2f}x the floor (median of {repeat} rounds; best times: {row['vs_floor_best']:.2f}x), "
           f"overhead {row['overhead_per_file_ms']:.2f} ms per file", flush=True)
+    return row
+
+
+def bench_model(nanims, repeat):
+    """A 42-joint model file selected with its animations (File > Import of
+    them all: the armature is built from the model, the first action
+    assigned, the others on NLA tracks) against the floor: the same curves
+    written from ready buffers onto the same armature (built beforehand,
+    untimed)."""
+    def files():
+        yield "figure.bmd", benchdata.model_file()
+        for i in range(nanims):
+            yield f"anim{i:03d}.bck", benchdata.model_animation(i)
+
+    folder = files_folder(f"model{nanims}", f"{nanims} {benchdata.MODEL_JOINTS} {gameanim.__version__} 1", files)
+    model = os.path.join(folder, "figure.bmd")
+    anims = sorted(os.path.join(folder, f) for f in os.listdir(folder) if f.endswith(".bck"))
+    assert len(anims) == nanims
+
+    def run_import(_arg):
+        res = api.import_files([model] + anims)
+        failed = [f.path for f in res.report.files if not f.ok]
+        assert not failed, res.report.text()[:2000]
+        return res
+
+    reset()
+    res = run_import(None)
+    rig_name = res.report.files[0].owners[0]
+    baked = sum(len(f.baked) for f in res.report.files)
+    curves_by_action = [read_action(a) for a in res]
+    del res
+    nkeys = sum(keys_in(c) for c in curves_by_action)
+    ncurves = sum(len(c) for c in curves_by_action)
+
+    def setup_floor():
+        reset()
+        res = api.import_files([model])  # the same armature, untimed
+        return bpy.data.objects[res.report.files[0].owners[0]]
+
+    def run_floor(rig):
+        for i, curves in enumerate(curves_by_action):
+            floor_write(curves, rig, place="ASSIGN" if i == 0 else "NLA")
+
+    (best_imp, best_floor), times = interleaved([(run_import, reset, None), (run_floor, setup_floor, None)], repeat)
+    reset()
+    row = {"joints": benchdata.MODEL_JOINTS, "animations": nanims, "curves": ncurves, "keys": nkeys,
+           "baked_bones": baked, "rig": rig_name, "import_s": best_imp, "floor_s": best_floor,
+           "vs_floor": median_ratio(times), "vs_floor_best": best_imp / best_floor, "rounds": repeat}
+    print(f"  model ({benchdata.MODEL_JOINTS} joints) + {nanims} animations ({ncurves} curves, {nkeys} keys, "
+          f"{baked} baked bone(s)): import {best_imp:.2f} s, floor {best_floor:.2f} s -> {row['vs_floor']:.2f}x the "
+          f"floor (median of {repeat} rounds; best times: {row['vs_floor_best']:.2f}x)", flush=True)
     return row
 
 
@@ -648,6 +706,11 @@ def main():
         n = 25 if quick else OPTS["bulk"]
         print(f"bulk import of {n} files (mixed formats) into one session", flush=True)
         res["bulk"] = bench_bulk(n, OPTS["repeat"] if not quick else 1)
+    if "model" in only:
+        n = 20 if quick else benchdata.MODEL_ANIMATIONS
+        print(f"import of a {benchdata.MODEL_JOINTS}-joint model file with {n} animations into one session",
+              flush=True)
+        res["model"] = bench_model(n, OPTS["repeat"] if not quick else 1)
     if "export" in only:
         print("export of the large animation in each format (rate Every Frame, tolerance 1e-3)", flush=True)
         res["export"] = bench_export(OPTS["repeat"], quick)

@@ -243,3 +243,63 @@ def machine():
     except OSError:
         pass
     return f"{cpu}, {os.cpu_count()} cores{mem}, {platform.system()} {platform.release()}"
+
+
+# ---------------------------------------------------------------------------
+# A model with many animations (issue 19: a rig from a model file)
+
+MODEL_JOINTS = 42
+MODEL_ANIMATIONS = 300
+MODEL_FRAMES = 60
+
+
+def model_parents(n=MODEL_JOINTS):
+    """A figure-like tree: a spine of 6 from the root, then limbs of 4
+    joints hanging from the spine in turn."""
+    parents = [-1] + list(range(5))  # root + spine
+    while len(parents) < n:
+        base = 1 + (len(parents) // 4) % 5
+        limb = min(4, n - len(parents))
+        for k in range(limb):
+            parents.append(base if k == 0 else len(parents) - 1)
+    return parents
+
+
+def model_rest_translation(j):
+    return (0.0, 0.0, 0.0) if j == 0 else (float((j % 3) - 1) * 4.0, 10.0, float(j % 2) * 2.0)
+
+
+def model_file(n=MODEL_JOINTS):
+    """A J3D BMD (Basic rule, unit scales, no rest rotations) of n joints,
+    written by tools/make_models.py."""
+    import sys
+
+    tools = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    import make_models
+
+    parents = model_parents(n)
+    joints = [make_models.joint(f"joint{j:02d}", translation=model_rest_translation(j)) for j in range(n)]
+    return make_models.write_j3d_model(joints, parents=parents, calc="basic", kind="bmd")
+
+
+def model_animation(i, n=MODEL_JOINTS, frames=MODEL_FRAMES):
+    """The i-th BCK of the model: every joint rotates on three axes (5
+    Hermite keys each); scale and translation hold the rest values."""
+    tracks = []
+    for j in range(n):
+        for a in range(3):
+            tracks.append(gameanim.Track(j, "scale", a, [0.0], [1.0], interpolation=gameanim.CONSTANT))
+        for a in range(3):
+            times = [0.0, frames * 0.25, frames * 0.5, frames * 0.75, float(frames)]
+            values = [0.8 * math.sin(0.37 * i + 0.11 * j + 1.3 * a + 2.1 * k) for k in range(5)]
+            values[-1] = values[0]
+            tracks.append(gameanim.Track(j, "rotation", a, times, values, [0.0] * 5, [0.0] * 5,
+                                         interpolation=gameanim.BEZIER))
+        rest = model_rest_translation(j)
+        for a in range(3):
+            tracks.append(gameanim.Track(j, "translation", a, [0.0], [float(rest[a])],
+                                         interpolation=gameanim.CONSTANT))
+    anim = gameanim.Animation("bck", tracks, frame_count=frames, loop="loop")
+    return _quiet(anim.to_bytes)

@@ -1,6 +1,6 @@
 #!/bin/sh
 # Builds one libFuzzer binary per format, per decompressor, for the whole
-# load path, for baking and for the edit policy, with AddressSanitizer and UndefinedBehaviorSanitizer:
+# load path, for baking, for the edit policy and for the model loader, with AddressSanitizer and UndefinedBehaviorSanitizer:
 #   sh fuzz/build.sh            -> fuzz/build/fuzz_<name>
 # Needs clang (with libFuzzer: Debian's clang + libclang-rt-14-dev) and zlib.
 set -e
@@ -11,7 +11,7 @@ CC="${CC:-clang}"
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -ffp-contract=off -std=c11 -Wall -Wextra"
 # the core without its Python binding (csrc/python/)
 SRC=""
-for d in core formats codecs; do
+for d in core formats codecs models; do
     FLAGS="$FLAGS -I$here/csrc/$d"
     for f in "$here"/csrc/$d/*.c; do SRC="$SRC $f"; done
 done
@@ -25,3 +25,4 @@ for w in lz77 yaz0 yay0 rarezip; do build "$w" "-DGA_FUZZ_WRAPPER=\"$w\""; done
 build load
 build bake -DGA_FUZZ_BAKE
 build edit -DGA_FUZZ_EDIT
+build model -DGA_FUZZ_MODEL

@@ -9,6 +9,11 @@
  *   BAKE target: baking (core/bake.c) of a loaded file's clip, or of a clip
  *     made from the bytes, onto random bones, and the way back
  *     (ga_local_from_basis) from the baked channels under random matrices.
+ *   MODEL target: ga_load_model (models/, through the wrappers): on
+ *     success every parent is -1 or another bone and following parents
+ *     ends at a root, names, chunks and tables lie inside what was
+ *     decoded, and the rest-pose matrices are computed (rules of
+ *     core/skeleton.c) without a memory error.
  *   EDIT target: the edit policy (core/edit.c): a loaded file, its clip
  *     edited at random, planned and encoded in every reencode mode; an
  *     unedited clip must plan as unchanged, and whatever encodes must
@@ -20,6 +25,9 @@
 #include <string.h>
 
 #include "gameanim.h"
+#ifdef GA_FUZZ_MODEL
+#include "model.h"
+#endif
 #if defined(GA_FUZZ_BAKE) || defined(GA_FUZZ_EDIT)
 #include "bake.h"
 #include "edit.h"
@@ -507,6 +515,49 @@ static void fuzz_edit(const uint8_t *data, size_t size)
 }
 #endif
 
+#ifdef GA_FUZZ_MODEL
+static void fuzz_model(const uint8_t *data, size_t size)
+{
+    ga_model m;
+    const ga_wrapper *w;
+    ga_error err;
+    int rc = ga_load_model(data, size, NULL, &m, &w, &err);
+    if (rc) {
+        if (rc != GA_ERR_FORMAT && rc != GA_ERR_LIMIT) {
+            fprintf(stderr, "load_model: unexpected error %d: %s\n", rc, err.message);
+            abort();
+        }
+        return;
+    }
+    for (uint32_t i = 0; i < m.nbones; i++) {
+        const ga_model_bone *b = &m.bones[i];
+        if (b->parent < -1 || b->parent >= (int32_t)m.nbones || b->parent == (int32_t)i) abort();
+        /* a root is reached within nbones steps: no cycle */
+        int32_t p = b->parent;
+        for (uint32_t steps = 0; p >= 0; steps++) {
+            if (steps > m.nbones) {
+                fprintf(stderr, "load_model: bone %u's parents form a cycle\n", i);
+                abort();
+            }
+            p = m.bones[p].parent;
+        }
+        if (b->name && strlen(b->name) != b->name_len) abort();
+    }
+    for (uint32_t i = 0; i < m.nchunks; i++)
+        if (m.chunks[i].offset > m.size || m.chunks[i].size > m.size - m.chunks[i].offset) abort();
+    if (m.n_inverse_binds > m.nbones) abort();
+    size_t n = (size_t)m.nbones * 16u;
+    float *out = malloc((n ? n : 1) * sizeof *out);
+    double frame = 0.0;
+    if (out) {
+        rc = ga_model_world_matrices(&m, NULL, NULL, &frame, 1, out, &err);
+        (void)rc; /* any error code is fine: what matters is no memory error */
+        free(out);
+    }
+    ga_model_free(&m);
+}
+#endif
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static int init = 0;
@@ -522,6 +573,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_bake(data, size);
 #elif defined(GA_FUZZ_EDIT)
     fuzz_edit(data, size);
+#elif defined(GA_FUZZ_MODEL)
+    fuzz_model(data, size);
 #else
     ga_loaded l;
     ga_error err;

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "gameanim.h"
+#include "model.h"
 
 void ga_fuzz_use_system_zlib(void);
 
@@ -67,6 +68,17 @@ int main(int argc, char **argv)
             ga_error err;
             int rc = ga_load(buf, len, NULL, &l, &err);
             int bad = 0;
+            /* the model loader on the same bytes: a model or a format error */
+            ga_model m;
+            const ga_wrapper *mw;
+            ga_error merr;
+            int mrc = ga_load_model(buf, len, NULL, &m, &mw, &merr);
+            if (mrc == GA_OK) ga_model_free(&m);
+            else if (mrc != GA_ERR_FORMAT && mrc != GA_ERR_LIMIT) {
+                fprintf(stderr, "load_model on the case at byte %zu failed with an unexpected error: %s\n", i,
+                        merr.message);
+                return 1;
+            }
             if (rc == GA_OK) {
                 decoded++;
                 double frames[3] = {-0.5, 0.5, l.clip.frame_count};

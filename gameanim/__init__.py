@@ -15,8 +15,10 @@ from ._core import (  # noqa: F401  (the public API is the C core's)
     LINEAR,
     LOOP_MODES,
     Animation,
+    Bone,
     EncodeError,
     FormatError,
+    Model,
     PrecisionWarning,
     Track,
     __version__,
@@ -30,15 +32,17 @@ from ._core import (  # noqa: F401  (the public API is the C core's)
     formats,
     frame_at,
     load,
+    load_model,
     local_from_basis,
+    model_formats,
     save,
     write_atomic,
 )
 
 __all__ = [
-    "Animation", "Track", "FormatError", "EncodeError", "PrecisionWarning",
-    "load", "save", "detect", "write_atomic", "frame_at", "bake_pose", "evaluate_fcurve", "local_from_basis",
-    "formats", "compressions", "compression_extensions", "compress", "decompress", "file_extensions",
+    "Animation", "Track", "Model", "Bone", "FormatError", "EncodeError", "PrecisionWarning",
+    "load", "load_model", "save", "detect", "write_atomic", "frame_at", "bake_pose", "evaluate_fcurve", "local_from_basis",
+    "formats", "model_formats", "compressions", "compression_extensions", "compress", "decompress", "file_extensions",
     "CONSTANT", "LINEAR", "BEZIER", "LOOP_MODES", "LIMITS", "__version__",
 ]
 

@@ -253,11 +253,86 @@ class Animation:
     def is_modified(self) -> bool: ...
 
 
+Vec3: TypeAlias = tuple[float, float, float]
+Int3: TypeAlias = tuple[int, int, int]
+
+
+class Bone:
+    """One bone (joint) of a Model, read-only."""
+
+    @property
+    def index(self) -> int: ...
+    @property
+    def name(self) -> str | None: ...
+    @property
+    def name_hash(self) -> int | None: ...  # J3D
+    @property
+    def parent(self) -> int: ...  # -1 for a root
+    @property
+    def scale(self) -> Vec3: ...
+    @property
+    def rotation(self) -> Vec3: ...  # Euler XYZ radians
+    @property
+    def translation(self) -> Vec3: ...  # BK: the pivot in model space
+    @property
+    def rotation_raw(self) -> Int3: ...
+    @property
+    def scale_compensate(self) -> bool: ...
+    @property
+    def scale_compensate_raw(self) -> int | None: ...  # J3D
+    @property
+    def kind(self) -> int | None: ...  # J3D
+    @property
+    def bone_id(self) -> int | None: ...  # BK, SM64DS
+    @property
+    def data_index(self) -> int: ...
+    @property
+    def scale_fixed(self) -> Int3 | None: ...  # SM64DS
+    @property
+    def translation_fixed(self) -> Int3 | None: ...  # SM64DS
+    @property
+    def bound_radius(self) -> float | None: ...  # J3D
+    @property
+    def bound_min(self) -> Vec3 | None: ...  # J3D
+    @property
+    def bound_max(self) -> Vec3 | None: ...  # J3D
+
+
+class Model:
+    """A model file's skeleton, read-only (gameanim.load_model)."""
+
+    @property
+    def format(self) -> Literal["bmd", "bdl", "sm64ds_bmd", "bk_model"]: ...
+    @property
+    def family(self) -> Literal["j3d", "sm64ds", "bk"]: ...
+    @property
+    def compression(self) -> str | None: ...
+    @property
+    def bones(self) -> tuple[Bone, ...]: ...
+    @property
+    def calc(self) -> Literal["basic", "softimage", "maya"] | None: ...
+    @property
+    def info(self) -> dict[str, Any]: ...
+    @property
+    def chunks(self) -> list[tuple[str, bytes]]: ...
+    @property
+    def inverse_binds(self) -> list[tuple[float, ...]]: ...
+    def world_matrices(self, anim: Animation | None = None, frame: Frames = 0.0) -> array[float]: ...
+
+
 # ---------------------------------------------------------------- functions
 
 def load(
     source: Source, *, keyless_rule: KeylessRule | None = "base", max_decoded_size: int | None = None
 ) -> Animation: ...
+class ModelFormatInfo(TypedDict):
+    name: str
+    description: str
+    extensions: tuple[str, ...]
+
+
+def model_formats() -> dict[str, ModelFormatInfo]: ...
+def load_model(source: Source, *, max_decoded_size: int | None = None) -> Model: ...
 def detect(source: Source, /, *, max_decoded_size: int | None = None) -> tuple[str, str | None]: ...
 def save(
     animation: Animation,

@@ -8,6 +8,9 @@ game animation files.
     gameanim validate FILE|FOLDER...        decode, re-encode, report round trip and anomalies
     gameanim convert FILE|FOLDER... -o DIR [--compression NAME|none] [--layout 32|64]
 
+info, dump and validate also read model files (J3D BMD/BDL, SM64DS BMD,
+Banjo-Kazooie model bins) and show their joints.
+
 Folders are searched recursively for files gameanim can read; work runs on
 all cores (-j to change); a progress bar is shown on a terminal.
 
@@ -31,7 +34,10 @@ DUMP_VERSION = 1
 # what the C registry knows of each format (gameanim.formats()): nothing
 # below names a format, so one added in C is handled here too
 FORMATS = gameanim.formats()
-EXTENSIONS = gameanim.file_extensions()
+MODEL_FORMATS = gameanim.model_formats()
+# folders are searched for animation and model files
+EXTENSIONS = gameanim.file_extensions() + tuple(
+    e for m in MODEL_FORMATS.values() for e in m["extensions"] if e not in gameanim.file_extensions())
 
 
 # --------------------------------------------------------------- helpers
@@ -113,14 +119,110 @@ def track_label(t):
     return f"{target_label(t)}/{t.channel}/{t.axis}"
 
 
+def load_any(path):
+    """An Animation, or a Model when the file is a model file (then the
+    animation loader's error says so)."""
+    try:
+        return gameanim.load(path)
+    except gameanim.FormatError as e:
+        if e.format not in MODEL_FORMATS:
+            raise
+    return gameanim.load_model(path)
+
+
+# --------------------------------------------------------------- models
+
+
+def bone_line(b):
+    """One joint: index, name, parent and the rest transform as stored."""
+    name = "-" if b.name is None else repr(b.name)
+    extra = []
+    if b.bone_id is not None:
+        extra.append(f"id {b.bone_id}")
+    if b.scale_compensate_raw is not None:
+        extra.append(f"ssc {b.scale_compensate_raw:#04x}")
+    if b.data_index != b.index:
+        extra.append(f"record {b.data_index}")
+    fmt3 = lambda v: "(" + ", ".join(f"{x:.6g}" for x in v) + ")"  # noqa: E731
+    return (f"    {b.index:4d} {name:24} parent {b.parent:4d}  T {fmt3(b.translation)} R {b.rotation_raw} "
+            f"S {fmt3(b.scale)}" + (f"  [{', '.join(extra)}]" if extra else ""))
+
+
+def describe_model(path, model, verbose=False, brief=False):
+    lines = [
+        f"{path}: {model.format} model" + (f" in {model.compression}" if model.compression else ""),
+        f"  {len(model.bones)} joints, {model.info['roots']} roots, rule {model.calc or '-'}, "
+        f"compression {model.compression or 'none'}",
+    ]
+    if not brief:
+        lines += [bone_line(b) for b in model.bones]
+    if verbose:
+        for k, v in sorted(model.info.items()):
+            lines.append(f"    info {k} = {v}")
+    return True, "\n".join(lines)
+
+
+def model_dump(model):
+    """A model's skeleton as JSON (docs/cli.md): read-only, no 'build'."""
+    return {
+        "gameanim_model_dump": DUMP_VERSION,
+        "format": model.format,
+        "compression": model.compression,
+        "calc": model.calc,
+        "info": {k: jsonable(v) for k, v in sorted(model.info.items())},
+        "bones": [
+            {k: jsonable(getattr(b, k)) for k in ("index", "name", "name_hash", "parent", "scale", "rotation",
+                                                 "translation", "rotation_raw", "scale_compensate",
+                                                 "scale_compensate_raw", "kind", "bone_id", "data_index",
+                                                 "scale_fixed", "translation_fixed")}
+            for b in model.bones
+        ],
+        "inverse_binds": [list(m) for m in model.inverse_binds],
+    }
+
+
+def model_anomalies(model):
+    """What is legal but worth a look in a model: names whose stored hash
+    disagrees, several roots (joints the hierarchy never reaches), J3D
+    scale-compensate bytes other than 0, 1 and 0xFF."""
+    out = []
+    wrong = [b.index for b in model.bones if b.name_hash is not None and b.name is not None
+             and b.name_hash != name_hash(b.name.encode("cp932", "surrogateescape"))]
+    if wrong:
+        out.append(f"name hashes that disagree with the name: joints {wrong}")
+    if model.info["roots"] > 1:
+        out.append(f"{model.info['roots']} roots: " + str([b.index for b in model.bones if b.parent < 0]))
+    odd = [b.index for b in model.bones if b.scale_compensate_raw not in (None, 0, 1, 0xFF)]
+    if odd:
+        out.append(f"scale-compensate bytes other than 0, 1, 0xFF: joints {odd}")
+    return out
+
+
+def name_hash(raw):
+    """JUTNameTab's hash of stored name bytes (h = h * 3 + c as signed chars, 16 bits)."""
+    h = 0
+    for c in raw:
+        h = (h * 3 + (c - 256 if c >= 128 else c)) & 0xFFFF
+    return h
+
+
+def validate_model(path, model):
+    text = [f"{path}: OK ({model.format}{', ' + model.compression if model.compression else ''})",
+            f"  {len(model.bones)} joints decoded, rule {model.calc or '-'}"]
+    text += [f"  anomaly: {x}" for x in model_anomalies(model)]
+    return True, "\n".join(text)
+
+
 # --------------------------------------------------------------- info
 
 
 def describe(path, verbose=False, brief=False):
     try:
-        anim = gameanim.load(path)
+        anim = load_any(path)
     except (gameanim.FormatError, OSError) as e:
         return False, f"{path}: error: {e}"
+    if isinstance(anim, gameanim.Model):
+        return describe_model(path, anim, verbose, brief)
     keys = sum(len(t) for t in anim.tracks)
     targets = len({(type(t.target).__name__, t.target) for t in anim.tracks})
     lines = [
@@ -299,9 +401,11 @@ def validate(path):
     except OSError as e:
         return False, f"{path}: FAIL: cannot read: {os_error_text(e)}"
     try:
-        anim = gameanim.load(raw)
+        anim = load_any(raw)
     except gameanim.FormatError as e:
         return False, f"{path}: FAIL decode: {e}"
+    if isinstance(anim, gameanim.Model):
+        return validate_model(path, anim)
     problems, notes = [], []
     try:
         if anim.to_bytes() != raw:
@@ -402,11 +506,12 @@ def cmd_info(a):
 
 def cmd_dump(a):
     try:
-        anim = gameanim.load(a.file)
+        anim = load_any(a.file)
     except (gameanim.FormatError, OSError) as e:
         print(f"gameanim: {a.file}: {e}", file=sys.stderr)
         return 1
-    text = json.dumps(to_dump(anim, not a.no_original), indent=a.indent)
+    dump = model_dump(anim) if isinstance(anim, gameanim.Model) else to_dump(anim, not a.no_original)
+    text = json.dumps(dump, indent=a.indent)
     return write_output(a.output, (text + "\n").encode("utf-8", "surrogateescape"))
 
 

@@ -12,9 +12,17 @@ ROOT = Path(__file__).resolve().parent.parent
 SAMPLES = ROOT / "samples"
 
 
+def is_model_sample(p):
+    """Under samples/models/: a model with its animations (the model files
+    are not animations; tests/test_model_samples.py covers the folder)."""
+    return "models" in p.relative_to(SAMPLES).parts
+
+
 def sample_paths(*exts):
-    """Sample files whose name ends with one of exts (all samples if none)."""
-    files = sorted(p for p in SAMPLES.rglob("*") if p.is_file() and not p.name.startswith("."))
+    """Animation sample files whose name ends with one of exts (all if none);
+    samples/models/ is left out (is_model_sample)."""
+    files = sorted(p for p in SAMPLES.rglob("*") if p.is_file() and not p.name.startswith(".")
+                   and not is_model_sample(p))
     if exts:
         files = [p for p in files if any(p.name.endswith(e) for e in exts)]
     return files

@@ -281,3 +281,55 @@ def test_frames_range_may_start_negative_and_includes_stop(tmp_path):
     assert frames == [-5.0, -4.0, -3.0, -2.0, -1.0, 0.0, 1.0, 2.0]
     code, out, err = run("sample", WALK, "--frames", "0:9:2")
     assert [float(r[0]) for r in list(csv.reader(io.StringIO(out)))[1:]] == [0.0, 2.0, 4.0, 6.0, 8.0]
+
+
+# --------------------------------------------------------------- model files
+
+
+@pytest.fixture
+def model_dir(tmp_path):
+    sys.path.insert(0, str(ROOT / "tools"))
+    import make_models as mm
+
+    (tmp_path / "link.bmd").write_bytes(gameanim.compress("yaz0", mm.write_j3d_model(
+        [mm.joint("root"), mm.joint("arm", name_hash=5, scale_compensate=1, translation=(0, 7, 0))], [-1, 0],
+        calc="maya")))
+    (tmp_path / "mario.bmd").write_bytes(mm.write_sm64ds_bmd([mm.sm64ds_bone("r"), mm.sm64ds_bone("head", 0)]))
+    (tmp_path / "banjo.bin").write_bytes(mm.write_bk_model([((0, 0, 0), 1, -1), ((1, 2, 3), 5, 0)], 45.0))
+    return tmp_path
+
+
+def test_info_shows_the_joints_of_model_files(model_dir):
+    rc, out, err = run("info", model_dir, "-q")
+    assert rc == 0, err
+    assert "link.bmd: bmd model in yaz0" in out and "rule maya" in out
+    assert "'arm'" in out and "parent    0" in out and "T (0, 7, 0)" in out and "ssc 0x01" in out
+    assert "mario.bmd: sm64ds_bmd model" in out and "'head'" in out
+    assert "banjo.bin: bk_model model" in out and "T (1, 2, 3)" in out and "id 5" in out
+    assert "3 of 3 files read" in out
+
+
+def test_validate_reads_model_files_and_reports_their_anomalies(model_dir):
+    rc, out, err = run("validate", model_dir, "-q")
+    assert rc == 0, err
+    assert "link.bmd: OK (bmd, yaz0)" in out
+    assert "name hashes that disagree with the name: joints [1]" in out
+    assert "3 of 3 files valid" in out
+
+
+def test_dump_of_a_model_lists_its_joints(model_dir):
+    rc, out, err = run("dump", model_dir / "link.bmd")
+    assert rc == 0, err
+    d = json.loads(out)
+    assert d["format"] == "bmd" and d["compression"] == "yaz0" and d["calc"] == "maya"
+    assert [(b["index"], b["name"], b["parent"]) for b in d["bones"]] == [(0, "root", -1), (1, "arm", 0)]
+    assert d["bones"][1]["translation"] == [0.0, 7.0, 0.0] and d["bones"][1]["name_hash"] == 5
+
+
+def test_a_damaged_model_reports_the_model_decoders_error(model_dir):
+    bad = model_dir / "bad.bin"
+    data = bytearray((model_dir / "banjo.bin").read_bytes())
+    data[0x3C:0x3E] = b"\x7f\xff"  # a bone count the data cannot hold
+    bad.write_bytes(bytes(data))
+    rc, out, err = run("info", bad)
+    assert rc == 1 and "bk_model" in out and "bone table entries" in out

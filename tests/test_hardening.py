@@ -42,7 +42,7 @@ def sweeper(tmp_path_factory):
     if not CC:
         pytest.skip("needs a C compiler")
     out = tmp_path_factory.mktemp("sweep")
-    dirs = [ROOT / "csrc" / d for d in ("core", "formats", "codecs")]
+    dirs = [ROOT / "csrc" / d for d in ("core", "formats", "codecs", "models")]
     sources = [ROOT / "fuzz" / "sweep.c", ROOT / "fuzz" / "zlib_hooks.c"]
     sources += sorted(f for d in dirs for f in d.glob("*.c"))
     flags = ["-std=c11", "-O2", "-ffp-contract=off", *(f"-I{d}" for d in dirs)]

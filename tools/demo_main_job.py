@@ -7,7 +7,11 @@ or with the bpy module:  python3 tools/demo_main_job.py --gameanim <build dir> .
 
 For each skeletal sample it builds a demo rig (a chain of bones with
 identity rest rotations, so every channel imports exactly, with visible
-sticks and joints parented to the bones); for each BTK sample, demo
+sticks and joints parented to the bones); each model of samples/models/
+is imported with each of its animations (File > Import selects both: the
+add-on builds the model's armature, at option Scale's 0.01) and drawn as a
+figure: a stick from every joint to each of its children and a box at each
+joint, parented to the bones; for each BTK sample, demo
 materials with the names its entries ask for (a generated grid texture on
 every UV slot, one plane per material).  Then it imports the sample onto
 them through the add-on's scripting API, saves out/demo.blend and renders
@@ -189,6 +193,72 @@ def demo_rig(anim, name, collection, origin):
     return rig
 
 
+def model_figure(rig, name, collection, origin):
+    """Sticks and joints on an armature built from a model: one stick from
+    each joint to each child (so the figure shows its parented chains),
+    parented to the joint's bone, and one joint box per bone."""
+    from io_anim_gameanim.shared.model_rig import HELPER_PROP
+
+    rig.location = origin
+    # parented at the rest pose (the import already assigned an action:
+    # parent_to_bone's inverse is taken from the rest tail)
+    rig.data.pose_position = "REST"
+    bpy.context.view_layer.update()
+    bones = [b for b in rig.data.bones if b.get(HELPER_PROP) is None]
+
+    def joint_parent(b):
+        p = b.parent
+        while p is not None and p.get(HELPER_PROP) is not None:
+            p = p.parent
+        return p
+
+    heads = {b.name: rig.matrix_world @ b.head_local for b in bones}
+    kids = {b.name: [] for b in bones}
+    for b in bones:
+        p = joint_parent(b)
+        if p is not None:
+            kids[p.name].append(b.name)
+    size = max(((heads[a] - heads[c]).length for a in kids for c in kids[a]), default=0.1)
+    radius = max(size * 0.06, 1e-3)
+    stick_mat = flat_material(name + " sticks", (0.3, 0.8, 0.4, 1))
+    joint_mat = flat_material(name + " joints", (0.95, 0.95, 0.95, 1))
+    for b in bones:
+        ends = [heads[c] for c in kids[b.name]] or [rig.matrix_world @ b.tail_local]
+        for k, end in enumerate(ends):
+            stick = bpy.data.objects.new(f"{name} {b.name} stick {k}", box_mesh(f"{b.name} stick", heads[b.name],
+                                                                                 end, radius))
+            stick.data.materials.append(stick_mat)
+            collection.objects.link(stick)
+            parent_to_bone(stick, rig, b.name)
+        h = heads[b.name]
+        joint = bpy.data.objects.new(f"{name} {b.name} joint", box_mesh(
+            f"{b.name} joint", h - Vector((0, 0, radius * 1.6)), h + Vector((0, 0, radius * 1.6)), radius * 1.6))
+        joint.data.materials.append(joint_mat)
+        collection.objects.link(joint)
+        parent_to_bone(joint, rig, b.name)
+    bpy.context.view_layer.update()
+    rig.data.pose_position = "POSE"
+
+
+def model_sets(folder):
+    """[(model path, [its animation paths])] under samples/models/: a
+    model's animations are the files beside it named after it
+    (figure_maya.bmd: figure_maya_*.bck)."""
+    out = []
+    for root, dirs, names in os.walk(folder):
+        dirs.sort()
+        paths = [os.path.join(root, n) for n in sorted(names)]
+        for p in paths:
+            try:
+                gameanim.load_model(p)
+            except (gameanim.FormatError, OSError, ValueError):
+                continue
+            stem = os.path.splitext(os.path.basename(p))[0] + "_"
+            anims = [q for q in paths if os.path.basename(q).startswith(stem)]
+            out.append((p, anims))
+    return out
+
+
 def grid_image(name, kind):
     img = bpy.data.images.get(name)
     if img is None:
@@ -352,24 +422,41 @@ def main():
     io_anim_gameanim.register()
     scene = bpy.context.scene
 
+    models_dir = os.path.join(ARGS.samples_dir, "models")
     files = []
     for root, dirs, names in os.walk(ARGS.samples_dir):
         dirs.sort()
+        if os.path.abspath(root) == os.path.abspath(ARGS.samples_dir) and "models" in dirs:
+            dirs.remove("models")  # (models with their animations: below)
         files += [os.path.join(root, n) for n in sorted(names) if n.lower().endswith(file_extensions())]
+    # a model with one of its animations per row
+    files += [(model, anim) for model, anims in model_sets(models_dir) for anim in anims]
     if ARGS.only:
         wanted = set(ARGS.only.split(","))
-        files = [f for f in files if os.path.basename(f) in wanted]
+        files = [f for f in files if os.path.basename(f if isinstance(f, str) else f[1]) in wanted]
     if ARGS.limit:
         files = files[:ARGS.limit]
 
     rows, summary = [], []
     for i, path in enumerate(files):
+        model = None
+        if not isinstance(path, str):
+            model, path = path
         name = os.path.relpath(path, ARGS.samples_dir)
         anim = gameanim.load(path)
         coll = bpy.data.collections.new(name)
         scene.collection.children.link(coll)
         origin = (0.0, 0.0, -1000.0 * i)  # rows far apart: each is rendered alone anyway
-        if formats.is_material(anim.format):
+        if model is not None:
+            res = api.import_files([model, path])
+            built = res.report.files[0]
+            rig = bpy.data.objects[built.owners[0]]
+            for ob in list(rig.users_collection):
+                ob.objects.unlink(rig)
+            coll.objects.link(rig)
+            model_figure(rig, os.path.basename(name), coll, origin)
+            res.report.files = [f for f in res.report.files if f.path == path] + [built]
+        elif formats.is_material(anim.format):
             mats = demo_materials(anim, coll, origin)
             res = api.import_files([path], materials=mats)
         else:

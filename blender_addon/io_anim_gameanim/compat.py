@@ -16,6 +16,7 @@ What differs:
   ``ImportHelper.invoke_popup`` from 4.2.
 * ``Material.use_nodes`` is deprecated in 5.0 (materials always have a
   node tree); only touched when a material has no tree.
+* Bone collections (4.0+) replaced the 32 bone layers.
 """
 from array import array
 
@@ -448,6 +449,35 @@ def material_node_tree(material):
 
 def node_tree_id_type():
     return "NODETREE"
+
+
+# ---------------------------------------------------------------------------
+# Armatures
+
+HAS_BONE_COLLECTIONS = hasattr(bpy.types, "BoneCollection")
+# (3.0+: a custom shape's own rotation, offset and scale in the bone)
+HAS_SHAPE_TRANSFORM = "custom_shape_rotation_euler" in bpy.types.PoseBone.bl_rna.properties
+HIDDEN_LAYER = 31  # (3.x: the bone layer that hidden helper bones go to)
+
+
+def hide_bones(arm, bone_names, collection_name):
+    """Hides bones from the user: bone.hide, and a hidden bone collection
+    (4.0+) or the last bone layer, switched off (3.x)."""
+    if HAS_BONE_COLLECTIONS:
+        coll = arm.collections.get(collection_name) or arm.collections.new(collection_name)
+        coll.is_visible = False
+        for name in bone_names:
+            bone = arm.bones[name]
+            for other in list(bone.collections):
+                other.unassign(bone)  # (a bone in any visible collection shows)
+            coll.assign(bone)
+    else:
+        layers = [i == HIDDEN_LAYER for i in range(32)]
+        for name in bone_names:
+            arm.bones[name].layers = layers
+        arm.layers[HIDDEN_LAYER] = False
+    for name in bone_names:
+        arm.bones[name].hide = True
 
 
 # ---------------------------------------------------------------------------

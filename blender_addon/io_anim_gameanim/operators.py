@@ -99,8 +99,10 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
 
 
 # the menu names the formats (the filter takes each one's extensions, the
-# compression wrappers' and Banjo-Kazooie's .bin / .anim: too many to list)
-IMPORT_LABEL = "Game Animation" + (f" ({', '.join(f.upper() for f in formats.names())})"
+# compression wrappers', Banjo-Kazooie's .bin / .anim and the model files':
+# too many to list)
+IMPORT_LABEL = "Game Animation" + (f" ({', '.join(f.upper() for f in formats.names())}"
+                                    + (", models" if formats.model_extensions() else "") + ")"
                                     if formats.names() else "")
 
 

@@ -2,6 +2,7 @@
  * detection.  Adding a format: write csrc/formats/<name>.c defining
  * `const ga_format ga_format_<name>` and list it here. */
 #include "gameanim.h"
+#include "model.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -18,6 +19,18 @@ const ga_format *const ga_formats[] = {
     &ga_format_bca,
     &ga_format_bk,
     &ga_format_jba,
+    NULL,
+};
+
+extern const ga_model_format ga_model_format_bmd;
+extern const ga_model_format ga_model_format_sm64ds_bmd;
+extern const ga_model_format ga_model_format_bk_model;
+
+/* Model files (csrc/models/): read for their skeletons only. */
+const ga_model_format *const ga_model_formats[] = {
+    &ga_model_format_bmd,
+    &ga_model_format_sm64ds_bmd,
+    &ga_model_format_bk_model,
     NULL,
 };
 
@@ -80,13 +93,59 @@ void ga_loaded_free(ga_loaded *l)
     memset(l, 0, sizeof *l);
 }
 
-static void describe_magic(const uint8_t *data, size_t size, char *buf, size_t cap)
+void ga_describe_magic(const uint8_t *data, size_t size, char *buf, size_t cap)
 {
     size_t n = size < 8 ? size : 8;
     size_t pos = 0;
     for (size_t i = 0; i < n && pos + 3 < cap; i++) pos += (size_t)snprintf(buf + pos, cap - pos, "%02x ", data[i]);
     if (pos) buf[pos - 1] = 0;
     else buf[0] = 0;
+}
+
+int ga_unwrap_first(const uint8_t *data, size_t size, const ga_decode_opts *opts, ga_unwrapped *out, ga_error *err)
+{
+    memset(out, 0, sizeof *out);
+    /* A wrapper that recognises its signature and decompresses cleanly
+     * wins; if it fails, the bytes may still be a bare file that happens to
+     * start with the same bytes, so its error is only reported when nothing
+     * else fits. */
+    for (size_t i = 0; ga_wrappers[i]; i++) {
+        const ga_wrapper *w = ga_wrappers[i];
+        if (!w->detect(data, size)) continue;
+        int rc = w->unwrap(data, size, opts, &out->payload, &out->size, &out->wrap_err);
+        if (rc) {
+            out->payload = NULL;
+            if (rc == GA_ERR_NOMEM) {
+                *err = out->wrap_err;
+                return rc;
+            }
+            out->wrap_failed = 1;
+            continue;
+        }
+        out->wrapper = w;
+        return GA_OK;
+    }
+    return GA_OK;
+}
+
+/* The best model probe score of the bytes (0: none claims them). */
+static int model_score(const uint8_t *data, size_t size)
+{
+    int best = 0;
+    for (size_t i = 0; ga_model_formats[i]; i++) {
+        int s = ga_model_formats[i]->probe(data, size);
+        if (s > best) best = s;
+    }
+    return best;
+}
+
+/* A model file given to the animation loader: the error that says so. */
+static int refuse_model(const uint8_t *data, size_t size, const char *wrapper, ga_error *err)
+{
+    const ga_model_format *m = ga_detect_model_format(data, size);
+    return ga_fail(err, GA_ERR_FORMAT, m->name, "", -1,
+                   "this is a model file (%s%s%s), not an animation: use gameanim.load_model to read its skeleton",
+                   m->description, wrapper ? ", compressed with " : "", wrapper ? wrapper : "");
 }
 
 int ga_load(const uint8_t *data, size_t size, const ga_decode_opts *opts, ga_loaded *out,
@@ -103,34 +162,25 @@ int ga_load(const uint8_t *data, size_t size, const ga_decode_opts *opts, ga_loa
     o.input_size = size;
     opts = &o;
 
-    /* A wrapper that recognises its signature and decompresses cleanly
-     * wins; if it fails, the bytes may still be a bare file that happens to
-     * start with the same bytes, so its error is only reported when nothing
-     * else fits. */
-    ga_error wrap_err;
-    int wrap_failed = 0;
-    for (size_t i = 0; ga_wrappers[i]; i++) {
-        const ga_wrapper *w = ga_wrappers[i];
-        if (!w->detect(data, size)) continue;
-        uint8_t *payload = NULL;
-        size_t psize = 0;
-        int rc = w->unwrap(data, size, opts, &payload, &psize, &wrap_err);
-        if (rc) {
-            if (rc == GA_ERR_NOMEM) {
-                *err = wrap_err;
-                return rc;
-            }
-            wrap_failed = 1;
-            continue;
-        }
+    ga_unwrapped u;
+    int rc = ga_unwrap_first(data, size, opts, &u, err);
+    if (rc) return rc;
+    if (u.wrapper) {
+        const ga_wrapper *w = u.wrapper;
+        uint8_t *payload = u.payload;
+        size_t psize = u.size;
         const ga_format *f = ga_detect_format(payload, psize);
-        if (!f) {
-            char magic[32];
-            describe_magic(payload, psize, magic, sizeof magic);
+        if (!f || model_score(payload, psize) > f->probe(payload, psize)) {
+            if (model_score(payload, psize)) rc = refuse_model(payload, psize, w->name, err);
+            else {
+                char magic[32];
+                ga_describe_magic(payload, psize, magic, sizeof magic);
+                rc = ga_fail(err, GA_ERR_FORMAT, w->name, "payload", 0,
+                             "decompressed %zu bytes, but they are not a known animation format (first bytes %s)",
+                             psize, magic);
+            }
             free(payload);
-            return ga_fail(err, GA_ERR_FORMAT, w->name, "payload", 0,
-                           "decompressed %zu bytes, but they are not a known animation format (first bytes %s)",
-                           psize, magic);
+            return rc;
         }
         rc = f->decode(payload, psize, opts, &out->raw, &out->clip, err);
         if (rc) {
@@ -149,20 +199,22 @@ int ga_load(const uint8_t *data, size_t size, const ga_decode_opts *opts, ga_loa
      * score >= 50) may still claim the bytes, so that a bare Banjo-Kazooie
      * file starting with 11 72 loads; a weak guess does not, and the
      * wrapper's error is the useful one. */
-    if (f && wrap_failed && f->probe(data, size) < 50) f = NULL;
+    if (f && u.wrap_failed && f->probe(data, size) < 50) f = NULL;
+    int mscore = model_score(data, size);
+    if (mscore && (!f || mscore > f->probe(data, size))) return refuse_model(data, size, NULL, err);
     if (!f) {
-        if (wrap_failed) {
-            *err = wrap_err;
+        if (u.wrap_failed) {
+            *err = u.wrap_err;
             return err->code;
         }
         char magic[32];
-        describe_magic(data, size, magic, sizeof magic);
+        ga_describe_magic(data, size, magic, sizeof magic);
         return ga_fail(err, GA_ERR_FORMAT, "unknown", "magic", 0,
                        "not a recognised animation file (%zu bytes, first bytes %s); supported: BCK, BTK, "
                        "BCA, Banjo-Kazooie animation, JBA, optionally wrapped in LZ77, Yaz0, Yay0 or rarezip",
                        size, magic[0] ? magic : "none");
     }
-    int rc = f->decode(data, size, opts, &out->raw, &out->clip, err);
+    rc = f->decode(data, size, opts, &out->raw, &out->clip, err);
     if (rc) return rc;
     out->format = f;
     return GA_OK;

@@ -468,6 +468,20 @@ typedef struct ga_loaded {
 int ga_load(const uint8_t *data, size_t size, const ga_decode_opts *opts, ga_loaded *out,
             ga_error *err);
 void ga_loaded_free(ga_loaded *l);
+/* The first wrapper that recognises the bytes and unwraps them cleanly
+ * (ga_load's and ga_load_model's first step).  out->wrapper NULL: none
+ * did; then wrap_failed says whether one recognised its signature but
+ * failed (its error in wrap_err).  Fails only when out of memory. */
+typedef struct ga_unwrapped {
+    const ga_wrapper *wrapper;
+    uint8_t *payload; /* malloc'ed when wrapper is set */
+    size_t size;
+    int wrap_failed;
+    ga_error wrap_err;
+} ga_unwrapped;
+int ga_unwrap_first(const uint8_t *data, size_t size, const ga_decode_opts *opts, ga_unwrapped *out, ga_error *err);
+/* The first (up to 8) bytes as hex, for messages. */
+void ga_describe_magic(const uint8_t *data, size_t size, char *buf, size_t cap);
 /* Finds the format of an unwrapped payload (highest probe score). */
 const ga_format *ga_detect_format(const uint8_t *data, size_t size);
 

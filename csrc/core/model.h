@@ -62,6 +62,7 @@ typedef struct ga_model {
     ga_rig_family family;
     int calc;             /* ga_calc_rule; GA_CALC_NONE outside J3D */
     uint16_t inf1_flags;  /* J3D: the whole stored flags word */
+    uint32_t inf1_packet_count, inf1_vertex_count; /* J3D: INF1 0x0C, 0x10 */
     uint32_t nbones;
     ga_model_bone *bones; /* joint-number order (J3D), table order (SM64DS, BK) */
     float bk_scale;       /* BK: the table's translation scale factor k; else 1 */
@@ -71,6 +72,7 @@ typedef struct ga_model {
     ga_model_chunk *chunks;
     /* J3D EVP1 / DRW1 when present (else counts 0, pointers NULL). */
     uint32_t n_envelopes;
+    uint32_t n_envelope_weights; /* sum of EVP1's weight counts */
     uint32_t n_inverse_binds;
     float (*inverse_binds)[12]; /* 3x4 row-major per joint of EVP1 */
     uint32_t n_draw;
@@ -104,6 +106,16 @@ int ga_load_model(const uint8_t *data, size_t size, const ga_decode_opts *opts, 
                   const ga_wrapper **wrapper, ga_error *err);
 void ga_model_init(ga_model *m);
 void ga_model_free(ga_model *m);
+
+/* Helpers for the decoders (model.c).  ga_model_start: out gets the format
+ * and family and a copy of the data (out->data).  ga_model_alloc_bones:
+ * n bones with the neutral defaults (no name, parent -1, scale 1, bone_id
+ * -1, data_index = index).  ga_model_read_name: the NUL-terminated bytes
+ * at off (at most GA_MAX_STRING) as a malloc'ed string. */
+int ga_model_start(ga_model *out, const char *format, ga_rig_family family, const uint8_t *data, size_t size,
+                   ga_error *err);
+int ga_model_alloc_bones(ga_model *m, uint32_t n, ga_error *err);
+int ga_model_read_name(const ga_reader *r, size_t off, const char *field, char **name, size_t *len);
 
 /* ------------------------------------------------------------------ */
 /* The game's joint matrices (skeleton.c)                               */

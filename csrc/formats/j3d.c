@@ -9,6 +9,7 @@
 #include "j3d.h"
 #include "pool.h"
 
+#include <float.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -849,6 +850,15 @@ static int encode_track(const ga_track *t, int btk, int frac, int orig_type, dou
     return rc;
 }
 
+/* Whether storing `back` for the value v rounds it beyond float noise: a
+ * decoded value (the float32 of its step) or one computed in float32 from
+ * whole steps lies within a few float32 ulps of the step, and is not
+ * reported as rounded. */
+static int beyond_float_noise(double v, double back)
+{
+    return fabs(v - back) > 4.0 * FLT_EPSILON * fmax(fabs(back), fabs(v));
+}
+
 static int encode_track_keys(const ga_track *t, int btk, int frac, int orig_type, seq_buf *seq,
                              uint16_t *count, uint16_t *type, ga_report *rep, ga_error *err)
 {
@@ -869,7 +879,7 @@ static int encode_track_keys(const ga_track *t, int btk, int frac, int orig_type
             if (!(q >= -32768.0 && q <= 32767.0))
                 return ga_fail(err, GA_ERR_ENCODE, fmt, name, -1,
                                "rotation %g rad does not fit an s16 at rotation shift %d", t->value[0], frac);
-            if ((float)(q * unit) != (float)t->value[0]) rep->nrounded++; /* beyond float noise */
+            if (beyond_float_noise(t->value[0], q * unit)) rep->nrounded++;
             ga_report_error(rep, t->value[0] - q * unit, "%s frame 0", name);
             return seq_push(seq, (uint16_t)(int16_t)q);
         }
@@ -906,9 +916,7 @@ static int encode_track_keys(const ga_track *t, int btk, int frac, int orig_type
                     break;
                 }
                 double back = j == 0 ? q : q * unit;
-                /* rounded beyond float noise (a decoded value is the
-                 * float32 of its step, and reads back as that step) */
-                if ((float)back != (float)e[j]) {
+                if (beyond_float_noise(e[j], back)) {
                     rep->nrounded++;
                     if (j == 0)
                         ga_report_note(rep, "%s: key time %g rounded to the whole frame %g (rotation keys store s16 frames)",

@@ -110,16 +110,8 @@ static PyObject *ensure_tracks(AnimationObject *a)
 
 PyObject *animation_from_data(ga_state *st, PyObject *data_obj, const ga_decode_opts *opts)
 {
-    PyObject *bytes;
-    if (PyBytes_CheckExact(data_obj)) {
-        bytes = Py_NewRef(data_obj); /* immutable: keep it as the original */
-    } else {
-        Py_buffer view;
-        if (PyObject_GetBuffer(data_obj, &view, PyBUF_SIMPLE) < 0) return NULL;
-        bytes = PyBytes_FromStringAndSize(view.buf, view.len);
-        PyBuffer_Release(&view);
-        if (!bytes) return NULL;
-    }
+    PyObject *bytes = immutable_bytes(data_obj); /* kept as the original */
+    if (!bytes) return NULL;
     char *data;
     Py_ssize_t size;
     PyBytes_AsStringAndSize(bytes, &data, &size);

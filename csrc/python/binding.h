@@ -31,6 +31,8 @@ typedef struct ga_state {
     PyObject *ArrayType; /* array.array */
     PyTypeObject *TrackType;
     PyTypeObject *AnimationType;
+    PyTypeObject *ModelType;
+    PyTypeObject *BoneType;
     /* One-item zero arrays ('f', 'i', 'B', 'd'): repeating one makes a new
      * array of any length without building a bytes object first. */
     PyObject *ZeroArrays[GA_NZERO];
@@ -127,6 +129,13 @@ AnimationObject *animation_alloc(ga_state *st, const ga_format *fmt);
 PyObject *animation_from_data(ga_state *st, PyObject *data_obj, const ga_decode_opts *opts);
 PyObject *Animation_to_bytes(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *wrap_payload(ga_state *st, const ga_wrapper *w, const uint8_t *data, size_t size);
+
+/* ------------------------------------------------------------------ */
+/* Model and Bone (model.c)                                            */
+
+extern PyType_Spec Model_spec;
+extern PyType_Spec Bone_spec;
+PyObject *model_from_data(ga_state *st, PyObject *data_obj, const ga_decode_opts *opts);
 
 /* ------------------------------------------------------------------ */
 /* Conversions (convert.c)                                             */
@@ -232,6 +241,10 @@ int parse_compression(PyObject *v, PyObject **out);
 
 /* Reads a file path or returns a new reference to a bytes-like object. */
 PyObject *source_bytes(ga_state *st, PyObject *source);
+/* The bytes of a buffer as an immutable bytes object (a new reference to
+ * it when it is one already, else a copy): what a decoder reads without
+ * the GIL, where another thread could write into a mutable buffer. */
+PyObject *immutable_bytes(PyObject *obj);
 /* Writes data next to path and renames it into place. */
 PyObject *atomic_write(PyObject *path, PyObject *data);
 /* Plugs Python's zlib into the core's inflate/deflate hooks. */

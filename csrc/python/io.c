@@ -64,6 +64,16 @@ PyObject *source_bytes(ga_state *st, PyObject *source)
     return data;
 }
 
+PyObject *immutable_bytes(PyObject *obj)
+{
+    if (PyBytes_CheckExact(obj)) return Py_NewRef(obj);
+    Py_buffer view;
+    if (PyObject_GetBuffer(obj, &view, PyBUF_SIMPLE) < 0) return NULL;
+    PyObject *bytes = PyBytes_FromStringAndSize(view.buf, view.len);
+    PyBuffer_Release(&view);
+    return bytes;
+}
+
 /* Writes data to path atomically.  The work (temporary file, sync, rename,
  * removal of stale temporary files, error messages naming the caller's
  * path) is Python code in the package, gameanim/_save.py: the binding

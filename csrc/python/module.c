@@ -2,6 +2,7 @@
  * registration.  Built with Py_LIMITED_API 3.11 so that one abi3 binary
  * loads in every Blender from 3.4 (Debian, Python 3.11) to 5.x. */
 #include "binding.h"
+#include "model.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +40,21 @@ static PyObject *mod_load(PyObject *mod, PyObject *args, PyObject *kw)
     PyObject *data = source_bytes(st, source);
     if (!data) return NULL;
     PyObject *res = animation_from_data(st, data, &opts);
+    Py_DECREF(data);
+    return res;
+}
+
+static PyObject *mod_load_model(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    ga_state *st = state_of_module(mod);
+    static char *kwlist[] = {"source", "max_decoded_size", NULL};
+    PyObject *source, *max_decoded = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:load_model", kwlist, &source, &max_decoded)) return NULL;
+    ga_decode_opts opts = {0};
+    if (parse_max_decoded(max_decoded, &opts.max_decoded_size) < 0) return NULL;
+    PyObject *data = source_bytes(st, source);
+    if (!data) return NULL;
+    PyObject *res = model_from_data(st, data, &opts);
     Py_DECREF(data);
     return res;
 }
@@ -233,6 +249,28 @@ static PyObject *mod_formats(PyObject *mod, PyObject *unused)
     return d;
 }
 
+static PyObject *mod_model_formats(PyObject *mod, PyObject *unused)
+{
+    (void)mod;
+    (void)unused;
+    PyObject *d = PyDict_New();
+    for (size_t i = 0; d && ga_model_formats[i]; i++) {
+        const ga_model_format *f = ga_model_formats[i];
+        PyObject *ext = split_list(f->extensions);
+        PyObject *item = ext ? Py_BuildValue("{s:s,s:s,s:O}", "name", f->name, "description", f->description,
+                                             "extensions", ext)
+                             : NULL;
+        Py_XDECREF(ext);
+        if (!item || PyDict_SetItemString(d, f->name, item) < 0) {
+            Py_XDECREF(item);
+            Py_DECREF(d);
+            return NULL;
+        }
+        Py_DECREF(item);
+    }
+    return d;
+}
+
 static PyObject *mod_compression_extensions(PyObject *mod, PyObject *unused)
 {
     (void)mod;
@@ -330,6 +368,11 @@ static PyMethodDef module_methods[] = {
      "from the content.  Raises FormatError (with .format, .field and .offset) for anything that is not a "
      "valid file, or that would decode to more than max_decoded_size bytes (None: the larger of "
      "LIMITS['decoded_size_floor'] and LIMITS['decoded_size_ratio'] times the input's size)."},
+    {"load_model", (PyCFunction)(void (*)(void))mod_load_model, METH_VARARGS | METH_KEYWORDS,
+     "load_model(source, *, max_decoded_size=None) -> Model\n\nReads the skeleton of a model file (J3D BMD / BDL, "
+     "Super Mario 64 DS BMD, Banjo-Kazooie model bin) from a path or a bytes-like object, optionally wrapped in "
+     "LZ77, Yaz0, Yay0 or rarezip.  Raises FormatError (with .format, .field and .offset) for anything that is "
+     "not a valid model file (an animation file says so)."},
     {"detect", (PyCFunction)(void (*)(void))mod_detect, METH_VARARGS | METH_KEYWORDS,
      "detect(source, *, max_decoded_size=None) -> (format, compression or None)"},
     {"save", (PyCFunction)(void (*)(void))mod_save, METH_VARARGS | METH_KEYWORDS,
@@ -376,6 +419,9 @@ static PyMethodDef module_methods[] = {
      "'values' ('absolute': they replace the rest pose; 'delta': applied on it), 'up_axis' (the game's up "
      "axis, None when not spatial), 'bone_match' (default rig matching: 'INDEX', 'ID', 'NAME'; None without "
      "a rig) and 'compressions' (the wrappers the games ship it in)."},
+    {"model_formats", mod_model_formats, METH_NOARGS,
+     "model_formats() -> {name: {'name', 'description', 'extensions'}}\n\nThe model families load_model reads "
+     "(the J3D entry also reads 'bdl' files: Model.format tells them apart)."},
     {"compression_extensions", mod_compression_extensions, METH_NOARGS,
      "compression_extensions() -> {wrapper name: tuple of file extensions that name a wrapped file}"},
     {"compressions", mod_compressions, METH_NOARGS, "compressions() -> list of wrapper names"},
@@ -451,6 +497,10 @@ static int module_exec(PyObject *m)
     if (!st->TrackType) return -1;
     st->AnimationType = new_type(m, &Animation_spec, "Animation");
     if (!st->AnimationType) return -1;
+    st->ModelType = new_type(m, &Model_spec, "Model");
+    if (!st->ModelType) return -1;
+    st->BoneType = new_type(m, &Bone_spec, "Bone");
+    if (!st->BoneType) return -1;
     PyModule_AddIntConstant(m, "CONSTANT", GA_INTERP_CONSTANT);
     PyModule_AddIntConstant(m, "LINEAR", GA_INTERP_LINEAR);
     PyModule_AddIntConstant(m, "BEZIER", GA_INTERP_BEZIER);
@@ -482,6 +532,8 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->ArrayType);
     Py_VISIT(st->TrackType);
     Py_VISIT(st->AnimationType);
+    Py_VISIT(st->ModelType);
+    Py_VISIT(st->BoneType);
     for (int i = 0; i < GA_NZERO; i++) Py_VISIT(st->ZeroArrays[i]);
     return 0;
 }
@@ -495,6 +547,8 @@ static int module_clear(PyObject *m)
     Py_CLEAR(st->ArrayType);
     Py_CLEAR(st->TrackType);
     Py_CLEAR(st->AnimationType);
+    Py_CLEAR(st->ModelType);
+    Py_CLEAR(st->BoneType);
     for (int i = 0; i < GA_NZERO; i++) Py_CLEAR(st->ZeroArrays[i]);
     return 0;
 }

@@ -503,7 +503,7 @@ def test_drag_and_drop_handler_where_blender_has_file_handlers(addon):
     # uses; .bin / .anim and the compression wrappers' stay with other
     # importers (the file browser and folder imports still take them)
     claimed = set(fh.bl_file_extensions.split(";"))
-    assert {".bck", ".btk", ".bca", ".jba"} <= claimed
+    assert {".bck", ".btk", ".bca", ".jba", ".bmd", ".bdl"} <= claimed  # (+ model files)
     assert not claimed & {".bin", ".anim", ".szs", ".yaz0", ".yay0", ".lz", ".lz77"}, claimed
 
 
@@ -519,7 +519,7 @@ def test_menu_label_file_filter_and_drop_handler_agree(addon):
         assert fmt.upper() in label, (fmt, label)
     assert "." not in label  # no partial list of extensions
     globs = set(operators.FILTER_GLOB.split(";"))
-    assert globs == {"*" + e for e in gameanim.file_extensions()}
+    assert globs == {"*" + e for e in gameanim.file_extensions()} | {"*" + e for e in formats.model_extensions()}
     if hasattr(bpy.types, "IMPORT_ANIM_FH_gameanim"):
         claimed = bpy.types.IMPORT_ANIM_FH_gameanim.bl_file_extensions.split(";")
         assert {"*" + e for e in claimed} <= globs

@@ -66,10 +66,11 @@ def samples(*patterns):
 
 
 def skeletal_samples():
-    """Every sample of every skeletal format present (BTK excluded)."""
+    """Every animation sample of every skeletal format present (BTK
+    excluded; samples/models/, which holds model files, too)."""
     files = []
     for p in sorted(SAMPLES.rglob("*")):
-        if not p.is_file() or p.name.startswith("."):
+        if not p.is_file() or p.name.startswith(".") or "models" in p.relative_to(SAMPLES).parts:
             continue
         if p.name.endswith(".btk"):
             continue

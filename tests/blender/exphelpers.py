@@ -9,7 +9,10 @@ from blhelpers import SAMPLES, fcurves_of
 
 
 def all_samples():
-    return sorted(p for p in SAMPLES.rglob("*") if p.is_file() and not p.name.startswith("."))
+    # (samples/models/ holds model files too: bl_model_retarget.py and
+    # bl_models.py take those)
+    return sorted(p for p in SAMPLES.rglob("*") if p.is_file() and not p.name.startswith(".")
+                  and "models" not in p.relative_to(SAMPLES).parts)
 
 
 def btk_materials(path):

@@ -33,7 +33,7 @@ from ..shared.options import ImportOptions
 from ..shared.rest import UP_MATRICES, axis_basis, bake_spec, bone_rest, flat, matrix_of
 from ..shared.rig_mapping import CHANNEL_PATH, bone_of_path, pose_path
 from ..shared.rig_match import ROOT_MOTION, anim_targets, bone_target_rule, target_label
-from . import readback
+from . import export_retarget, readback
 from .export_tracks import (ExportError, action_cycles, direct_track, drop_default_tracks, file_frames, frame_range,
                             per_frame_track)
 
@@ -196,8 +196,13 @@ class SkeletalExport:
             modes[targets[key]] = mode
         self.bone_of = dict(mapping)
         self.bone_of[ROOT_MOTION] = ""
-        _res, plans = rig_mapping.plan_bones(anim, self.arm_obj, mapping, opts, tm, modes,
-                                          root_rest=self.root_motion_rest())
+        rig = None
+        if src.model:  # imported with option Model File
+            rig = export_retarget.model_rig(ga, src.model, self.arm_obj, opts.id_property)
+            plans = export_retarget.retarget_plans(anim, rig, tm)
+        else:
+            _res, plans = rig_mapping.plan_bones(anim, self.arm_obj, mapping, opts, tm, modes,
+                                              root_rest=self.root_motion_rest())
         first, last = file_frames(self.fmt, anim.frame_count,
                                   anim.start_frame if formats.keeps_frame_numbers(self.fmt) else 0.0)
         times = readback.frames_array(first, last)
@@ -219,6 +224,7 @@ class SkeletalExport:
             else:
                 tracks[i] = track
 
+        edited = []  # (retarget plan, changed groups)
         for plan in plans:
             if plan.kind == "euler":
                 for cp in plan.curves:
@@ -256,6 +262,9 @@ class SkeletalExport:
                 changed = [GROUP_CHANNEL[p] for p, same in groups.items() if not same]
                 if not changed:
                     continue
+                if plan.kind == "retarget":
+                    edited.append((plan, changed))
+                    continue
                 if plan.target == ROOT_MOTION:
                     struct, path_of, pre, post = self.arm_obj, (lambda p: p), self.root_motion_pre(), None
                     kk = k
@@ -272,11 +281,29 @@ class SkeletalExport:
                 for t in local_tracks(ga, fmt, plan.target, local, times_f, changed, self.label(plan.target)):
                     put(t)
                 self.changed.append(f"{self.label(plan.target)} {', '.join(changed)}")
+        if edited:
+            self.retarget_tracks(rig, anim, plans, edited, put, times_f, scene_frames)
         self.add_new_bones(anim, tracks, put, mapping, opts, tm, times_f, scene_frames)
         if self.changed:
             anim.tracks = tracks
         self.apply_header(anim, imported=True)
         return anim
+
+    def retarget_tracks(self, rig, anim, plans, edited, put, times_f, scene_frames):
+        """The edited groups of an action imported with option Model File,
+        read back through the model's joint chain (export_retarget)."""
+        sampler = Sampler(self.fcmap, scene_frames)
+
+        def basis_of(plan):
+            return sampler.basis(self.pose_bone(plan.bone), lambda p, b=plan.bone: pose_path(b, p), "QUATERNION")
+
+        local = export_retarget.local_channels(rig, anim, plans, basis_of, times_f)
+        for plan, changed in edited:
+            channels = dict(local[plan.target], quaternion=None)
+            for t in local_tracks(self.ga, self.fmt, plan.target, channels, times_f, changed,
+                                  self.label(plan.target)):
+                put(t)
+            self.changed.append(f"{self.label(plan.target)} {', '.join(changed)}")
 
     def add_new_bones(self, anim, tracks, put, mapping, opts, tm, times_f, scene_frames):
         """Bones the action animates that the file did not: added as new

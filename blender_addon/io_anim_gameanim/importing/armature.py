@@ -35,10 +35,8 @@ def build_armature(anims, fmt, name, context, translation_scale=1.0):
     extent = max((v.length for v in heads.values()), default=0.0)
     length = max(extent * 0.1, 0.1) if extent > 0 else 1.0
 
-    arm = bpy.data.armatures.new(name)
-    obj = bpy.data.objects.new(name, arm)
-    collection = context.collection if getattr(context, "collection", None) else context.scene.collection
-    collection.objects.link(obj)
+    obj = new_armature_object(name, context)
+    arm = obj.data
     view_layer = context.view_layer
     by_id = formats.target_kind(fmt) == "bone_id"
     prev_active = view_layer.objects.active
@@ -79,17 +77,32 @@ def build_armature(anims, fmt, name, context, translation_scale=1.0):
             else:
                 bone["gameanim_index"] = t
     except Exception:
-        # no half-built armature left behind (the importer reports the files)
-        bpy.data.objects.remove(obj)
-        bpy.data.armatures.remove(arm)
-        if prev_active is not None:
-            view_layer.objects.active = prev_active
+        discard_armature(obj, prev_active, view_layer)
         raise
     obj["gameanim_built_for"] = fmt
     if prev_active is not None:
         view_layer.objects.active = prev_active
     view_layer.objects.active = obj
     return obj
+
+
+def new_armature_object(name, context):
+    """An empty armature object linked to the context's collection."""
+    arm = bpy.data.armatures.new(name)
+    obj = bpy.data.objects.new(name, arm)
+    collection = context.collection if getattr(context, "collection", None) else context.scene.collection
+    collection.objects.link(obj)
+    return obj
+
+
+def discard_armature(obj, prev_active, view_layer):
+    """Removes a half-built armature (the importer reports the files that
+    needed it) and gives the previous object back its activity."""
+    arm = obj.data
+    bpy.data.objects.remove(obj)
+    bpy.data.armatures.remove(arm)
+    if prev_active is not None:
+        view_layer.objects.active = prev_active
 
 
 def _first_frame_heads(anim, targets, fmt, k):

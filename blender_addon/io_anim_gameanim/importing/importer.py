@@ -7,12 +7,13 @@ import os
 import bpy
 
 from .. import compat, native
-from ..shared import curve_plans, formats
+from ..shared import curve_plans, formats, model_rig
 from ..shared.imported_action import ROOT_REST_PROP, source_properties, stored_format
 from ..shared.material_mapping import describe_entries, entries_by_material, find_material
 from ..shared.options import make_options
-from ..shared.rig_match import RigIndex
-from . import armature, curve_writer, material
+from ..shared.rig_match import RigIndex, anim_targets
+from . import armature, curve_writer, material, model_armature, retarget
+from .import_scale import apply_import_scale
 from .report import ImportReport
 
 
@@ -129,16 +130,24 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         fr.compression = anim.compression
         return _Loaded(fr, anim, path)
 
+    # model files build their armatures first; the animations then go to
+    # the model they fit
+    paths, rigs = _build_models(ga, paths, report, context, progress)
+    for built in rigs or ():
+        apply_import_scale(built.obj, opts)
+    n = len(paths)
     loading = (x for x in (load_one(i, p) for i, p in enumerate(paths)) if x is not None)
     new_rigs = {}
-    if target_arm is None:
-        # a new armature is built from all the files of its format at once:
-        # load everything first
+    if rigs is not None or target_arm is None:
+        # a new armature is built from all the files of its format at once,
+        # and the files for models go to theirs: load everything first
         loaded = list(loading)
+        if rigs is not None:
+            loaded = [it for it in loaded if _dispatch(it, rigs, opts)]
         count = len(loaded)
         by_fmt = {}
         for item in loaded:
-            if not formats.is_material(item.anim.format):
+            if target_arm is None and item.arm is None and not formats.is_material(item.anim.format):
                 by_fmt.setdefault(item.anim.format, []).append(item)
         for fmt, items in by_fmt.items():
             name = action_name_for(items[0].path) + "_rig"
@@ -165,7 +174,8 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         item.anim = None  # (whatever still refers to the item must not keep the decoded file)
         if progress:
             progress(i, count, path, "import")
-        tm = time_map_for(anim, opts, scene)
+        file_opts = item.opts or opts
+        tm = time_map_for(anim, file_opts, scene)
         loop = anim.loop
         if loop in ("once_reset", "mirror_once"):
             then = "jumps back to frame 0" if loop == "once_reset" else "plays back to the start"
@@ -175,11 +185,11 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             if formats.is_material(anim.format):
                 made = _import_btk(anim, path, mats, opts, tm, fr)
             else:
-                arm_obj = target_arm if target_arm is not None else new_rigs[anim.format]
+                arm_obj = item.arm or (target_arm if target_arm is not None else new_rigs[anim.format])
                 index = rig_indexes.get(arm_obj.as_pointer())
                 if index is None:
                     index = rig_indexes[arm_obj.as_pointer()] = RigIndex(arm_obj)
-                write = _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index)
+                write = _prepare_skeletal(anim, path, arm_obj, file_opts, tm, fr, index)
                 anim = None  # the decoded keys go before Blender's are made
                 made = write()
         except Exception as e:  # a broken file or rig must not stop the batch
@@ -223,14 +233,94 @@ class _Loaded:
     """A loaded file on its way through import_files.  The importer takes
     `anim` out (sets it to None) when it starts on the file, so that the
     loop's own references to the item (a generator, enumerate) do not keep
-    the decoded file alive once its curves are planned."""
+    the decoded file alive once its curves are planned.  arm / opts: the
+    armature of the model the file goes to and the options for it (None:
+    the import's target and options)."""
 
-    __slots__ = ("report", "anim", "path")
+    __slots__ = ("report", "anim", "path", "arm", "opts")
 
     def __init__(self, report, anim, path):
         self.report = report
         self.anim = anim
         self.path = path
+        self.arm = None
+        self.opts = None
+
+
+def _build_models(ga, paths, report, context, progress=None):
+    """Builds an armature for every model file among paths (detected from
+    the content by gameanim.load_model).  Returns (the other paths, the
+    built rigs, or None when no file is a model)."""
+    load_model = getattr(ga, "load_model", None)
+    if load_model is None:
+        return paths, None
+    others, rigs = [], []
+    for i, path in enumerate(paths):
+        try:
+            model = load_model(path)
+        except (ga.FormatError, OSError, ValueError):
+            others.append(path)  # (not a model: the animation loader says what it is)
+            continue
+        if progress:
+            progress(i, len(paths), path, "model")
+        fr = report.add(path)
+        fr.format = model.format
+        fr.compression = getattr(model, "compression", None)
+        try:
+            built = model_armature.build_model_armature(model, path, context)
+        except Exception as e:  # the other files still import
+            fr.error = f"could not build the armature of this model: {type(e).__name__}: {e}"
+            continue
+        calc = f", {built.rig['calc']} rule" if built.rig["calc"] else ""
+        helpers = f", {len(built.helpers)} hidden helper bone(s) for scale compensation" if built.helpers else ""
+        fr.built = f"armature {built.obj.name!r} ({len(built.names)} joint(s){calc}{helpers})"
+        fr.owners.append(built.obj.name)
+        rigs.append(built)
+    if not rigs and len(others) == len(paths):
+        return paths, None
+    return others, rigs
+
+
+def _dispatch(item, rigs, opts):
+    """Sends a skeletal file to the first model it fits (joint count;
+    Banjo-Kazooie: bone IDs); a file that fits none of the models of its
+    kind is reported and not imported.  Material files (BTK) and files
+    with no model of their kind among the files go on as usual (the
+    import's target armature, or a new one)."""
+    anim = item.anim
+    family = [b for b in rigs if model_rig.animation_format(b.rig["format"]) == anim.format]
+    if formats.is_material(anim.format) or not family:
+        return True  # (no model of its kind: the usual target)
+    targets = anim_targets(anim)
+    fits = [b for b in family if model_rig.animation_fits(b.rig, anim.format, targets)]
+    if not fits:
+        have = ", ".join(f"{b.obj.name} ({b.rig['format']}, {len(b.names)} joints)" for b in family)
+        item.report.error = (f"no model among the files fits this {anim.format} file "
+                             f"({len(targets)} target(s)); models: {have}")
+        item.anim = None
+        return False
+    built = fits[0]
+    if len(fits) > 1:
+        item.report.notes.append(f"{len(fits)} models fit; animated {built.obj.name!r}, the first")
+    item.arm = built.obj
+    # the rig is in the model's own units and axes: Translation Scale is
+    # the model's (Banjo-Kazooie's k, else 1), Rig Up Axis and Model File
+    # do not apply
+    k = built.rig.get("translation_scale", 1.0) if formats.is_delta(anim.format) else 1.0
+    set_by_model = {"translation_scale": k, "up_axis": "NONE"}
+    if hasattr(opts, "model_file"):
+        set_by_model["model_file"] = ""
+    ignored = [name for name, value in set_by_model.items() if name != "translation_scale" and
+               getattr(opts, name) != value]
+    if opts.translation_scale != 1.0:
+        ignored.append("translation_scale")
+    item.opts = make_options(opts, **set_by_model)
+    if k != 1.0:
+        item.report.notes.append(f"translations scaled by the model's factor {k:g}")
+    if ignored:
+        item.report.notes.append(f"option(s) {', '.join(ignored)} ignored: the armature built from the model is "
+                                 "in the model's own units and axes")
+    return True
 
 
 # the name each new action was meant to have (Blender adds .001 when an
@@ -267,7 +357,8 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
     baked import peaks near Blender's own keys, not at those plus the
     decoded file); exact channels keep their Track until their curve is
     written (their buffers are made then, one at a time)."""
-    res, plans = armature.plan_file(anim, arm_obj, opts, tm, fr, index)
+    planner = retarget.plan_file if opts.model_file else armature.plan_file
+    res, plans = planner(anim, arm_obj, opts, tm, fr, index)
     props = source_properties(anim, path, opts, tm, {
         "options": {"bone_match": opts.bone_match_for(anim.format), "id_property": opts.id_property},
         "gameanim_bones": json.dumps(res.bones, sort_keys=True),
@@ -275,6 +366,7 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
     })
     if res.root_rest is not None:
         props[ROOT_REST_PROP] = res.root_rest
+    props.update(getattr(res, "source_extra", {}))
     name = action_name_for(path)
 
     def write():

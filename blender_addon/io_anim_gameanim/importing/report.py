@@ -18,6 +18,7 @@ class FileReport:
         self.notes = []
         self.kept = {}           # action name -> how a not-assigned action is kept
         self.replaced = []       # names of earlier imports' actions replaced
+        self.built = None        # a model file: what was built (text)
 
     @property
     def ok(self):
@@ -25,9 +26,10 @@ class FileReport:
 
     @property
     def imported(self):
-        """Read and made at least one action (a file that animated nothing,
-        such as a BTK whose materials are missing, is not imported)."""
-        return self.ok and bool(self.actions)
+        """Read and made at least one action or (a model file) its
+        armature; a file that animated nothing, such as a BTK whose
+        materials are missing, is not imported."""
+        return self.ok and bool(self.actions or self.built)
 
     @property
     def name(self):
@@ -40,6 +42,8 @@ class FileReport:
         if self.compression:
             what += f" in {self.compression}"
         made = [a + (f" ({self.kept[a]})" if a in self.kept else "") for a in self.actions]
+        if self.built and not made:
+            made = [self.built]
         parts = [f"{self.name}: {what} -> {', '.join(made) or 'nothing imported (no bone or material matched)'}"]
         if self.replaced:
             parts.append("replaced the earlier import of " + ", ".join(repr(n) for n in self.replaced))
@@ -97,7 +101,7 @@ class ImportReport:
     @property
     def empty(self):
         """Files read without error that animated nothing."""
-        return [f for f in self.files if f.ok and not f.actions]
+        return [f for f in self.files if f.ok and not f.imported]
 
     def merged_warnings(self):
         """(text, file names) per distinct warning, in first-seen order: 40
@@ -148,7 +152,7 @@ class ImportReport:
         for f in self.files:
             if not f.ok:
                 operator.report({"ERROR"}, f.summary())
-            elif not f.actions:
+            elif not f.imported:
                 operator.report({"WARNING"}, f.summary())
         if len(self.files) <= 3:
             for f in self.imported:

@@ -51,11 +51,56 @@ def compressions():
 
 def file_extensions():
     """Every extension a folder import takes: the formats' own and the
-    compression wrappers', lower case (gameanim.file_extensions())."""
+    compression wrappers', lower case (gameanim.file_extensions()), and
+    the model files' (model_extensions())."""
     try:
-        return tuple(native.require().file_extensions())
+        ours = tuple(native.require().file_extensions())
     except native.GameanimMissing:
         return ()
+    return ours + tuple(e for e in model_extensions() if e not in ours)
+
+
+# Model files' extensions when the C module does not list them (model_formats()).
+MODEL_EXTENSIONS = (".bmd", ".bdl", ".bin")
+
+# Model files (Model.format): the animation format that animates the
+# family's joints, and how it addresses them: by joint number, or by bone
+# ID with deltas about the pivots (Banjo-Kazooie, whose model-space
+# matrices move points, not bone frames).
+MODEL_FAMILIES = {"bmd": ("bck", "joint"), "bdl": ("bck", "joint"), "sm64ds_bmd": ("bca", "joint"),
+                  "bk_model": ("bk", "bone_id")}
+
+
+def model_animation_format(model_format):
+    """The animation format of a model family (None when unknown)."""
+    return MODEL_FAMILIES.get(model_format, (None, None))[0]
+
+
+def model_by_bone_id(model_format):
+    """True for Banjo-Kazooie models: animations address bone IDs, as
+    deltas about each bone's pivot."""
+    return MODEL_FAMILIES.get(model_format, (None, None))[1] == "bone_id"
+
+
+def model_extensions():
+    """The model files' extensions: gameanim.model_formats() when the C
+    module has it, else MODEL_EXTENSIONS (none without load_model)."""
+    try:
+        ga = native.require()
+    except native.GameanimMissing:
+        return ()
+    if not hasattr(ga, "load_model"):
+        return ()
+    registry = getattr(ga, "model_formats", None)
+    if registry is None:
+        return MODEL_EXTENSIONS
+    out = []
+    for traits_ in dict(registry()).values():
+        exts = traits_.get("extensions", ()) if isinstance(traits_, dict) else ()
+        if isinstance(exts, str):
+            exts = exts.split(";")
+        out.extend(e.lower() for e in exts if e and e.lower() not in out)
+    return tuple(out) or MODEL_EXTENSIONS
 
 
 # Extensions that many other kinds of file share (a Banjo-Kazooie animation

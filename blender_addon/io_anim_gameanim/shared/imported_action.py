@@ -11,7 +11,8 @@ On the action:
   map), gameanim_bones (JSON: target -> [bone, 'exact' | 'baked']),
   gameanim_rotation_modes (JSON: bone -> mode, '' = the object),
   gameanim_period_keys, gameanim_root_rest (16 floats: the rig transform
-  root motion was composed with); for BTK gameanim_material,
+  root motion was composed with), gameanim_model_file (option Model File: the
+  model's path and the axes used); for BTK gameanim_material,
   gameanim_calc_type and gameanim_entries (JSON).
 On the rig: gameanim_root_rest (ROOT_REST_PROP), and on the bones of an
 armature the importer built: gameanim_index, gameanim_bone_id,
@@ -35,6 +36,9 @@ ROTATION_MODES_PROP = "gameanim_rotation_modes"
 # motion to the object: later imports and exports use the same one even
 # though the object's transform is then animated.
 ROOT_REST_PROP = "gameanim_root_rest"
+# An action imported with option Model File: JSON {file, format, axes (the
+# 16 floats of A), axes_key} (shared/model_retarget.py).
+MODEL_FILE_PROP = "gameanim_model_file"
 
 
 def source_properties(anim, path, opts, tm, extra):
@@ -98,6 +102,7 @@ class Source:
         # composed with the identity)
         rest = action.get(ROOT_REST_PROP)
         self.root_rest = list(rest) if rest is not None else None
+        self.model = json.loads(action.get(MODEL_FILE_PROP) or "null")
 
     @property
     def usable(self):

@@ -55,6 +55,22 @@ SPECS = [
      "JBA trajectory (root motion) channels",
      [("SKIP", "Keep in File Only", "Not applied (kept in the stored original bytes)"),
       ("OBJECT", "Armature Object", "Animate the armature object's location and rotation")], "jba"),
+    ("model_file", "path", "", "Model File",
+     "A J3D BMD/BDL, SM64DS BMD or Banjo-Kazooie model file whose skeleton the target rig was made from (by "
+     "blemd, fast64, a DAE or FBX converter): bones are matched by the model's joint names (Banjo-Kazooie: bone "
+     "IDs) and every pose is the game's, re-based onto each bone's own rest orientation (baked per frame)",
+     None, "model"),
+    ("model_axes", "enum", "AUTO", "Model Axes",
+     "Where the rig of option Model File holds the change from the game's Y-up axes",
+     [("AUTO", "Automatic", "Found from the bone heads: the axes (and unit scale) that put the model's joints "
+                            "on them"),
+      ("Y_TO_Z", "In the Bones", "The bones are turned Y-up to Z-up inside the armature (blemd)"),
+      ("NONE", "On the Object", "The bones are in the game's axes; any turn is on the object (DAE, FBX)")],
+     "model"),
+    ("scale", "float", 0.01, "Scale",
+     "Scale of the armature objects built from model files (J3D and Banjo-Kazooie store about one unit per "
+     "centimetre, so 0.01 gives metres).  Only the object's scale: stored values and exports are unchanged",
+     (1e-6, 1e6), "model"),
     ("frame_rate", "enum", "FILE", "Frame Rate",
      "How file frames become scene frames",
      [("FILE", "Keep Frames", "One file frame is one scene frame"),
@@ -103,7 +119,7 @@ class _Options:
                 lo, hi = extra
                 if not lo <= value <= hi:
                     raise ValueError(f"option {key}={value!r}: must be in {lo} .. {hi}")
-            elif kind == "str":
+            elif kind in ("str", "path"):
                 value = str(value)
             setattr(self, key, value)
         return self
@@ -262,6 +278,9 @@ def operator_annotations(specs=None, skip=()):
                                                   precision=float_digits(default))
         elif kind == "str":
             props[name] = bpy.props.StringProperty(name=label, description=desc, default=default)
+        elif kind == "path":
+            props[name] = bpy.props.StringProperty(name=label, description=desc, default=default,
+                                                   subtype="FILE_PATH")
     return props
 
 
@@ -282,6 +301,7 @@ MAX_LABEL = 16
 SECTIONS = [
     ("target", "Target", False),
     ("bones", "Bones", False),
+    ("model", "Model", False),
     ("time", "Time", False),
     ("jba", "SWTOR JBA", True),
 ]

@@ -20,7 +20,7 @@ from array import array
 from mathutils import Matrix
 
 from .. import compat, native
-from . import curve_plans, formats
+from . import curve_plans, formats, model_rig
 from .rest import axis_basis, bake_spec, flat, root_rest_of, rotation_angle
 from .rig_match import ROOT_MOTION, RigIndex
 
@@ -119,6 +119,10 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
     euler, bake = [], []
     if index is None:
         index = RigIndex(arm_obj)
+    # a rig built from a model: what its rule needs beyond the file's keys
+    # (model_rig.RuleFixes), by joint index
+    fixes = model_rig.rule_fixes(model_rig.stored_rig(arm_obj), anim, tm.bake_frames(scene_frames=True))
+    joint_of = {}
     for target, bone_name in mapping.items():
         bone = arm.bones[bone_name]
         rl, q_rest, identity = index.rest(bone_name, fmt, opts.up_axis)
@@ -129,14 +133,32 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
             res.notes.append(f"bone {bone_name!r} is connected to its parent: Blender ignores its location keys")
         has_quat = any(t.channel == "rotation_quaternion" for t in by_target.get(target, ()))
         forced = (modes or {}).get(target)
-        if forced == "baked" or (forced is None and opts.curve_mode == "BAKED"):
+        j = joint_of[target] = bone.get(model_rig.INDEX_PROP) if fixes else None
+        wants_bake = forced == "baked" or (forced is None and opts.curve_mode == "BAKED")
+        if wants_bake and j in fixes.negative_parents:
+            wants_bake = False
+            res.notes.append(f"bone {bone_name!r} kept on curves: its scale, negative in places, drives the helper "
+                             "of its scale-compensated child (a baked decomposition may move the sign)")
+        if forced is None and opts.curve_mode == "EXACT" and (j in fixes.dropped or j in fixes.flips):
+            res.notes.append(f"bone {bone_name!r}: channels written one to one (Curves: Exact Channels) although "
+                             f"the model's {'Basic' if j in fixes.dropped else 'Softimage'} rule needs a bake: "
+                             "the pose is not the game's at some frames")
+        if forced is None and j in fixes.dropped and opts.curve_mode == "AUTO":
+            bake.append(BonePlan(target, bone_name, "bake", rl, q_rest,
+                                 f"Basic rule: the accumulated scale is exactly 1 at {len(fixes.dropped[j])} baked "
+                                 "frame(s), where the game drops the joint's own scale (no curve holds that)"))
+        elif forced is None and j in fixes.flips and fixes.constant_flip(j) is None and opts.curve_mode == "AUTO":
+            bake.append(BonePlan(target, bone_name, "bake", rl, q_rest,
+                                 "Softimage rule: the parent's accumulated scale changes sign, which mirrors the "
+                                 "rotation Blender's aligned scale inheritance shows (no curve holds that)"))
+        elif wants_bake:
             reason = "curve mode is Baked" if forced is None else "baked when imported"
             bake.append(BonePlan(target, bone_name, "bake", rl, q_rest, reason))
         elif forced is None and (differs := next(filter(None, map(curve_plans.game_curve_differs,
                                                                   by_target.get(target, ()))), None)):
             bake.append(BonePlan(target, bone_name, "bake", rl, q_rest,
                                  f"{differs} (a Blender curve would not show the game's values, which are baked)"))
-        elif forced == "exact" or identity or opts.curve_mode == "EXACT":
+        elif forced in ("exact", "baked") or identity or opts.curve_mode == "EXACT":
             if not identity and forced is None:
                 res.notes.append(f"bone {bone_name!r}: channels written as is although its "
                                  f"{why.split(' is ')[0]} is {math.degrees(rotation_angle(m)):.3g} degrees")
@@ -152,6 +174,11 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
     for plan in euler:
         bone_name = plan.bone
         rest_t = plan.rest_local.to_translation()
+        flip = fixes.constant_flip(joint_of.get(plan.target)) if fixes else None
+        if flip is not None and flip != (1, 1, 1):
+            res.notes.append(f"bone {bone_name!r}: rotation {''.join('XYZ'[a] for a in range(3) if flip[a] < 0)} "
+                             "written negated (Softimage rule: the parent's accumulated scale is negative, which "
+                             "Blender's aligned scale inheritance mirrors)")
         prefix = pose_path(bone_name, "")
         paths = {ch: prefix + prop for ch, prop in CHANNEL_PATH.items()}
         out = plan.curves
@@ -163,6 +190,8 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
             have.add((ch, axis))
             if ch == "translation":
                 vs, vo = k, (0.0 if is_delta else -rest_t[axis])
+            elif ch == "rotation" and flip is not None:
+                vs, vo = float(flip[axis]), 0.0
             else:
                 vs, vo = 1.0, 0.0
             source = ("track", t, vs, vo)
@@ -215,6 +244,8 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
             spec.append((ROOT_MOTION, None if rest == Matrix.Identity(4) else res.root_rest, None))
         baked = gameanim.bake_pose(anim, spec, frames, translation_scale=k, time_scale=tm.scale,
                                    time_offset=tm.offset, collapse=True)
+        if fixes:
+            _apply_rule_fixes(gameanim, anim, bake, spec, baked, fixes, joint_of, frames, k, tm)
         # every buffer has these times (one key when collapsed)
         times = array("f", [f * tm.scale + tm.offset for f in frames])  # (as keys hold them)
         distinct = len(set(times)) == len(times)
@@ -246,6 +277,29 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
                     f"the bone's axes, which Blender's location/rotation/scale cannot hold; the baked pose "
                     f"approximates it (give the bone an identity rest rotation for an exact result)")
     return res, plans
+
+
+def _apply_rule_fixes(gameanim, anim, bake, spec, baked, fixes, joint_of, frames, k, tm):
+    """Baked bones of a model-built rig whose rule needs a per-frame
+    correction (model_rig.RuleFixes): baked again per frame (not
+    collapsed), with Basic's dropped scale 1 and Softimage's mirrored
+    quaternion components at the frames where they apply."""
+    which = [i for i, p in enumerate(bake)
+             if joint_of.get(p.target) in fixes.dropped or joint_of.get(p.target) in fixes.flips]
+    if not which:
+        return
+    again = gameanim.bake_pose(anim, [spec[i] for i in which], frames, translation_scale=k, time_scale=tm.scale,
+                               time_offset=tm.offset, collapse=False)
+    for i, bufs in zip(which, again):
+        j = joint_of[bake[i].target]
+        bufs = [array("f", b) for b in bufs]  # ((frame, value) pairs)
+        for f in fixes.dropped.get(j, ()):
+            for axis in range(3):
+                bufs[7 + axis][2 * f + 1] = 1.0
+        for f, signs in enumerate(fixes.flips.get(j, ())):
+            for axis in range(3):
+                bufs[4 + axis][2 * f + 1] *= signs[axis]
+        baked[i] = bufs
 
 
 def jba_steps(anim):

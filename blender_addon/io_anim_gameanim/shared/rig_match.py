@@ -5,10 +5,26 @@ suffixes), and the other way, a bone's target for the export
 import re
 
 from . import formats
+from .model_rig import HELPER_PROP, INDEX_PROP
 from .rest import UP_MATRICES, bone_rest
 
 # The target of root-motion tracks (the armature object, not a bone).
 ROOT_MOTION = "__root_motion__"
+
+# fast64's Banjo-Kazooie rigs (hm64/bk64) keep each bone's ID here: ID
+# matching accepts it where a bone lacks the ID Property
+FAST64_BONE_ID = "hm64_bk64_bone_id"
+
+
+def bone_id_value(bone, pose_bone, id_property):
+    """The raw ID a bone (or its pose bone) holds under id_property, else
+    under fast64's FAST64_BONE_ID; None when neither is there."""
+    for prop in (id_property, FAST64_BONE_ID):
+        for holder in (bone, pose_bone):
+            value = holder.get(prop) if holder is not None else None
+            if value is not None:
+                return value
+    return None
 
 
 # ---------------------------------------------------------------------------
@@ -82,7 +98,7 @@ class RigIndex:
 
     def __init__(self, arm_obj):
         self.arm_obj = arm_obj
-        self.bones = list(arm_obj.data.bones)
+        self.bones = joint_bones(arm_obj)
         self._by_id = {}
         self._names = None
         self._rest = {}
@@ -94,10 +110,7 @@ class RigIndex:
             by_id, notes = {}, []
             pose_bones = self.arm_obj.pose.bones
             for b in self.bones:
-                value = b.get(id_property)
-                if value is None:
-                    pb = pose_bones.get(b.name)
-                    value = pb.get(id_property) if pb is not None else None
+                value = bone_id_value(b, pose_bones.get(b.name), id_property)
                 try:
                     key = int(value)
                 except (TypeError, ValueError):
@@ -128,6 +141,25 @@ class RigIndex:
         return got
 
 
+def joint_bones(arm_obj):
+    """The armature's bones in bone order, without the helper bones of a
+    rig built from a model (model_rig.HELPER_PROP), which no file
+    animates."""
+    return [b for b in arm_obj.data.bones if b.get(HELPER_PROP) is None]
+
+
+def index_of_bones(bones):
+    """{joint index: bone name} of index matching: gameanim_index when
+    every bone has one (the importer's rigs: a model's bones are not in
+    joint order), else the bone order."""
+    if bones and all(isinstance(b.get(INDEX_PROP), int) for b in bones):
+        out = {}
+        for b in bones:
+            out.setdefault(b[INDEX_PROP], b.name)
+        return out
+    return {i: b.name for i, b in enumerate(bones)}
+
+
 def match_bones(anim, arm_obj, mode, id_property="gameanim_bone_id", index=None):
     """{target: bone name} for the targets that found a bone, the list of
     targets that did not, and notes (duplicates).  index: a RigIndex of
@@ -142,11 +174,13 @@ def match_bones(anim, arm_obj, mode, id_property="gameanim_bone_id", index=None)
         if n_file != len(bones):
             notes.append(f"the file animates {n_file} bone(s) by index but the armature has {len(bones)}: "
                          "index matching may pair the wrong bones")
+        by_index = index_of_bones(bones)
         for t in targets:
-            if isinstance(t, int) and 0 <= t < len(bones):
-                mapping[t] = bones[t].name
-            else:
+            name = by_index.get(t) if isinstance(t, int) else None
+            if name is None:
                 unmatched.append(t)
+            else:
+                mapping[t] = name
     elif mode == "ID":
         by_id, id_notes = index.by_id(id_property)
         notes.extend(id_notes)
@@ -204,19 +238,15 @@ def bone_target_rule(arm_obj, fmt, id_property="gameanim_bone_id"):
     bone has one, as the importer's new armatures do), its ID property
     (else a bk_id_### name; None when it has none) or its name
     (gameanim_name when present, the file's original bytes when escaped)."""
-    bones = list(arm_obj.data.bones)
+    bones = joint_bones(arm_obj)
     kind = formats.target_kind(fmt)
     if kind == "joint":
-        order = {b.name: i for i, b in enumerate(bones)}
-        use_prop = bool(bones) and all(isinstance(b.get("gameanim_index"), int) for b in bones)
-        return lambda name: (arm_obj.data.bones[name]["gameanim_index"] if use_prop else order[name])
+        order = {name: i for i, name in index_of_bones(bones).items()}
+        return lambda name: order[name]
     if kind == "bone_id":
         def bone_id(name):
             b = arm_obj.data.bones[name]
-            value = b.get(id_property)
-            if value is None:
-                pb = arm_obj.pose.bones.get(name)
-                value = pb.get(id_property) if pb is not None else None
+            value = bone_id_value(b, arm_obj.pose.bones.get(name), id_property)
             if value is None:
                 m = re.fullmatch(r"bk_id_(\d+)", name)
                 return int(m.group(1)) if m else None
