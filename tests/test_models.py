@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import gameanim
-from conftest import ROOT, SAMPLES, mutations
+from conftest import ROOT, SAMPLES, mutations, sample_paths
 
 sys.path.insert(0, str(ROOT / "tools"))
 import make_models as mm  # noqa: E402
@@ -378,8 +378,7 @@ def test_load_on_a_model_file_says_to_use_load_model(fmt, wrapper):
     assert e.value.format == fmt
 
 
-@pytest.mark.parametrize("path", sorted(p for p in SAMPLES.rglob("*") if p.is_file() and not p.name.startswith(".")),
-                         ids=lambda p: p.relative_to(SAMPLES).as_posix())
+@pytest.mark.parametrize("path", sample_paths(), ids=lambda p: p.relative_to(SAMPLES).as_posix())
 def test_load_model_on_an_animation_file_says_to_use_load(path):
     with pytest.raises(gameanim.FormatError, match="animation file.*use gameanim.load"):
         gameanim.load_model(path)
