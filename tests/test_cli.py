@@ -268,6 +268,8 @@ def test_dump_of_a_model_lists_its_joints(model_dir):
 
 def test_a_damaged_model_reports_the_model_decoders_error(model_dir):
     bad = model_dir / "bad.bin"
-    bad.write_bytes((model_dir / "banjo.bin").read_bytes()[:0x40])
+    data = bytearray((model_dir / "banjo.bin").read_bytes())
+    data[0x3C:0x3E] = b"\x7f\xff"  # a bone count the data cannot hold
+    bad.write_bytes(bytes(data))
     rc, out, err = run("info", bad)
     assert rc == 1 and "bk_model" in out and "bone table entries" in out

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 import gameanim
-from conftest import ROOT, SAMPLES, mutations, sample_paths
+from conftest import ROOT, SAMPLES, mutations
 
 sys.path.insert(0, str(ROOT / "tools"))
 import make_models as mm  # noqa: E402
@@ -378,8 +378,15 @@ def test_load_on_a_model_file_says_to_use_load_model(fmt, wrapper):
     assert e.value.format == fmt
 
 
-@pytest.mark.parametrize("path", sample_paths(), ids=lambda p: p.relative_to(SAMPLES).as_posix())
-def test_load_model_on_an_animation_file_says_to_use_load(path):
+@pytest.mark.parametrize("path", sorted(p for p in SAMPLES.rglob("*") if p.is_file() and not p.name.startswith(".")),
+                         ids=lambda p: p.relative_to(SAMPLES).as_posix())
+def test_every_sample_is_either_an_animation_or_a_model_and_the_other_loader_says_so(path):
+    try:
+        gameanim.load(path)
+    except gameanim.FormatError as e:
+        assert "use gameanim.load_model" in str(e), e
+        gameanim.load_model(path)
+        return
     with pytest.raises(gameanim.FormatError, match="animation file.*use gameanim.load"):
         gameanim.load_model(path)
 
@@ -410,7 +417,9 @@ def meaningful_end(fmt, data):
     follows (names and tables are padded to 4 or 8 bytes)."""
     if fmt == "bmd":
         return len(data)
-    return len(data.rstrip(b"\0")) if fmt == "bk_model" else len(data.rstrip(b"\0"))
+    if fmt == "bk_model":  # the probe wants the geometry layout offset inside the data
+        return struct.unpack(">I", data[4:8])[0] + 1
+    return len(data.rstrip(b"\0"))
 
 
 @pytest.mark.parametrize("fmt", ["bmd", "sm64ds_bmd", "bk_model"])
@@ -482,3 +491,30 @@ def test_world_matrices_shapes_and_a_translation_chain():
     assert len(many) == len(frames) * 3 * 16
     for k, f in enumerate(frames):  # frame-major
         assert many[k * 48:(k + 1) * 48] == m.world_matrices(frame=f)
+
+
+def test_names_over_the_string_limit_are_refused():
+    long = "n" * (gameanim.LIMITS["string_length"] + 1)
+    with pytest.raises(gameanim.FormatError, match="over the limit"):
+        gameanim.load_model(mm.write_j3d_model([mm.joint(long)], [-1]))
+    with pytest.raises(gameanim.FormatError, match="over the limit"):
+        gameanim.load_model(mm.write_sm64ds_bmd([mm.sm64ds_bone(long)]))
+    ok = "n" * gameanim.LIMITS["string_length"]
+    assert gameanim.load_model(mm.write_j3d_model([mm.joint(ok)], [-1])).bones[0].name == ok
+
+
+def test_a_bk_animation_that_starts_like_a_model_bin_is_still_an_animation():
+    # start 0, end 11: the file begins 00 00 00 0B, the model bin's magic, and holds zeros at 0x18
+    tracks = [gameanim.Track(b, "rotation", 0, [0.0, 11.0], [0.0, 0.0]) for b in range(1, 12)]
+    data = gameanim.Animation("bk", tracks, frame_count=12, start_frame=0).to_bytes()
+    assert data[:4] == b"\0\0\0\x0b" and data[0x18:0x1C] == bytes(4)
+    assert gameanim.load(data).format == "bk"
+    with pytest.raises(gameanim.FormatError, match="animation file"):
+        gameanim.load_model(data)
+
+
+def test_a_bk_model_bin_needs_its_section_offsets_inside_the_data():
+    data = bytearray(mm.write_bk_model(BK_BONES))
+    struct.pack_into(">I", data, 4, len(data))  # the geometry layout past the end
+    with pytest.raises(gameanim.FormatError, match="not a recognised model file"):
+        gameanim.load_model(bytes(data))

@@ -222,17 +222,21 @@ def write_bk_model(bones, scale=1.0, *, table=True, extra=b""):
     """A Banjo-Kazooie model bin with only a bone table: bones = [(pivot
     (x, y, z), bone_id, parent), ...] with parent -1 or an earlier index;
     scale: the table's translation scale k.  table False: offset 0 (no
-    table).  The 0x38-byte header is zeros apart from the magic 0x0B and the
-    table offset at 0x18; extra bytes follow the table."""
+    table).  The 0x38-byte header is zeros apart from the magic 0x0B, the
+    geometry layout offset (0x04, pointing at 8 opaque bytes after the
+    table: real models always have one) and the table offset (0x18); extra
+    bytes follow."""
     header = bytearray(0x38)
     struct.pack_into(">I", header, 0, 0x0B)
-    if not table:
-        return bytes(header) + extra
-    struct.pack_into(">I", header, 0x18, 0x38)
-    body = struct.pack(">fhH", scale, len(bones), 0)
-    for pivot, bone_id, parent in bones:
-        body += struct.pack(">3fhh", *pivot, bone_id, parent)
-    return bytes(header) + _pad(body, 8) + extra
+    body = b""
+    if table:
+        struct.pack_into(">I", header, 0x18, 0x38)
+        body = struct.pack(">fhH", scale, len(bones), 0)
+        for pivot, bone_id, parent in bones:
+            body += struct.pack(">3fhh", *pivot, bone_id, parent)
+        body = _pad(body, 8)
+    struct.pack_into(">I", header, 0x04, 0x38 + len(body))
+    return bytes(header) + body + b"GEOLAYOU" + extra
 
 
 def seed_models():

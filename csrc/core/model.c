@@ -58,15 +58,18 @@ int ga_model_read_name(const ga_reader *r, size_t off, const char *field, char *
 {
     int rc = ga_need(r, off, 1, field);
     if (rc) return rc;
+    /* (searched no further than the longest name allowed: a table of many
+     * names at one far offset costs no more than its names' limit each) */
     size_t avail = r->size - off;
+    if (avail > GA_MAX_STRING + 1) avail = GA_MAX_STRING + 1;
     const uint8_t *z = memchr(r->data + off, 0, avail);
+    if (!z && avail > GA_MAX_STRING)
+        return ga_fail(r->err, GA_ERR_LIMIT, r->format, field, (long long)off,
+                       "the name is over the limit of %u bytes", GA_MAX_STRING);
     if (!z)
         return ga_fail(r->err, GA_ERR_FORMAT, r->format, field, (long long)off,
                        "the name has no terminating NUL before the end of the data");
     size_t n = (size_t)(z - (r->data + off));
-    if (n > GA_MAX_STRING)
-        return ga_fail(r->err, GA_ERR_LIMIT, r->format, field, (long long)off,
-                       "the name is %zu bytes, over the limit of %u", n, GA_MAX_STRING);
     *name = malloc(n + 1);
     if (!*name) return ga_nomem(r->err, r->format);
     memcpy(*name, r->data + off, n);

@@ -13,12 +13,27 @@
 #define MAGIC 0x0000000Bu
 #define ENTRY 16
 
+/* An offset field of the header: 0 (absent) or inside the data after the
+ * header. */
+static int offset_ok(uint32_t o, size_t size) { return o == 0 || (o >= HEADER && o < size); }
+
+/* The magic is only a small number, which a Banjo-Kazooie animation's
+ * header (s16 start 0, s16 end 11) also begins with: the probe also wants
+ * every section offset of the header (0x04 geometry layout, 0x0C, 0x10,
+ * 0x1C .. 0x2C) absent (0) or inside the data after the header, and a bone
+ * table (0x18) that fits.  An animation's s16 count and zero pad word at
+ * 0x04 read as an offset of count x 64 KiB: past the end of any animation
+ * of its length, unless it has no elements at all (count 0), which is no
+ * animation (its own probe only guesses). */
 static int bk_model_probe(const uint8_t *d, size_t size)
 {
     if (size < HEADER || ga_get_u32be(d) != MAGIC) return 0;
+    static const uint8_t fields[] = {0x04, 0x0C, 0x10, 0x1C, 0x20, 0x24, 0x28, 0x2C};
+    for (size_t i = 0; i < sizeof fields; i++)
+        if (!offset_ok(ga_get_u32be(d + fields[i]), size)) return 0;
     uint32_t table = ga_get_u32be(d + 0x18);
     if (table == 0) return 60;
-    /* a table that starts inside the data after the header */
+    /* a believable header whose table is broken: the decoder says where */
     if (table < HEADER || table > size - 8) return 10;
     int16_t count = (int16_t)ga_get_u16be(d + table + 4);
     if (count < 0 || (uint64_t)table + 8 + (uint64_t)count * ENTRY > size) return 10;

@@ -52,7 +52,9 @@ static int sm64ds_probe(const uint8_t *d, size_t size)
         int32_t sibling = (int32_t)ga_get_u32le(p + 0x0C);
         if (id > 0xFFFF || has_children > 1 || !parent_ok((int32_t)i, parent) || (i == 0 && parent != 0)) return 6;
         if (sibling != 0 && ((int64_t)i + sibling < 0 || (int64_t)i + sibling >= count)) return 6;
-        if (name >= size || !memchr(d + name, 0, size - name)) return 6;
+        if (name >= size) return 6;
+        size_t room = size - name < GA_MAX_STRING + 1 ? size - name : GA_MAX_STRING + 1;
+        if (!memchr(d + name, 0, room)) return 6;
     }
     return 40;
 }
