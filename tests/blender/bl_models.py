@@ -174,6 +174,8 @@ def table_bound(model, w, fi, i, size):
 def pose_errors(obj, model, anim, frames):
     """[(frame, joint, largest element difference, size, table_bound)] at
     scene frame = file frame."""
+    if not frames:
+        return []
     w = model.world_matrices(anim, frames)
     size = model_size(model, w)
     bones = joint_bones(obj)
@@ -215,6 +217,7 @@ def test_model_alone_builds_the_armature(api, ga, tmp_path):
     res = api.import_files([path])
     fr = res.report.files[0]
     assert fr.ok and fr.format == "bmd" and list(res) == []
+    assert "armature 'maya' (5 joint(s), maya rule, 3 hidden helper bone(s)" in fr.summary()
     obj = built_rig()
     model = ga.load_model(path)
     bones = joint_bones(obj)
@@ -350,6 +353,11 @@ def test_basic_dropped_scale_is_baked_and_reported(api, ga, tmp_path):
     assert math.sqrt(sum(arm[r][0] ** 2 for r in range(3))) == pytest.approx(2.0, rel=1e-5)
     obj = built_rig()
     assert_pose(obj, model, anim, KEY_TIMES, [2.0, 5.0, 7.0])
+    # Curves: Exact Channels keeps the arm's channels one to one, and says
+    # that the pose is then not the game's
+    bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+    fr = api.import_files([mpath, apath], curve_mode="EXACT").report.files[1]
+    assert fr.baked == [] and any("'arm'" in n and "not the game's" in n for n in fr.notes)
 
 
 def test_one_joint_and_joints_numbered_after_their_children(api, ga, tmp_path):
@@ -459,6 +467,17 @@ def test_unit_and_axis_options_do_not_apply_to_a_model(api, ga, tmp_path):
     start = float(anim.start_frame or 0.0)
     for f, i, err, size, _b in pose_errors(built_rig(), ga.load_model(mpath), anim, [start, start + 4.5]):
         assert err <= TIGHT * size * 5, (f, i, err)
+
+
+def test_import_operator_with_a_model(ga, tmp_path):
+    """File > Import with a model and an animation selected."""
+    mpath = j3d_model(tmp_path, "maya")
+    apath = bck(ga, tmp_path, "move.bck", moving_keys(CHAIN), len(CHAIN))
+    result = bpy.ops.import_anim.gameanim(directory=str(tmp_path), files=[{"name": "maya.bmd"}, {"name": "move.bck"}])
+    assert result == {"FINISHED"}
+    obj = built_rig()
+    assert obj.animation_data.action.name == "move"
+    assert_pose(obj, ga.load_model(mpath), ga.load(apath), KEY_TIMES)
 
 
 # ---------------------------------------------------------------------------

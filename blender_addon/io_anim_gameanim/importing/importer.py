@@ -268,9 +268,9 @@ def _build_models(ga, paths, report, context, progress=None):
             fr.error = f"could not build the armature of this model: {type(e).__name__}: {e}"
             continue
         calc = f", {built.rig['calc']} rule" if built.rig["calc"] else ""
+        helpers = f", {len(built.helpers)} hidden helper bone(s) for scale compensation" if built.helpers else ""
+        fr.built = f"armature {built.obj.name!r} ({len(built.names)} joint(s){calc}{helpers})"
         fr.owners.append(built.obj.name)
-        fr.notes.append(f"armature {built.obj.name!r}: {len(built.names)} joint(s){calc}")
-        fr.notes.extend(built.notes)
         rigs.append(built)
     if not rigs and len(others) == len(paths):
         return paths, None

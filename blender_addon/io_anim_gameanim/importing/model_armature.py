@@ -5,6 +5,7 @@ object turned Y-up -> Z-up, and each rule's parent chain made exact
 (shared/model_rig.py says how and why)."""
 import json
 import math
+import os
 
 import bpy
 from mathutils import Matrix, Vector
@@ -21,14 +22,13 @@ HELPER_COLLECTION = "gameanim helpers"
 
 class BuiltRig:
     """What build_model_armature made: the object, its rig_info, the bone
-    name of each joint, the helper bones, notes for the report."""
+    name of each joint and the helper bone of each compensated joint."""
 
-    def __init__(self, obj, rig, names, helpers, notes):
+    def __init__(self, obj, rig, names, helpers):
         self.obj = obj
         self.rig = rig
         self.names = names
         self.helpers = helpers
-        self.notes = notes
 
 
 def rest_heads(model, rig):
@@ -82,7 +82,7 @@ def build_model_armature(model, path, context, name=None):
     arm = obj.data
     view_layer = context.view_layer
     prev_active = view_layer.objects.active
-    names, helpers, notes = {}, {}, []
+    names, helpers = {}, {}
     try:
         obj.rotation_euler = (math.pi / 2, 0.0, 0.0)  # the games are Y-up
         if prev_active is not None and prev_active.mode != "OBJECT":
@@ -131,9 +131,6 @@ def build_model_armature(model, path, context, name=None):
             _drive_helper(obj, helper, names[i], names[bones[i]["parent"]])
         if helpers:
             compat.hide_bones(arm, list(helpers.values()), HELPER_COLLECTION)
-            notes.append(f"{len(helpers)} scale-compensated joint(s) under a parent (Maya rule) each have a hidden "
-                         f"helper bone ('SSC <joint>', collection {HELPER_COLLECTION!r}) that carries the joint's "
-                         "location and the inverse of its parent's scale (drivers), so that the pose is exact")
         _point_at_children(obj, rig, names, heads)
         _pose_rest(obj, rig, names)
     except Exception:
@@ -145,7 +142,7 @@ def build_model_armature(model, path, context, name=None):
     obj["gameanim_calc"] = calc
     obj["gameanim_built_for"] = model_rig.animation_format(rig["format"]) or ""
     view_layer.objects.active = obj
-    return BuiltRig(obj, rig, names, helpers, notes)
+    return BuiltRig(obj, rig, names, helpers)
 
 
 SHAPE_NAME = "gameanim joint"
@@ -193,8 +190,6 @@ def _point_at_children(obj, rig, names, heads):
 
 
 def _stem(path):
-    import os
-
     base = os.path.basename(str(path))
     return base.split(".")[0] or base
 

@@ -16,6 +16,7 @@ class FileReport:
         self.baked = []          # (bone name, reason)
         self.missing_materials = []
         self.notes = []
+        self.built = None        # a model file: what was built (text)
 
     @property
     def ok(self):
@@ -31,7 +32,8 @@ class FileReport:
         what = self.format or "?"
         if self.compression:
             what += f" in {self.compression}"
-        parts = [f"{self.name}: {what} -> {', '.join(self.actions) or 'no action'}"]
+        made = self.built if self.built and not self.actions else (', '.join(self.actions) or 'no action')
+        parts = [f"{self.name}: {what} -> {made}"]
         if self.owners:
             parts.append("on " + ", ".join(self.owners))
         if self.exact or self.baked:

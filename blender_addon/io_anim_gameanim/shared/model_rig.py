@@ -11,7 +11,7 @@ rule's parent chain is one of Blender's scale-inheritance modes:
 
 * Basic, SM64DS, Banjo-Kazooie: W = W_parent * L, inherit_scale FULL.
   (Banjo-Kazooie's W is the skinning matrix, deltas about the pivots:
-  the bone's frame is W * T(pivot), see joint_frame.)
+  the bone's frame is W * T(pivot).)
 * Softimage: the frame children inherit carries no scale; the joint's
   output is that frame scaled by the accumulated scale, and a child's
   translation is scaled by its parent's accumulated scale.  Blender's
@@ -44,6 +44,7 @@ HELPER_PROP = "gameanim_ssc_helper"  # on a helper bone: the joint bone's name
 INDEX_PROP = "gameanim_index"
 BONE_ID_PROP = "gameanim_bone_id"
 SSC_PROP = "gameanim_scale_compensate"
+
 
 def is_delta_family(model_format):
     """Banjo-Kazooie: bone IDs, deltas about the pivots."""
@@ -113,23 +114,6 @@ def helper_name(joint_bone_name):
     return f"SSC {joint_bone_name}"
 
 
-def joint_frame(rig, index, world):
-    """The pose-bone matrix (armature space, mathutils Matrix) that a
-    joint's game world matrix `world` corresponds to: the matrix itself,
-    or for Banjo-Kazooie (whose matrices move model-space points) the
-    matrix times the translation to the bone's pivot."""
-    if is_delta_family(rig["format"]):
-        from mathutils import Matrix
-        return world @ Matrix.Translation(rig["bones"][index]["translation"])
-    return world
-
-
-def world_matrix(values, frame_index, bone_index, nbones):
-    """One 4x4 row-major matrix (list of rows) out of world_matrices()."""
-    base = (frame_index * nbones + bone_index) * 16
-    return [list(values[base + 4 * r: base + 4 * r + 4]) for r in range(4)]
-
-
 # ---------------------------------------------------------------------------
 # Which model an animation belongs to
 
@@ -151,33 +135,50 @@ def animation_fits(rig, anim_format, targets):
 # What curves cannot say: per-frame corrections of a rule
 
 
-def chain_scales(rig, anim, frames, accumulate=True):
-    """(scale, acc): each joint's own scale and the accumulated scale (the
-    product down the chain including the joint, in float32 as the game
-    multiplies: array('f') rounds each product once) at each frame,
-    [joint][axis] -> array('f') over the frames.  A joint the file animates
+def chain_scales(rig, anim, frames):
+    """Each joint's own scale at each frame, [joint][axis] -> array('f')
+    over the frames (constant ones shared).  A joint the file animates
     takes the file's scale (1 where it has no scale track); one it does
-    not, the model's rest scale (as the game's calc does).  accumulate
-    False: acc is not computed (None per joint)."""
+    not, the model's rest scale (as the game's calc does)."""
     bones = rig["bones"]
     n = len(bones)
     nf = len(frames)
     tracks = list(anim.tracks)
     animated = {t.target for t in tracks if isinstance(t.target, int)}
-    scale = [[array("f", [1.0 if j in animated else b["scale"][a]]) * nf for a in range(3)]
-             for j, b in enumerate(bones)]
-    want = [i for i, t in enumerate(tracks)
-            if t.channel == "scale" and isinstance(t.target, int) and 0 <= t.target < n and t.axis < 3]
-    if want:
-        values = anim.sample(array("d", frames))
-        for i in want:
-            t = tracks[i]
-            scale[t.target][t.axis] = array("f", values[i * nf:(i + 1) * nf])
-    acc = [None] * n
-    for j in (parents_first(bones) if accumulate else ()):
+    constant = {}  # (value -> one shared array of it: most scales are constant)
+
+    def const(v):
+        got = constant.get(v)
+        if got is None:
+            got = constant[v] = array("f", [v]) * nf
+        return got
+
+    scale = [[const(1.0 if j in animated else float(b["scale"][a])) for a in range(3)] for j, b in enumerate(bones)]
+    values = None
+    for i, t in enumerate(tracks):
+        if t.channel != "scale" or not isinstance(t.target, int) or not 0 <= t.target < n or t.axis > 2:
+            continue
+        keys = t.values
+        if len(keys) == 0:
+            continue  # (count 0: the default 1)
+        if len(keys) == 1:
+            scale[t.target][t.axis] = const(float(array("f", keys)[0]))
+            continue
+        if values is None:
+            values = anim.sample(array("d", frames))
+        scale[t.target][t.axis] = array("f", values[i * nf:(i + 1) * nf])
+    return scale
+
+
+def accumulated(bones, scale):
+    """The accumulated scale of each joint (the product of the scales down
+    the chain, the joint's own included) at each frame, in float32 as the
+    game multiplies (array('f') rounds each product once), [joint][axis]."""
+    acc = [None] * len(bones)
+    for j in parents_first(bones):
         p = bones[j]["parent"]
         acc[j] = [array("f", map(mul, acc[p][a], scale[j][a])) if p >= 0 else scale[j][a] for a in range(3)]
-    return scale, acc
+    return acc
 
 
 class RuleFixes:
@@ -226,7 +227,15 @@ def rule_fixes(rig, anim, frames):
     if calc not in ("basic", "softimage", "maya"):
         return fixes
     bones = rig["bones"]
-    scale, acc = chain_scales(rig, anim, frames, accumulate=calc != "maya")
+    scale = chain_scales(rig, anim, frames)
+    lowest = min((min(a) for rows in scale for a in rows), default=1.0)
+    if calc == "basic":
+        # nothing to drop when every scale is 1 at every frame
+        if all(min(a) == max(a) == 1.0 for rows in scale for a in rows):
+            return fixes
+    elif lowest >= 0.0:
+        return fixes  # (Softimage and Maya need a negative scale)
+    acc = accumulated(bones, scale) if calc != "maya" else None
     for j, b in enumerate(bones):
         p = b["parent"]
         if calc == "basic":

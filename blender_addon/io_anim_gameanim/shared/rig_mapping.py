@@ -139,11 +139,15 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
             wants_bake = False
             res.notes.append(f"bone {bone_name!r} kept on curves: its scale, negative in places, drives the helper "
                              "of its scale-compensated child (a baked decomposition may move the sign)")
-        if forced is None and j in fixes.dropped and opts.curve_mode != "BAKED":
+        if forced is None and opts.curve_mode == "EXACT" and (j in fixes.dropped or j in fixes.flips):
+            res.notes.append(f"bone {bone_name!r}: channels written one to one (Curves: Exact Channels) although "
+                             f"the model's {'Basic' if j in fixes.dropped else 'Softimage'} rule needs a bake: "
+                             "the pose is not the game's at some frames")
+        if forced is None and j in fixes.dropped and opts.curve_mode == "AUTO":
             bake.append(BonePlan(target, bone_name, "bake", rl, q_rest,
                                  f"Basic rule: the accumulated scale is exactly 1 at {len(fixes.dropped[j])} baked "
                                  "frame(s), where the game drops the joint's own scale (no curve holds that)"))
-        elif forced is None and j in fixes.flips and fixes.constant_flip(j) is None and opts.curve_mode != "BAKED":
+        elif forced is None and j in fixes.flips and fixes.constant_flip(j) is None and opts.curve_mode == "AUTO":
             bake.append(BonePlan(target, bone_name, "bake", rl, q_rest,
                                  "Softimage rule: the parent's accumulated scale changes sign, which mirrors the "
                                  "rotation Blender's aligned scale inheritance shows (no curve holds that)"))
