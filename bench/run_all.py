@@ -67,6 +67,12 @@ def summary(codecs, blender):
             rows.append((f"{variant}: bulk import of {b['files']} files ({b['keys']} keys)", "<= 2x the floor",
                          f"{b['vs_floor']:.2f}x ({b['import_s']:.2f} s, {b['overhead_per_file_ms']:.2f} ms overhead "
                          "per file)", b["vs_floor"] <= 2))
+        m = res.get("model")
+        if m:
+            rows.append((f"{variant}: import of a {m['joints']}-joint model file with {m['animations']} animations "
+                         f"({m['keys']} keys, {m['curves']} curves)", "<= 2x the floor",
+                         f"{m['vs_floor']:.2f}x (best times {m['import_s']:.2f} s vs {m['floor_s']:.2f} s)",
+                         m["vs_floor"] <= 2))
         for m in res.get("memory", []):
             if "over_floor_vs_keys" in m:
                 rows.append((f"{variant}: peak memory of the {m['case']} import beyond Blender's own (floor)",

@@ -457,17 +457,21 @@ def test_extensions_cover_every_format_and_wrapper():
 
 def test_the_cli_finds_files_by_the_registry_extensions(tmp_path):
     """`gameanim info FOLDER` takes exactly the files whose extension is in
-    file_extensions() (any case); --all takes every file."""
+    file_extensions() or a model family's (model_formats(); any case);
+    --all takes every file."""
     from gameanim import cli
 
-    assert cli.EXTENSIONS == gameanim.file_extensions()
+    model_exts = {e for m in gameanim.model_formats().values() for e in m["extensions"]}
+    assert {".bmd", ".bdl"} <= model_exts
+    assert set(cli.EXTENSIONS) == set(gameanim.file_extensions()) | model_exts
+    assert cli.EXTENSIONS[:len(gameanim.file_extensions())] == gameanim.file_extensions()
     wanted = []
-    for i, ext in enumerate(gameanim.file_extensions()):
+    for i, ext in enumerate(cli.EXTENSIONS):
         p = tmp_path / ("sub" if i % 2 else "") / f"f{i}{ext.upper() if i % 3 == 0 else ext}"
         p.parent.mkdir(exist_ok=True)
         p.write_bytes(b"")
         wanted.append(str(p))
-    for other in ("notes.txt", "model.bmd", "noext"):
+    for other in ("notes.txt", "model.obj", "noext"):
         (tmp_path / other).write_bytes(b"")
     assert sorted(cli.iter_files([str(tmp_path)])) == sorted(wanted)
     assert len(list(cli.iter_files([str(tmp_path)], all_files=True))) == len(wanted) + 3

@@ -184,6 +184,59 @@ def test_dae_rig_with_the_turn_on_the_object(api, ga, model_path, anim_path, fra
     assert head.z > hips.z + 20.0
 
 
+def softimage_figure(tmp_path):
+    """The Maya sample's figure (a non-uniformly scaled, breathing chest)
+    under the Softimage rule, written by the samples' own generator."""
+    import sys
+
+    tools = str(SAMPLES.parent / "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    import samples_models as sm
+
+    chest = (1.25, 1.0, 1.125)
+    joints = sm.figure(chest_scale=chest)
+    model_path, anim_path = tmp_path / "figure_softimage.bmd", tmp_path / "figure_softimage_walk.bck"
+    model_path.write_bytes(sm.j3d_file(joints, "softimage", "bmd"))
+    anim_path.write_bytes(sm.bck(joints, {**sm.walk_keys(40), **sm.breathe_keys(40, chest)}, 40))
+    return model_path, anim_path
+
+
+@pytest.mark.parametrize("make_rig, a, exact", [(blemd_rig, Y_TO_Z, True), (dae_rig, Matrix.Identity(4), False)],
+                         ids=["blemd", "dae"])
+def test_softimage_rule_onto_another_tools_rig(api, ga, tmp_path, make_rig, a, exact):
+    """blemd's bones lie along the joints' axes, so the chest's non-uniform
+    scale stays a scale in them: exact.  The DAE rig's bones have rolls of
+    their own, so that scale is a shear in their axes, which no location /
+    rotation / scale holds: the nearest is keyed and the report names
+    every bone it reaches."""
+    model_path, anim_path = softimage_figure(tmp_path)
+    model = ga.load_model(model_path)
+    assert model.calc == "softimage"
+    anim = ga.load(anim_path)
+    obj, names = make_rig(model)
+    res = api.import_files([anim_path], armature=obj, model_file=str(model_path))
+    fr = res.report.files[0]
+    assert fr.ok and not fr.unmatched, fr.summary()
+    worst, where = worst_pose_error(model, anim, obj, names, a, (0, 7, 13, 20, 33))
+    sheared = {n.split("'")[1] for n in fr.notes if "is sheared" in n}
+    if exact:
+        assert worst < TOL and not sheared, (worst, where, sheared)
+        return
+    assert "chest" in sheared
+    # every bone that is off is a sheared one or below one
+    rest = world(model)
+    for f in (7, 20):
+        bpy.context.scene.frame_set(f)
+        w = world(model, anim, float(f))
+        for j, bone_name in names.items():
+            d = mat_max_diff(mat_from_blender(obj.pose.bones[bone_name].matrix),
+                             mat_from_blender(expected_pose(model, rest, w, obj, bone_name, j, a)))
+            if d >= TOL:
+                chain = {bone_name} | {p.name for p in obj.data.bones[bone_name].parent_recursive}
+                assert chain & sheared, (bone_name, d, sheared)
+
+
 def test_without_model_file_the_same_rig_is_not_the_game_pose(api, ga):
     """The comparison above can fail: plain index matching onto a blemd rig
     (bones with their own rest orientation) is not the game's pose."""

@@ -10,6 +10,10 @@ from ..shared.model_retarget import ModelRig, RetargetError, plan_onto_rig
 from ..shared.rig_match import RigIndex, target_label
 
 
+AXES_WORDS = {"Y_TO_Z": "turned Y-up to Z-up in its bones", "NONE": "as they are",
+              "Z_TO_Y": "turned Z-up to Y-up in its bones"}
+
+
 def model_rig(arm_obj, opts, index):
     """The ModelRig of arm_obj and option Model File, made on first use."""
     path = os.path.abspath(bpy_path(opts.model_file))
@@ -54,7 +58,7 @@ def plan_file(anim, arm_obj, opts, tm, fr, index=None):
                             f"{', '.join(missing)}")
         fr.notes.extend(rig.notes)
     fr.notes.append(f"re-based onto {arm_obj.name!r} with the model's joint matrices; the rig holds the game's "
-                    f"axes {'turned Y-up to Z-up in its bones' if rig.axes_key == 'Y_TO_Z' else 'as they are'}"
+                    f"axes {AXES_WORDS.get(rig.axes_key, rig.axes_key)}"
                     + (f", scaled {rig.unit_scale:.6g}" if abs(rig.unit_scale - 1.0) > 1e-6 else ""))
     res, plans, unmatched = plan_onto_rig(anim, rig, tm)
     fr.unmatched.extend(target_label(t) for t in unmatched)
