@@ -403,7 +403,7 @@ def test_scale_option_sets_the_object_scale_of_a_built_armature(api, ga, tmp_pat
     api.export_action(out, action=res[0], armature=obj)
     assert out.read_bytes() == MAYA_WALK.read_bytes()
     # the same import at scale 1: the same keys (scale is only the object's)
-    res1 = api.import_files([MAYA, MAYA_WALK], scale=1.0)
+    res1 = api.import_files([MAYA, MAYA_WALK], scale=1.0, replace=False)  # keep res[0] to compare
     obj1 = bpy.data.objects[[f for f in res1.report.files if f.path.endswith(".bck")][0].owners[0]]
     assert obj1 != obj and tuple(obj1.scale) == pytest.approx((1.0, 1.0, 1.0))
     a, b = fcurve_map(res[0]), fcurve_map(res1[0])
