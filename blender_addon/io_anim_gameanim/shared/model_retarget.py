@@ -32,9 +32,6 @@ from .rest import UP_MATRICES, flat, matrix_of
 from .rig_mapping import BoneWriteResult, BonePlan, _plan_trs, pose_path
 from .rig_match import RigIndex, anim_targets, bone_id_value, normalise_name
 
-# The animation formats each model family drives.
-MODEL_ANIMATION_FORMATS = {"bmd": ("bck",), "bdl": ("bck",), "sm64ds_bmd": ("bca",), "bk_model": ("bk",)}
-
 AXES_CHOICES = ("Y_TO_Z", "NONE", "Z_TO_Y")
 # a pose basis whose location / rotation / scale recomposes further off
 # than this (a shear) is reported
@@ -60,7 +57,7 @@ def model_world(model, anim=None, frame=0.0):
     world matrix, times the translation to the pivot for Banjo-Kazooie
     (whose matrices move model-space points: deltas about the pivots)."""
     out = matrices_of(model.world_matrices(anim, frame), len(model.bones))
-    if model.format == "bk_model":
+    if formats.model_by_bone_id(model.format):
         out = [m @ Matrix.Translation(b.translation) for m, b in zip(out, model.bones)]
     return out
 
@@ -85,7 +82,7 @@ def match_joints(model, arm_obj, id_property, index=None):
     if index is None:
         index = RigIndex(arm_obj)
     out, missing = {}, []
-    if model.format == "bk_model":
+    if formats.model_by_bone_id(model.format):
         pose_bones = arm_obj.pose.bones
         by_id = {}
         for b in index.bones:
@@ -181,7 +178,7 @@ class ModelRig:
         self.bone_of, self.missing = match_joints(model, arm_obj, id_property, index)
         if not self.bone_of:
             raise RetargetError(f"no bone of {arm_obj.name!r} matches a joint of the model (by "
-                                f"{'bone ID' if model.format == 'bk_model' else 'joint name'})")
+                                f"{'bone ID' if formats.model_by_bone_id(model.format) else 'joint name'})")
         rest = model_world(model)
         heads = {j: bones[name].head_local.copy() for j, name in self.bone_of.items()}
         if axes is not None:  # (the export: the A the import used)
@@ -282,10 +279,10 @@ class ModelRig:
 def check_pairing(model, fmt):
     """Raises RetargetError when the animation's format is not one the
     model's family plays."""
-    wanted = MODEL_ANIMATION_FORMATS.get(model.format, ())
-    if fmt not in wanted:
+    wanted = formats.model_animation_format(model.format)
+    if fmt != wanted:
         raise RetargetError(f"a {fmt} animation cannot play on a {model.format} model (Model File); "
-                            f"its animations are {', '.join(wanted) or 'none'}")
+                            f"its animations are {wanted or 'none'}")
 
 
 def plan_onto_rig(anim, rig, tm):
