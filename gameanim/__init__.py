@@ -15,6 +15,8 @@ from ._core import (  # noqa: F401  (the public API is the C core's)
     LINEAR,
     LOOP_MODES,
     Animation,
+    Archive,
+    ArchiveMember,
     EncodeError,
     FormatError,
     PrecisionWarning,
@@ -31,12 +33,14 @@ from ._core import (  # noqa: F401  (the public API is the C core's)
     frame_at,
     load,
     local_from_basis,
+    open_archive,
     save,
     write_atomic,
 )
 
 __all__ = [
     "Animation", "Track", "FormatError", "EncodeError", "PrecisionWarning",
+    "Archive", "ArchiveMember", "open_archive",
     "load", "save", "detect", "write_atomic", "frame_at", "bake_pose", "evaluate_fcurve", "local_from_basis",
     "formats", "compressions", "compression_extensions", "compress", "decompress", "file_extensions",
     "CONSTANT", "LINEAR", "BEZIER", "LOOP_MODES", "LIMITS", "__version__",

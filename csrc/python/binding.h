@@ -31,6 +31,8 @@ typedef struct ga_state {
     PyObject *ArrayType; /* array.array */
     PyTypeObject *TrackType;
     PyTypeObject *AnimationType;
+    PyTypeObject *ArchiveType;       /* archive.c */
+    PyTypeObject *ArchiveMemberType; /* archive.c (a struct sequence) */
     /* One-item zero arrays ('f', 'i', 'B', 'd'): repeating one makes a new
      * array of any length without building a bytes object first. */
     PyObject *ZeroArrays[GA_NZERO];
@@ -236,6 +238,14 @@ PyObject *source_bytes(ga_state *st, PyObject *source);
 PyObject *atomic_write(PyObject *path, PyObject *data);
 /* Plugs Python's zlib into the core's inflate/deflate hooks. */
 void install_zlib_hooks(void);
+
+/* ------------------------------------------------------------------ */
+/* Archives (archive.c)                                                */
+
+int archive_types_init(PyObject *m, ga_state *st);
+PyObject *mod_open_archive(PyObject *mod, PyObject *args, PyObject *kw);
+/* max_decoded_size= of the loading functions (module.c). */
+int parse_max_decoded(PyObject *o, uint64_t *out);
 
 /* ------------------------------------------------------------------ */
 /* Module-level functions of baking and export (bake.c)                */

@@ -8,7 +8,7 @@
 
 /* max_decoded_size=: None for the default limit (docs/limits.md), else a
  * positive number of bytes. */
-static int parse_max_decoded(PyObject *o, uint64_t *out)
+int parse_max_decoded(PyObject *o, uint64_t *out)
 {
     *out = 0;
     if (o == Py_None) return 0;
@@ -324,6 +324,11 @@ static PyObject *mod_decompress(PyObject *mod, PyObject *args, PyObject *kw)
 }
 
 static PyMethodDef module_methods[] = {
+    {"open_archive", (PyCFunction)(void (*)(void))mod_open_archive, METH_VARARGS | METH_KEYWORDS,
+     "open_archive(source, *, max_decoded_size=None) -> Archive\n\nOpens a RARC / CRAR archive (.arc, .szs) from "
+     "a path or a bytes-like object, optionally Yaz0 / Yay0 wrapped as a whole.  Raises FormatError for a damaged "
+     "archive (tables, names or data past the end, names outside the string table, loops in the directory "
+     "graph)."},
     {"load", (PyCFunction)(void (*)(void))mod_load, METH_VARARGS | METH_KEYWORDS,
      "load(source, *, keyless_rule='base', max_decoded_size=None) -> Animation\n\nReads an animation from a "
      "path (str or os.PathLike) or a bytes-like object.  The format and any compression wrapper are detected "
@@ -451,6 +456,7 @@ static int module_exec(PyObject *m)
     if (!st->TrackType) return -1;
     st->AnimationType = new_type(m, &Animation_spec, "Animation");
     if (!st->AnimationType) return -1;
+    if (archive_types_init(m, st) < 0) return -1;
     PyModule_AddIntConstant(m, "CONSTANT", GA_INTERP_CONSTANT);
     PyModule_AddIntConstant(m, "LINEAR", GA_INTERP_LINEAR);
     PyModule_AddIntConstant(m, "BEZIER", GA_INTERP_BEZIER);
@@ -482,6 +488,8 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->ArrayType);
     Py_VISIT(st->TrackType);
     Py_VISIT(st->AnimationType);
+    Py_VISIT(st->ArchiveType);
+    Py_VISIT(st->ArchiveMemberType);
     for (int i = 0; i < GA_NZERO; i++) Py_VISIT(st->ZeroArrays[i]);
     return 0;
 }
@@ -495,6 +503,8 @@ static int module_clear(PyObject *m)
     Py_CLEAR(st->ArrayType);
     Py_CLEAR(st->TrackType);
     Py_CLEAR(st->AnimationType);
+    Py_CLEAR(st->ArchiveType);
+    Py_CLEAR(st->ArchiveMemberType);
     for (int i = 0; i < GA_NZERO; i++) Py_CLEAR(st->ZeroArrays[i]);
     return 0;
 }
