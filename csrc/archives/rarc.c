@@ -356,7 +356,8 @@ int ga_archive_replace(const ga_archive *arc, size_t m, const uint8_t *data, siz
         uint32_t off = get_u32(arc, ent + 8);
         if (off > data_len) continue; /* an unreachable entry that points nowhere: left as it is */
         starts[ns++] = off;
-        if (off == mem->data_off && e != mem->entry) sharing++;
+        /* an empty entry at the same offset holds no bytes that a rewrite could change */
+        if (off == mem->data_off && e != mem->entry && get_u32(arc, ent + 12) > 0) sharing++;
     }
     qsort(starts, ns, sizeof *starts, cmp_u32);
     uint64_t slot_end = data_len;
@@ -391,7 +392,7 @@ int ga_archive_replace(const ga_archive *arc, size_t m, const uint8_t *data, siz
         uint32_t off = get_u32(arc, ent + 8);
         if (e == mem->entry) continue;
         if (off > data_len) continue;
-        if (off > mem->data_off || (sharing && off >= slot_end)) add_u32(arc, ent + 8, delta);
+        if (off > mem->data_off) add_u32(arc, ent + 8, delta);
     }
     uint8_t *ent = o + arc->entry_table + (size_t)mem->entry * RARC_ENTRY;
     put_u32(arc, ent + 8, (uint32_t)cut_from);

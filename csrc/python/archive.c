@@ -42,6 +42,7 @@ static int archive_set(ArchiveObject *a, PyObject *payload, ga_archive *arc)
         /* a path listed twice (two entries of one name) reads the first */
         int rc = v ? PyDict_Contains(index, name) : -1;
         if (rc == 0) rc = PyDict_SetItem(index, name, v);
+        else if (rc == 1) rc = 0;
         Py_XDECREF(name);
         Py_XDECREF(v);
         if (rc) return -1;
