@@ -9,6 +9,7 @@ format-neutral clip of tracks.  The codecs live in the C extension
 registry of formats.
 """
 from ._core import (  # noqa: F401  (the public API is the C core's)
+    ARCHIVE_EXTENSIONS,
     BEZIER,
     CONSTANT,
     LIMITS,
@@ -40,7 +41,7 @@ from ._core import (  # noqa: F401  (the public API is the C core's)
 
 __all__ = [
     "Animation", "Track", "FormatError", "EncodeError", "PrecisionWarning",
-    "Archive", "ArchiveMember", "open_archive",
+    "Archive", "ArchiveMember", "open_archive", "ARCHIVE_EXTENSIONS",
     "load", "save", "detect", "write_atomic", "frame_at", "bake_pose", "evaluate_fcurve", "local_from_basis",
     "formats", "compressions", "compression_extensions", "compress", "decompress", "file_extensions",
     "CONSTANT", "LINEAR", "BEZIER", "LOOP_MODES", "LIMITS", "__version__",

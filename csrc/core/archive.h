@@ -16,6 +16,10 @@
 #define GA_ARC_DVD 0x40u
 #define GA_ARC_YAZ0 0x80u /* with GA_ARC_COMPRESSED: Yaz0, else Yay0 */
 
+/* ";"-separated extensions of archive files (.szs and .szp: Yaz0 / Yay0
+ * wrapped; .carc: a name some tools give CRAR files) */
+#define GA_ARC_EXTENSIONS ".arc;.szs;.szp;.carc"
+
 #define GA_ARC_ALIGN 32u     /* the games' data alignment: a rewrite keeps every span's offset modulo this */
 #define GA_ARC_MAX_PATH 4096u /* bytes of one member path */
 

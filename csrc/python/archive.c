@@ -395,3 +395,21 @@ int archive_types_init(PyObject *m, ga_state *st)
     }
     return 0;
 }
+
+PyObject *archive_extensions(void)
+{
+    PyObject *list = PyList_New(0);
+    const char *s = GA_ARC_EXTENSIONS;
+    while (list && *s) {
+        const char *end = strchr(s, ';');
+        size_t n = end ? (size_t)(end - s) : strlen(s);
+        PyObject *e = PyUnicode_FromStringAndSize(s, (Py_ssize_t)n);
+        if (!e || PyList_Append(list, e) < 0) Py_CLEAR(list);
+        Py_XDECREF(e);
+        s += n + (end ? 1 : 0);
+    }
+    if (!list) return NULL;
+    PyObject *t = PyList_AsTuple(list);
+    Py_DECREF(list);
+    return t;
+}

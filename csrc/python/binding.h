@@ -243,6 +243,8 @@ void install_zlib_hooks(void);
 /* Archives (archive.c)                                                */
 
 int archive_types_init(PyObject *m, ga_state *st);
+/* GA_ARC_EXTENSIONS as a tuple of str. */
+PyObject *archive_extensions(void);
 PyObject *mod_open_archive(PyObject *mod, PyObject *args, PyObject *kw);
 /* max_decoded_size= of the loading functions (module.c). */
 int parse_max_decoded(PyObject *o, uint64_t *out);

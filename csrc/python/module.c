@@ -457,6 +457,12 @@ static int module_exec(PyObject *m)
     st->AnimationType = new_type(m, &Animation_spec, "Animation");
     if (!st->AnimationType) return -1;
     if (archive_types_init(m, st) < 0) return -1;
+    /* the archives' usual extensions (core/archive.h), for the CLI and the add-on */
+    PyObject *arc_ext = archive_extensions();
+    if (!arc_ext || PyModule_AddObject(m, "ARCHIVE_EXTENSIONS", arc_ext) < 0) {
+        Py_XDECREF(arc_ext);
+        return -1;
+    }
     PyModule_AddIntConstant(m, "CONSTANT", GA_INTERP_CONSTANT);
     PyModule_AddIntConstant(m, "LINEAR", GA_INTERP_LINEAR);
     PyModule_AddIntConstant(m, "BEZIER", GA_INTERP_BEZIER);
