@@ -451,3 +451,43 @@ def test_decoded_size_limit_applies_to_the_outer_wrapper():
     with pytest.raises(gameanim.FormatError) as ei:
         gameanim.open_archive(data, max_decoded_size=1000)
     assert ei.value.field == "decompressed size"
+
+
+def test_replace_refuses_a_span_another_member_straddles():
+    tree, data, manifest = example()
+    ref = ref_read(data)
+    model, walk = entry_of(ref, b"model.bdl"), entry_of(ref, b"walk.bck")
+    # model.bdl's data now runs into the next span
+    bad = patch(data, model["at"] + 12, ">I", walk["off"] + 10)
+    arc = gameanim.open_archive(bad)
+    with pytest.raises(ValueError, match="overlaps"):
+        arc.replace("model.bdl", b"x")
+    # a member whose data begins inside another's: replacing the outer one would change it
+    arc = gameanim.open_archive(patch(data, walk["at"] + 12, ">I", 0x200))
+    with pytest.raises(ValueError, match="overlaps"):
+        arc.replace("bck/deep/run.bck", b"x" * 5)
+    assert arc.to_bytes() == patch(data, walk["at"] + 12, ">I", 0x200)
+
+
+REGRESSIONS = sorted((ROOT / "tests" / "rarc_regressions").iterdir())
+
+
+@pytest.mark.parametrize("path", REGRESSIONS, ids=lambda p: p.name)
+def test_fuzz_regressions_rewrite_without_changing_other_members(path):
+    """Inputs fuzz_rarc found: every member either refuses to be replaced
+    or is replaced leaving every other member's name and bytes."""
+    data = path.read_bytes()
+    try:
+        arc = gameanim.open_archive(data)
+    except gameanim.FormatError:
+        return
+    before = {n: arc.read(n) for n in arc.namelist()}
+    for name in list(before):
+        a = gameanim.open_archive(data)
+        try:
+            a.replace(name, b"\x01" * 201)
+        except ValueError:
+            continue
+        assert a.namelist() == list(before)
+        for other, old in before.items():
+            assert a.read(other) == (b"\x01" * 201 if other == name else old), (name, other)

@@ -346,6 +346,20 @@ int ga_archive_replace(const ga_archive *arc, size_t m, const uint8_t *data, siz
     if (m >= arc->nmembers) return ga_fail(err, GA_ERR_ARG, "rarc", "member", -1, "no member %zu", m);
     const ga_arc_member *mem = &arc->members[m];
     const size_t data_len = arc->size - arc->data_start;
+    /* the rewrite moves file data only: the tables must lie before it */
+    struct {
+        size_t at, len;
+        const char *what;
+    } tables[] = {{0, RARC_HEADER, "header"},
+                  {arc->base, RARC_DATA_HEADER, "data header"},
+                  {arc->node_table, (size_t)arc->node_count * RARC_NODE, "node table"},
+                  {arc->entry_table, (size_t)arc->entry_count * RARC_ENTRY, "file entry table"},
+                  {arc->str_table, arc->str_size, "string table"}};
+    for (size_t i = 0; i < sizeof tables / sizeof tables[0]; i++)
+        if (tables[i].len && tables[i].at + tables[i].len > arc->data_start)
+            return ga_fail(err, GA_ERR_FORMAT, "rarc", tables[i].what, (long long)tables[i].at,
+                           "the %s overlaps the file data at 0x%zx: members cannot be replaced in place",
+                           tables[i].what, arc->data_start);
     /* every file entry's start: the spans, in data order */
     uint32_t *starts = malloc(sizeof *starts * (arc->entry_count ? arc->entry_count : 1));
     if (!starts) return ga_nomem(err, "rarc");
@@ -375,6 +389,15 @@ int ga_archive_replace(const ga_archive *arc, size_t m, const uint8_t *data, siz
      * of its own right after it.  Otherwise its slot is rewritten. */
     uint64_t new_slot = sharing ? slot_length(n, 0) : slot_length(n, old_slot);
     uint64_t cut_from = sharing ? slot_end : mem->data_off, cut_to = slot_end;
+    /* no other member's bytes may straddle the place that changes */
+    for (uint32_t e = 0; e < arc->entry_count; e++) {
+        const uint8_t *ent = arc->data + arc->entry_table + (size_t)e * RARC_ENTRY;
+        if ((ent[4 + (arc->little ? 3 : 0)] & GA_ARC_DIR) || e == mem->entry) continue;
+        uint64_t off = get_u32(arc, ent + 8), end = off + get_u32(arc, ent + 12);
+        if (off < cut_from && end > cut_from)
+            return ga_fail(err, GA_ERR_ARG, "rarc", "file data", (long long)(ent - arc->data) + 8,
+                           "entry %u's data overlaps member %zu's: it cannot be replaced in place", e, m);
+    }
     int64_t delta = (int64_t)new_slot - (int64_t)(cut_to - cut_from);
     if ((int64_t)arc->size + delta > (int64_t)UINT32_MAX || (uint64_t)((int64_t)arc->size + delta) > GA_MAX_INPUT_SIZE)
         return ga_fail(err, GA_ERR_LIMIT, "rarc", "file size", 4, "the archive would exceed %zu bytes",
