@@ -70,7 +70,7 @@ def test_stubs_name_every_public_name_of_the_core_and_nothing_else():
     assert not typing_only & set(dir(core)), typing_only & set(dir(core))
 
 
-@pytest.mark.parametrize("cls", ["Animation", "Track"])
+@pytest.mark.parametrize("cls", ["Animation", "Track", "Archive", "ArchiveMember"])
 def test_stubs_describe_every_attribute_and_method_of_the_classes(cls):
     members = stub_class_members(stub_tree(), cls)
     built = {n for n in dir(getattr(core, cls)) if not n.startswith("_")}
@@ -133,7 +133,7 @@ def test_stub_signatures_are_the_documented_ones():
             if documented is not None:
                 assert stub_parameters(node) == documented, node.name
                 checked += 1
-        elif isinstance(node, ast.ClassDef) and node.name in ("Animation", "Track"):
+        elif isinstance(node, ast.ClassDef) and node.name in ("Animation", "Track", "Archive"):
             cls = getattr(core, node.name)
             for member in node.body:
                 if not isinstance(member, ast.FunctionDef) or member.decorator_list and not any(
