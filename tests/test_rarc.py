@@ -491,3 +491,50 @@ def test_fuzz_regressions_rewrite_without_changing_other_members(path):
         assert a.namelist() == list(before)
         for other, old in before.items():
             assert a.read(other) == (b"\x01" * 201 if other == name else old), (name, other)
+
+
+def test_a_mutable_source_is_copied():
+    tree, data, manifest = example()
+    buf = bytearray(data)
+    arc = gameanim.open_archive(buf)
+    buf[:] = bytes(len(buf))
+    assert arc.read("model.bdl") == manifest["model.bdl"]["data"]
+    assert arc.to_bytes() == data
+
+
+def test_threads_reading_and_replacing_one_archive():
+    import threading
+
+    tree, data, manifest = example()
+    arc = gameanim.open_archive(gameanim.compress("yaz0", data))
+    errors = []
+
+    def work(k):
+        try:
+            for i in range(40):
+                name = MEMBERS[(k + i) % len(MEMBERS)]
+                if k % 2:
+                    arc.replace(name, bytes([k]) * (i * 13 % 300))
+                else:
+                    for n in arc.namelist():
+                        arc.read(n)
+                    arc.infolist()
+                    arc.to_bytes()
+        except Exception as e:  # pragma: no cover - the assertion below reports it
+            errors.append(e)
+
+    threads = [threading.Thread(target=work, args=(k,)) for k in range(6)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert not errors
+    final = ref_read(arc.to_bytes(compression=None))
+    assert final["order"] == expected_order(tree)
+    for name in ("bck/wait.bck", "btk/glow.btk", "empty.bin"):
+        assert final["files"][name]["data"] == manifest[name]["data"]
+
+
+def test_archives_cannot_be_made_directly():
+    with pytest.raises(TypeError):
+        gameanim.Archive()
