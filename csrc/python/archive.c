@@ -263,7 +263,12 @@ static PyObject *Archive_to_bytes(PyObject *self, PyObject *args, PyObject *kw)
     Py_DECREF(comp);
     if (!a->modified && w == a->orig_wrapper) return Py_NewRef(a->orig_bytes);
     if (!w) return Py_NewRef(a->payload);
-    return wrap_payload(st, w, (const uint8_t *)PyBytes_AsString(a->payload), (size_t)PyBytes_Size(a->payload));
+    /* compressing releases the GIL: another thread's replace() may swap the
+     * payload meanwhile, so this call keeps its own reference */
+    PyObject *payload = Py_NewRef(a->payload);
+    PyObject *r = wrap_payload(st, w, (const uint8_t *)PyBytes_AsString(payload), (size_t)PyBytes_Size(payload));
+    Py_DECREF(payload);
+    return r;
 }
 
 static PyObject *Archive_save(PyObject *self, PyObject *args, PyObject *kw)
