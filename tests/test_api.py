@@ -457,12 +457,14 @@ def test_extensions_cover_every_format_and_wrapper():
 
 def test_the_cli_finds_files_by_the_registry_extensions(tmp_path):
     """`gameanim info FOLDER` takes exactly the files whose extension is in
-    file_extensions() (any case); --all takes every file."""
+    file_extensions() or names an archive (ARCHIVE_EXTENSIONS; any case);
+    --all takes every file."""
     from gameanim import cli
 
-    assert cli.EXTENSIONS == gameanim.file_extensions()
+    extra = tuple(e for e in gameanim.ARCHIVE_EXTENSIONS if e not in gameanim.file_extensions())
+    assert ".arc" in extra and cli.EXTENSIONS == gameanim.file_extensions() + extra
     wanted = []
-    for i, ext in enumerate(gameanim.file_extensions()):
+    for i, ext in enumerate(cli.EXTENSIONS):
         p = tmp_path / ("sub" if i % 2 else "") / f"f{i}{ext.upper() if i % 3 == 0 else ext}"
         p.parent.mkdir(exist_ok=True)
         p.write_bytes(b"")
