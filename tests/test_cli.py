@@ -408,3 +408,8 @@ def test_pack_replaces_members(tmp_path):
     code, out, err = run("pack", path, f"bck/wait.bck={tmp_path / 'new.bck'}")
     assert code == 0
     assert gameanim.open_archive(path).read("bck/wait.bck") == new
+    code, out, err = run("pack", path, f"bck/wait.bck={tmp_path / 'new.bck'}", "--compression", "none",
+                         "-o", tmp_path / "bare.arc")
+    assert code == 0 and (tmp_path / "bare.arc").read_bytes()[:4] == b"RARC"
+    code, out, err = run("pack", path, f"bck/wait.bck={tmp_path / 'missing.bck'}")
+    assert code == 1 and "cannot read" in err and "does not exist" in err
