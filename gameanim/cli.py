@@ -124,8 +124,9 @@ def track_label(t):
 
 
 def describe(path, verbose=False, brief=False, source=None):
-    if source is None and open_archive_or_none(path) is not None:  # archives: archive_info
-        return describe_archive(path, verbose, brief)
+    arc = open_archive_or_none(path) if source is None else None
+    if arc is not None:  # archives: describe_archive
+        return describe_archive(path, arc, verbose, brief)
     try:
         anim = gameanim.load(path if source is None else source)
     except (gameanim.FormatError, OSError) as e:
@@ -306,8 +307,9 @@ def validate(path, raw=None):
         if raw is None:
             with open(path, "rb") as f:
                 raw = f.read()
-            if open_archive_or_none(path, raw) is not None:  # archives: archive_info
-                return validate_archive(path, raw)
+            arc = open_archive_or_none(path, raw)
+            if arc is not None:  # archives: validate_archive
+                return validate_archive(path, arc, raw)
     except OSError as e:
         return False, f"{path}: FAIL: cannot read: {os_error_text(e)}"
     try:
@@ -592,7 +594,7 @@ def cmd_convert(a):
 
 
 # --------------------------------------------------------------- archives (ls, extract, pack; info and validate
-# go into archives through open_archive_or_none)
+# go into archives through the hooks in describe() and validate())
 
 
 def open_archive_or_none(path, data=None):
@@ -650,8 +652,7 @@ def archive_header(path, arc):
             + f", {len(arc)} files")
 
 
-def describe_archive(path, verbose=False, brief=False):
-    arc = gameanim.open_archive(path)
+def describe_archive(path, arc, verbose=False, brief=False):
     lines = [archive_header(path, arc)]
     ok = True
     for info in arc.infolist():
@@ -669,10 +670,9 @@ def describe_archive(path, verbose=False, brief=False):
     return ok, "\n".join(lines)
 
 
-def validate_archive(path, raw):
-    """The archive writes back exactly, and every member that is an
-    animation validates (members named like animations must decode)."""
-    arc = gameanim.open_archive(raw)
+def validate_archive(path, arc, raw):
+    """The archive writes back exactly, every member that is an animation
+    validates, and none is an animation its format cannot decode."""
     problems, lines = [], []
     if arc.to_bytes() != raw:
         problems.append("unedited to_bytes() differs from the input")
