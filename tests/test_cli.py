@@ -413,3 +413,14 @@ def test_pack_replaces_members(tmp_path):
     assert code == 0 and (tmp_path / "bare.arc").read_bytes()[:4] == b"RARC"
     code, out, err = run("pack", path, f"bck/wait.bck={tmp_path / 'missing.bck'}")
     assert code == 1 and "cannot read" in err and "does not exist" in err
+
+
+def test_archive_commands_on_bad_input_say_why(tmp_path):
+    path, bck, btk = make_test_archive(tmp_path, wrap=None)
+    (tmp_path / "trunc.arc").write_bytes(path.read_bytes()[:100])
+    code, out, err = run("ls", tmp_path / "trunc.arc")
+    assert code == 1 and "rarc: field 'file data offset'" in err and "past the end" in err
+    code, out, err = run("extract", SAMPLES / "j3d" / "walk_cycle.bck", "-o", tmp_path / "x")
+    assert code == 1 and "does not start with 'RARC' or 'CRAR'" in err
+    code, out, err = run("ls", tmp_path / "nope.arc")
+    assert code == 1 and "nope.arc: the file does not exist" in err
