@@ -7,6 +7,7 @@ machine, the commit and the exact command of each part.
 Parts:
   1. bench/bench_codecs.py       decode / sample / encode throughput per format; C against pure Python
   2. bench/bench_compression.py  Yaz0 / Yay0 throughput
+     bench/bench_archives.py     a 5 MB Yaz0 RARC opened, listed, read: C against pure Python
   3. bench/bench_blender.py      import (exact, baked, JBA) against keyframe_insert and the foreach_set
                                  floor, bulk import of 500 files, export, peak memory: in Blender 5.0 (bpy
                                  module) and in Debian's Blender 3.4.1 when `blender` is on PATH.
@@ -106,6 +107,8 @@ def main(argv=None):
             codecs = json.load(f)
         cmd = [py, rel(os.path.join(HERE, "bench_compression.py"))] + (["--seconds", "0.2"] if args.quick else [])
         parts.append(("Yaz0 / Yay0 compression", cmd, run(cmd, env)))
+        cmd = [py, rel(os.path.join(HERE, "bench_archives.py"))] + (["--mb", "0.5", "--repeat", "2"] if args.quick else [])
+        parts.append(("Archives: open, list and read every member of a Yaz0 RARC", cmd, run(cmd, env)))
         blender = []
         variants = [("Blender 5.0 (bpy module)", [py])]
         exe = shutil.which("blender")

@@ -1,5 +1,5 @@
 #!/bin/sh
-# Builds one libFuzzer binary per format, per decompressor, for the whole
+# Builds one libFuzzer binary per format, per decompressor, for archives (rarc), for the whole
 # load path, for baking, for the edit policy and for the model loader, with AddressSanitizer and UndefinedBehaviorSanitizer:
 #   sh fuzz/build.sh            -> fuzz/build/fuzz_<name>
 # Needs clang (with libFuzzer: Debian's clang + libclang-rt-14-dev) and zlib.
@@ -11,7 +11,7 @@ CC="${CC:-clang}"
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -ffp-contract=off -std=c11 -Wall -Wextra"
 # the core without its Python binding (csrc/python/)
 SRC=""
-for d in core formats codecs models; do
+for d in core formats codecs models archives; do
     FLAGS="$FLAGS -I$here/csrc/$d"
     for f in "$here"/csrc/$d/*.c; do SRC="$SRC $f"; done
 done
@@ -26,3 +26,4 @@ build load
 build bake -DGA_FUZZ_BAKE
 build edit -DGA_FUZZ_EDIT
 build model -DGA_FUZZ_MODEL
+build rarc -DGA_FUZZ_ARCHIVE

@@ -14,6 +14,11 @@
  *     ends at a root, names, chunks and tables lie inside what was
  *     decoded, and the rest-pose matrices are computed (rules of
  *     core/skeleton.c) without a memory error.
+ *   ARCHIVE target (rarc): open an archive (RARC / CRAR, wrapped or
+ *     not), read every member, replace members with bytes of the input
+ *     (growing, shrinking); every rewrite must parse again with the same
+ *     members, the replaced one holding the new bytes and every other its
+ *     old bytes.
  *   EDIT target: the edit policy (core/edit.c): a loaded file, its clip
  *     edited at random, planned and encoded in every reencode mode; an
  *     unedited clip must plan as unchanged, and whatever encodes must
@@ -28,6 +33,9 @@
 #ifdef GA_FUZZ_MODEL
 #include "model.h"
 #endif
+#ifdef GA_FUZZ_ARCHIVE
+#include "archive.h"
+#endif
 #if defined(GA_FUZZ_BAKE) || defined(GA_FUZZ_EDIT)
 #include "bake.h"
 #include "edit.h"
@@ -36,7 +44,7 @@
 
 void ga_fuzz_use_system_zlib(void);
 
-#if defined(GA_FUZZ_FORMAT) || defined(GA_FUZZ_WRAPPER) || defined(GA_FUZZ_EDIT)
+#if defined(GA_FUZZ_FORMAT) || defined(GA_FUZZ_WRAPPER) || defined(GA_FUZZ_EDIT) || defined(GA_FUZZ_ARCHIVE)
 /* The first decode of the fuzzer's bytes runs under the default
  * decoded-size limit (NULL options); what they encode to may be smaller
  * than they were, so the checks that decode it again lift the limit. */
@@ -254,6 +262,62 @@ static void fuzz_wrapper(const uint8_t *data, size_t size)
     }
     ga_buf_free(&b);
     free(out);
+}
+#endif
+
+#ifdef GA_FUZZ_ARCHIVE
+static const uint8_t *member_bytes(const ga_archive *a, size_t i)
+{
+    return a->data + a->data_start + a->members[i].data_off;
+}
+
+/* After replacing member m of `before` with new[0..n): `after` lists the
+ * same paths, m reads the new bytes, every other member its old ones. */
+static void check_rewrite(const ga_archive *before, const ga_archive *after, size_t m, const uint8_t *new, size_t n)
+{
+    if (after->nmembers != before->nmembers) abort();
+    for (size_t i = 0; i < before->nmembers; i++) {
+        const ga_arc_member *x = &before->members[i], *y = &after->members[i];
+        if (x->path_len != y->path_len || memcmp(before->paths + x->path_off, after->paths + y->path_off, x->path_len))
+            abort();
+        if (i == m) {
+            if (y->size != n || (n && memcmp(member_bytes(after, i), new, n))) abort();
+        } else if (x->size != y->size || x->id != y->id ||
+                   (x->size && memcmp(member_bytes(before, i), member_bytes(after, i), x->size))) {
+            fprintf(stderr, "rarc: replacing member %zu changed member %zu\n", m, i);
+            abort();
+        }
+    }
+}
+
+static void fuzz_archive(const uint8_t *data, size_t size)
+{
+    ga_archive a;
+    ga_error err;
+    if (ga_archive_open(data, size, NULL, &a, &err) != GA_OK) return;
+    volatile uint8_t sink = 0;
+    for (size_t i = 0; i < a.nmembers; i++)
+        if (a.members[i].size) sink ^= member_bytes(&a, i)[a.members[i].size - 1];
+    (void)sink;
+    /* a few members, each replaced by a slice of the input of a length
+     * the input chooses: longer, shorter, empty */
+    for (size_t k = 0; k < a.nmembers && k < 4; k++) {
+        size_t m = (k * 7 + size) % a.nmembers;
+        size_t n = (size_t)data[(k * 13) % size] * (k + 1) * 3 % (size + 1);
+        ga_buf out;
+        ga_buf_init(&out);
+        if (ga_archive_replace(&a, m, data, n, &out, &err) == GA_OK) {
+            ga_archive b;
+            if (ga_archive_parse(out.data, out.len, &lifted, &b, &err) != GA_OK) {
+                fprintf(stderr, "rarc: a rewrite does not parse: %s\n", err.message);
+                abort();
+            }
+            check_rewrite(&a, &b, m, data, n);
+            ga_archive_free(&b);
+        }
+        ga_buf_free(&out);
+    }
+    ga_archive_free(&a);
 }
 #endif
 
@@ -575,6 +639,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     fuzz_edit(data, size);
 #elif defined(GA_FUZZ_MODEL)
     fuzz_model(data, size);
+#elif defined(GA_FUZZ_ARCHIVE)
+    fuzz_archive(data, size);
 #else
     ga_loaded l;
     ga_error err;

@@ -5,13 +5,13 @@
 # fails the script and leaves the input as fuzz/build/py-<target>-crash-*;
 # replay it with  python3 fuzz/python/fuzz_<target>.py --replay FILE
 # Needs atheris (pip install atheris) and gameanim importable (PYTHONPATH).
-#   sh fuzz/run_python.sh [SECONDS] [target ...]      (targets: api bake fit encode model)
+#   sh fuzz/run_python.sh [SECONDS] [target ...]      (targets: api bake fit encode model archive)
 set -e
 here="$(cd "$(dirname "$0")/.." && pwd)"
 . "$here/tools/env.sh"   # python3 = .venv/main's when set up
 secs="${1:-30}"; [ $# -gt 0 ] && shift
 targets="$*"
-[ -n "$targets" ] || targets="api bake fit encode model"
+[ -n "$targets" ] || targets="api bake fit encode model archive"
 out="$here/fuzz/build"
 mkdir -p "$out"
 status=0

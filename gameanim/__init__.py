@@ -9,12 +9,15 @@ format-neutral clip of tracks.  The codecs live in the C extension
 registry of formats.
 """
 from ._core import (  # noqa: F401  (the public API is the C core's)
+    ARCHIVE_EXTENSIONS,
     BEZIER,
     CONSTANT,
     LIMITS,
     LINEAR,
     LOOP_MODES,
     Animation,
+    Archive,
+    ArchiveMember,
     Bone,
     EncodeError,
     FormatError,
@@ -35,6 +38,7 @@ from ._core import (  # noqa: F401  (the public API is the C core's)
     load_model,
     local_from_basis,
     model_formats,
+    open_archive,
     save,
     write_atomic,
 )
@@ -43,6 +47,7 @@ __all__ = [
     "Animation", "Track", "Model", "Bone", "FormatError", "EncodeError", "PrecisionWarning",
     "load", "load_model", "save", "detect", "write_atomic", "frame_at", "bake_pose", "evaluate_fcurve", "local_from_basis",
     "formats", "model_formats", "compressions", "compression_extensions", "compress", "decompress", "file_extensions",
+    "Archive", "ArchiveMember", "open_archive", "ARCHIVE_EXTENSIONS",
     "CONSTANT", "LINEAR", "BEZIER", "LOOP_MODES", "LIMITS", "__version__",
 ]
 

@@ -320,6 +320,55 @@ class Model:
     def world_matrices(self, anim: Animation | None = None, frame: Frames = 0.0) -> array[float]: ...
 
 
+# ---------------------------------------------------------------- archives (RARC / CRAR)
+
+ARCHIVE_EXTENSIONS: Final[tuple[str, ...]]  # ('.arc', '.szs', '.szp', '.carc')
+
+
+class ArchiveMember(tuple[str, int, str | None, int, int, int, int]):
+    """One member of an Archive (infolist()), a struct sequence."""
+    n_fields: Final[int]
+    n_sequence_fields: Final[int]
+    n_unnamed_fields: Final[int]
+    @property
+    def name(self) -> str: ...  # '/'-separated, relative to the root
+    @property
+    def size(self) -> int: ...  # bytes as stored
+    @property
+    def compression(self) -> Literal["yaz0", "yay0"] | None: ...  # the member's own (attribute bits 0x04 / 0x80)
+    @property
+    def id(self) -> int: ...
+    @property
+    def attributes(self) -> int: ...
+    @property
+    def offset(self) -> int: ...  # in the file data
+    @property
+    def entry(self) -> int: ...  # index in the file entry table
+    def count(self, value: Any, /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+
+
+class Archive:
+    """An archive opened by open_archive() (docs/formats/rarc.md)."""
+    @property
+    def compression(self) -> str | None: ...  # the outer wrapper
+    @property
+    def root(self) -> str: ...
+    @property
+    def format(self) -> Literal["RARC", "CRAR"]: ...
+    def namelist(self) -> list[str]: ...
+    def infolist(self) -> list[ArchiveMember]: ...
+    def read(self, name: str, /) -> bytes: ...
+    def replace(self, name: str, data: Buffer, /) -> None: ...
+    def to_bytes(self, compression: str | None = ...) -> bytes: ...
+    def save(self, path: FilePath, *, compression: str | None = ...) -> None: ...
+    def is_modified(self) -> bool: ...
+    def __len__(self) -> int: ...
+    def __contains__(self, name: object) -> bool: ...
+
+
+def open_archive(source: Source, *, max_decoded_size: int | None = None) -> Archive: ...
+
 # ---------------------------------------------------------------- functions
 
 def load(

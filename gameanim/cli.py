@@ -7,6 +7,12 @@ game animation files.
     gameanim sample FILE --frames A:B[:STEP] [-o OUT.csv]
     gameanim validate FILE|FOLDER...        decode, re-encode, report round trip and anomalies
     gameanim convert FILE|FOLDER... -o DIR [--compression NAME|none] [--layout 32|64]
+    gameanim ls X.arc                       an archive's tree: sizes, kinds, what decodes
+    gameanim extract X.arc -o DIR [--decompress]
+    gameanim pack X.arc MEMBER=FILE... [-o OUT]   replaces members (atomically)
+
+info and validate go into archives (RARC / CRAR, .arc / .szs) and name a
+member as X.arc:bck/wait.bck.
 
 info, dump and validate also read model files (J3D BMD/BDL, SM64DS BMD,
 Banjo-Kazooie model bins) and show their joints.
@@ -36,8 +42,9 @@ DUMP_VERSION = 1
 FORMATS = gameanim.formats()
 MODEL_FORMATS = gameanim.model_formats()
 # folders are searched for animation and model files
+_MODEL_EXTENSIONS = tuple(dict.fromkeys(e for m in MODEL_FORMATS.values() for e in m["extensions"]))
 EXTENSIONS = gameanim.file_extensions() + tuple(
-    e for m in MODEL_FORMATS.values() for e in m["extensions"] if e not in gameanim.file_extensions())
+    e for e in _MODEL_EXTENSIONS + gameanim.ARCHIVE_EXTENSIONS if e not in gameanim.file_extensions())
 
 
 # --------------------------------------------------------------- helpers
@@ -121,7 +128,8 @@ def track_label(t):
 
 def load_any(path):
     """An Animation, or a Model when the file is a model file (then the
-    animation loader's error says so)."""
+    animation loader's error says so).  `path` may also be bytes (an
+    archive member)."""
     try:
         return gameanim.load(path)
     except gameanim.FormatError as e:
@@ -216,9 +224,12 @@ def validate_model(path, model):
 # --------------------------------------------------------------- info
 
 
-def describe(path, verbose=False, brief=False):
+def describe(path, verbose=False, brief=False, source=None):
+    arc = open_archive_or_none(path) if source is None else None
+    if arc is not None:  # archives: describe_archive
+        return describe_archive(path, arc, verbose, brief)
     try:
-        anim = load_any(path)
+        anim = load_any(path if source is None else source)
     except (gameanim.FormatError, OSError) as e:
         return False, f"{path}: error: {e}"
     if isinstance(anim, gameanim.Model):
@@ -394,10 +405,14 @@ def anomalies(anim):
     return out
 
 
-def validate(path):
+def validate(path, raw=None):
     try:
-        with open(path, "rb") as f:
-            raw = f.read()
+        if raw is None:
+            with open(path, "rb") as f:
+                raw = f.read()
+            arc = open_archive_or_none(path, raw)
+            if arc is not None:  # archives: validate_archive
+                return validate_archive(path, arc, raw)
     except OSError as e:
         return False, f"{path}: FAIL: cannot read: {os_error_text(e)}"
     try:
@@ -684,6 +699,249 @@ def cmd_convert(a):
     return 0 if ok == len(files) else 1
 
 
+# --------------------------------------------------------------- archives (ls, extract, pack; info and validate
+# go into archives through the hooks in describe() and validate())
+
+
+def open_archive_or_none(path, data=None):
+    """The archive at path (RARC / CRAR, bare or wrapped as a whole), or
+    None when it is not one (then it is read as an animation).  A wrapped
+    file is only tried as an archive when its extension names an archive."""
+    try:
+        if data is None:
+            with open(path, "rb") as f:
+                head = f.read(4)
+        else:
+            head = data[:4]
+        if head not in (b"RARC", b"CRAR") and not str(path).lower().endswith(gameanim.ARCHIVE_EXTENSIONS):
+            return None
+        return gameanim.open_archive(path if data is None else data)
+    except (OSError, gameanim.FormatError):
+        return None
+
+
+def member_label(path, name):
+    return f"{path}:{name}"
+
+
+def decode_member(data, name=""):
+    """(kind, what decodes, status) of one member's bytes.  status:
+    'animation' or 'model' (it loads), 'damaged' (an animation or model
+    format recognised its bytes, then found them broken) or 'other'; kind
+    is the format, 'archive', or else the name's extension."""
+    try:
+        anim = gameanim.load(data)
+        return anim.format, (f"animation, {anim.frame_count:g} frames, {len(anim.tracks)} tracks"
+                             + (f", in {anim.compression}" if anim.compression else "")), "animation"
+    except gameanim.FormatError as e:
+        if e.format in FORMATS:
+            return e.format, f"damaged: {e}", "damaged"
+    try:
+        model = gameanim.load_model(data)
+        return model.format, (f"model, {len(model.bones)} joints"
+                              + (f", in {model.compression}" if model.compression else "")), "model"
+    except gameanim.FormatError as e:
+        if e.format in MODEL_FORMATS:
+            return e.format, f"damaged: {e}", "damaged"
+    try:
+        inner = gameanim.open_archive(data)
+        return ("archive", f"archive, {len(inner)} files" + (f", in {inner.compression}" if inner.compression else ""),
+                "other")
+    except gameanim.FormatError:
+        pass
+    return os.path.splitext(name)[1][1:].lower() or "-", "not a known format", "other"
+
+
+def archive_header(path, arc):
+    return (f"{path}: {arc.format} archive {arc.root!r}" + (f" in {arc.compression}" if arc.compression else "")
+            + f", {len(arc)} files")
+
+
+def describe_archive(path, arc, verbose=False, brief=False):
+    lines = [archive_header(path, arc)]
+    ok = True
+    for info in arc.infolist():
+        data = arc.read(info.name)
+        kind, what, status = decode_member(data, info.name)
+        if status in ("animation", "model"):
+            good, text = describe(member_label(path, info.name), verbose, brief, source=data)
+            lines.append(text)
+            ok &= good
+        elif status == "damaged":
+            lines.append(f"{member_label(path, info.name)}: error: {what[len('damaged: '):]}")
+            ok = False
+        else:
+            lines.append(f"{member_label(path, info.name)}: {what}")
+    return ok, "\n".join(lines)
+
+
+def validate_archive(path, arc, raw):
+    """The archive writes back exactly, every member that is an animation
+    or a model validates, and none is one its format cannot decode."""
+    problems, lines = [], []
+    if arc.to_bytes() != raw:
+        problems.append("unedited to_bytes() differs from the input")
+    for info in arc.infolist():
+        label = member_label(path, info.name)
+        data = arc.read(info.name)
+        kind, what, status = decode_member(data, info.name)
+        if status in ("animation", "model"):
+            good, text = validate(label, raw=data)
+            lines.append(text)
+            if not good:
+                problems.append(f"{label} has problems")
+        elif status == "damaged":
+            lines.append(f"{label}: FAIL decode: {what}")
+            problems.append(f"{label} does not decode")
+        else:
+            lines.append(f"{label}: skipped ({what})")
+    head = (f"{path}: {'OK' if not problems else 'FAIL'} ({arc.format} archive"
+            + (f", {arc.compression}" if arc.compression else "") + f", {len(arc)} files)")
+    return not problems, "\n".join([head] + lines + [f"  problem: {x}" for x in problems])
+
+
+def open_archive_or_message(path):
+    """The archive, or None after saying on stderr why it cannot be read."""
+    try:
+        return gameanim.open_archive(path)
+    except OSError as e:
+        print(f"gameanim: {path}: {os_error_text(e)}", file=sys.stderr)
+    except gameanim.FormatError as e:
+        print(f"gameanim: {path}: {e}", file=sys.stderr)
+    return None
+
+
+def cmd_ls(a):
+    status = 0
+    for path in a.archives:
+        arc = open_archive_or_message(path)
+        if arc is None:
+            status = 1
+            continue
+        print(archive_header(path, arc))
+        print(f"{arc.root}/")
+        shown = set()
+        for info in arc.infolist():
+            parts = info.name.split("/")
+            for d in range(1, len(parts)):
+                folder = "/".join(parts[:d])
+                if folder not in shown:
+                    shown.add(folder)
+                    print("  " * d + parts[d - 1] + "/")
+            kind, what, _ = decode_member(arc.read(info.name), info.name)
+            own = f" [{info.compression}]" if info.compression else ""
+            print(f"{'  ' * len(parts)}{parts[-1]:<{max(1, 32 - 2 * len(parts))}} {info.size:>10}  "
+                  f"{kind:<8} {what}{own}")
+    return status
+
+
+def safe_member_path(outdir, name):
+    """Where extract writes a member, or None for a name that would leave
+    outdir (an absolute path, '..', an empty part)."""
+    parts = name.split("/")
+    if any(p in ("", ".", "..") or os.sep in p or (os.altsep and os.altsep in p) or ":" in p for p in parts):
+        return None
+    return os.path.join(outdir, *parts)
+
+
+def cmd_extract(a):
+    arc = open_archive_or_message(a.archive)
+    if arc is None:
+        return 1
+    status = 0
+    for info in arc.infolist():
+        label = member_label(a.archive, info.name)
+        dest = safe_member_path(a.output, info.name)
+        if dest is None:
+            print(f"gameanim: {label}: the name leaves the output folder; not extracted", file=sys.stderr)
+            status = 1
+            continue
+        data = arc.read(info.name)
+        note = ""
+        if a.decompress and info.compression:
+            try:
+                data = gameanim.decompress(info.compression, data)
+                note = f" (decompressed from {info.compression})"
+            except gameanim.FormatError as e:
+                print(f"gameanim: {label}: {e}; written as stored", file=sys.stderr)
+                status = 1
+        try:
+            os.makedirs(os.path.dirname(dest) or ".", exist_ok=True)
+            gameanim.write_atomic(dest, data)
+        except OSError as e:
+            print(f"gameanim: {label}: cannot write {dest}: {os_error_text(e)}", file=sys.stderr)
+            status = 1
+            continue
+        if not a.quiet:
+            print(f"{label} -> {dest}{note}")
+    return status
+
+
+def cmd_pack(a):
+    pairs = []
+    for spec in a.members:
+        member, sep, src = spec.partition("=")
+        if not sep or not member or not src:
+            print(f"gameanim: pack: {spec!r} is not MEMBER=FILE", file=sys.stderr)
+            return 2
+        pairs.append((member, src))
+    out = a.output or a.archive
+    arc = open_archive_or_message(a.archive)
+    if arc is None:
+        return 1
+    for member, src in pairs:
+        if member not in arc:
+            print(f"gameanim: pack: {member_label(a.archive, member)} is not a member (see gameanim ls)",
+                  file=sys.stderr)
+            return 1
+        try:
+            with open(src, "rb") as f:
+                data = f.read()
+            arc.replace(member, data)
+        except OSError as e:
+            print(f"gameanim: pack: cannot read {src}: {os_error_text(e)}", file=sys.stderr)
+            return 1
+        except ValueError as e:
+            print(f"gameanim: pack: {member_label(a.archive, member)}: {e}", file=sys.stderr)
+            return 1
+        print(f"{member_label(out, member)} <- {src} ({len(data)} bytes)")
+    kw = {}
+    if a.compression is not None:
+        kw["compression"] = None if a.compression == "none" else a.compression
+    try:
+        arc.save(out, **kw)
+    except OSError as e:
+        print(f"gameanim: pack: cannot write {out}: {os_error_text(e)}", file=sys.stderr)
+        return 1
+    except ValueError as e:
+        print(f"gameanim: pack: {e}", file=sys.stderr)
+        return 2
+    print(f"{out}: {len(pairs)} members replaced")
+    return 0
+
+
+def add_archive_commands(sub):
+    sp = sub.add_parser("ls", help="an archive's tree (.arc, .szs): sizes, kinds and what decodes")
+    sp.add_argument("archives", nargs="+", metavar="ARCHIVE")
+    sp.set_defaults(func=cmd_ls)
+
+    sp = sub.add_parser("extract", help="an archive's members into a folder, as stored")
+    sp.add_argument("archive")
+    sp.add_argument("-o", "--output", required=True, help="output folder")
+    sp.add_argument("--decompress", action="store_true",
+                    help="undo each member's own compression (attribute bits), not nested archives' wrappers")
+    sp.add_argument("-q", "--quiet", action="store_true", help="no line per member")
+    sp.set_defaults(func=cmd_extract)
+
+    sp = sub.add_parser("pack", help="replace members of an archive with files (an atomic rewrite)")
+    sp.add_argument("archive")
+    sp.add_argument("members", nargs="+", metavar="MEMBER=FILE")
+    sp.add_argument("-o", "--output", help="write here instead of over the archive")
+    sp.add_argument("--compression", help="the archive's outer compression: none, " + ", ".join(gameanim.compressions())
+                    + " (default: as read)")
+    sp.set_defaults(func=cmd_pack)
+
+
 def build_parser():
     p = argparse.ArgumentParser(prog="gameanim", description=__doc__.split("\n\n")[0],
                                 epilog="Run 'gameanim COMMAND --help' for the options of a command.")
@@ -731,6 +989,7 @@ def build_parser():
     sp.add_argument("--compression", help="none, " + ", ".join(gameanim.compressions()) + " (default: as read)")
     sp.add_argument("--layout", choices=("32", "64"), help="JBA: legacy 32-bit or 64-bit JAWB layout")
     sp.set_defaults(func=cmd_convert)
+    add_archive_commands(sub)
     return p
 
 

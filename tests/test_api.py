@@ -457,13 +457,14 @@ def test_extensions_cover_every_format_and_wrapper():
 
 def test_the_cli_finds_files_by_the_registry_extensions(tmp_path):
     """`gameanim info FOLDER` takes exactly the files whose extension is in
-    file_extensions() or a model family's (model_formats(); any case);
-    --all takes every file."""
+    file_extensions(), a model family's (model_formats()) or names an
+    archive (ARCHIVE_EXTENSIONS; any case); --all takes every file."""
     from gameanim import cli
 
     model_exts = {e for m in gameanim.model_formats().values() for e in m["extensions"]}
-    assert {".bmd", ".bdl"} <= model_exts
-    assert set(cli.EXTENSIONS) == set(gameanim.file_extensions()) | model_exts
+    assert {".bmd", ".bdl"} <= model_exts and ".arc" in gameanim.ARCHIVE_EXTENSIONS
+    assert set(cli.EXTENSIONS) == set(gameanim.file_extensions()) | model_exts | set(gameanim.ARCHIVE_EXTENSIONS)
+    assert len(set(cli.EXTENSIONS)) == len(cli.EXTENSIONS)
     assert cli.EXTENSIONS[:len(gameanim.file_extensions())] == gameanim.file_extensions()
     wanted = []
     for i, ext in enumerate(cli.EXTENSIONS):

@@ -333,3 +333,147 @@ def test_a_damaged_model_reports_the_model_decoders_error(model_dir):
     bad.write_bytes(bytes(data))
     rc, out, err = run("info", bad)
     assert rc == 1 and "bk_model" in out and "bone table entries" in out
+# --------------------------------------------------------------- archives (issue 20)
+
+
+def make_test_archive(tmp_path, wrap="yaz0"):
+    """An archive of real samples (tools/make_archives.py writes it): a BCK,
+    a Yaz0-compressed BTK member, a damaged BCK, a model, a file that is
+    neither, a nested archive."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import make_archives as M
+
+    bck = (SAMPLES / "j3d" / "walk_cycle.bck").read_bytes()
+    btk = (SAMPLES / "j3d" / "water_scroll.btk").read_bytes()
+    inner = M.build(M.Dir("inner", [M.File("a.bck", bck)]))
+    tree = M.Dir("obj", [
+        M.File("obj.bdl", (SAMPLES / "models" / "j3d" / "figure_basic.bdl").read_bytes()),
+        M.File("notes.txt", b"not a game file"),
+        M.Dir("bck", [M.File("wait.bck", bck), M.File("broken.bck", bck[:40])]),
+        M.Dir("btk", [M.File("water.btk", btk, compress="yaz0")]),
+        M.File("inner.arc", inner),
+    ])
+    data = M.build(tree)
+    path = tmp_path / "obj.szs"
+    path.write_bytes(gameanim.compress(wrap, data) if wrap else data)
+    return path, bck, btk
+
+
+def test_ls_shows_the_tree_sizes_kinds_and_what_decodes(tmp_path):
+    path, bck, btk = make_test_archive(tmp_path)
+    code, out, err = run("ls", path)
+    assert code == 0, err
+    lines = out.splitlines()
+    assert "RARC archive 'obj' in yaz0, 6 files" in lines[0]
+    assert lines[1] == "obj/"
+    row = {l.split()[0]: l for l in lines[2:]}
+    assert row["bck/"].startswith("  bck/") and row["wait.bck"].startswith("    wait.bck")
+    anim = gameanim.load(bck)
+    assert f" {len(bck)} " in row["wait.bck"] and " bck " in row["wait.bck"]
+    assert f"{anim.frame_count:g} frames, {len(anim.tracks)} tracks" in row["wait.bck"]
+    assert "damaged: bck:" in row["broken.bck"]
+    assert " btk " in row["water.btk"] and "in yaz0" in row["water.btk"] and row["water.btk"].endswith("[yaz0]")
+    assert " archive " in row["inner.arc"] and "archive, 1 files" in row["inner.arc"]
+    assert "not a known format" in row["notes.txt"]
+    assert " bdl " in row["obj.bdl"] and "model, 19 joints" in row["obj.bdl"]
+
+
+def test_extract_as_stored_and_decompressed(tmp_path):
+    path, bck, btk = make_test_archive(tmp_path)
+    arc = gameanim.open_archive(path)
+    code, out, err = run("extract", path, "-o", tmp_path / "x")
+    assert code == 0, err
+    for name in arc.namelist():
+        assert (tmp_path / "x" / name).read_bytes() == arc.read(name)
+    assert (tmp_path / "x" / "btk" / "water.btk").read_bytes()[:4] == b"Yaz0"
+    code, out, err = run("extract", path, "-o", tmp_path / "y", "--decompress")
+    assert code == 0, err
+    assert (tmp_path / "y" / "btk" / "water.btk").read_bytes() == btk
+    assert (tmp_path / "y" / "bck" / "wait.bck").read_bytes() == bck
+    assert "decompressed from yaz0" in out
+
+
+def test_extract_refuses_names_that_leave_the_folder(tmp_path):
+    sys.path.insert(0, str(ROOT / "tools"))
+    import make_archives as M
+
+    # a name holding '/' and '..' (an entry named '..' itself is skipped by the reader)
+    data = M.build(M.Dir("r", [M.File("a/../../evil.bin", b"x"), M.File("ok.bin", b"y")]))
+    (tmp_path / "bad.arc").write_bytes(data)
+    code, out, err = run("extract", tmp_path / "bad.arc", "-o", tmp_path / "out")
+    assert code == 1
+    assert "bad.arc:a/../../evil.bin: the name leaves the output folder" in err
+    assert (tmp_path / "out" / "ok.bin").read_bytes() == b"y"
+    assert not (tmp_path / "evil.bin").exists()
+
+
+def test_info_and_validate_go_into_archives(tmp_path):
+    path, bck, btk = make_test_archive(tmp_path)
+    code, out, err = run("info", "--brief", path)
+    assert code == 1  # the damaged member
+    assert f"{path}:bck/wait.bck: bck" in out
+    assert f"{path}:btk/water.btk: btk in yaz0" in out
+    assert f"{path}:bck/broken.bck: error: bck:" in out
+    code, out, err = run("validate", path)
+    assert code == 1
+    assert f"{path}: FAIL (RARC archive, yaz0, 6 files)" in out
+    assert f"{path}:bck/wait.bck: OK (bck)" in out
+    assert f"{path}:btk/water.btk: OK (btk, yaz0)" in out
+    assert f"{path}:bck/broken.bck: FAIL decode" in out
+    assert f"{path}:notes.txt: skipped" in out
+    assert f"{path}:obj.bdl: OK (bdl" in out  # models are validated too
+    # without the damaged member the archive validates
+    arc = gameanim.open_archive(path)
+    arc.replace("bck/broken.bck", bck)
+    arc.save(tmp_path / "good.szs")
+    code, out, err = run("validate", tmp_path / "good.szs")
+    assert code == 0, out
+    assert f"{tmp_path / 'good.szs'}: OK (RARC archive, yaz0, 6 files)" in out
+
+
+def test_info_on_a_folder_finds_archives(tmp_path):
+    path, bck, btk = make_test_archive(tmp_path, wrap=None)
+    path.rename(tmp_path / "obj.arc")
+    code, out, err = run("info", "--brief", tmp_path)
+    assert f"{tmp_path / 'obj.arc'}:bck/wait.bck: bck" in out
+
+
+def test_pack_replaces_members(tmp_path):
+    path, bck, btk = make_test_archive(tmp_path)
+    new = (SAMPLES / "j3d" / "dance_8x48.bck").read_bytes()
+    (tmp_path / "new.bck").write_bytes(new)
+    before = gameanim.open_archive(path)
+    code, out, err = run("pack", path, f"bck/wait.bck={tmp_path / 'new.bck'}", "-o", tmp_path / "out.szs")
+    assert code == 0, err
+    assert f"{tmp_path / 'out.szs'}:bck/wait.bck <- " in out
+    after = gameanim.open_archive(tmp_path / "out.szs")
+    assert after.compression == "yaz0"
+    assert after.read("bck/wait.bck") == new
+    for name in before.namelist():
+        if name != "bck/wait.bck":
+            assert after.read(name) == before.read(name)
+    assert gameanim.load(after.read("bck/wait.bck")).to_bytes() == new
+    # in place, and errors
+    code, out, err = run("pack", path, f"bck/nope.bck={tmp_path / 'new.bck'}")
+    assert code == 1 and f"{path}:bck/nope.bck is not a member" in err
+    code, out, err = run("pack", path, "bck/wait.bck")
+    assert code == 2 and "is not MEMBER=FILE" in err
+    code, out, err = run("pack", path, f"bck/wait.bck={tmp_path / 'new.bck'}")
+    assert code == 0
+    assert gameanim.open_archive(path).read("bck/wait.bck") == new
+    code, out, err = run("pack", path, f"bck/wait.bck={tmp_path / 'new.bck'}", "--compression", "none",
+                         "-o", tmp_path / "bare.arc")
+    assert code == 0 and (tmp_path / "bare.arc").read_bytes()[:4] == b"RARC"
+    code, out, err = run("pack", path, f"bck/wait.bck={tmp_path / 'missing.bck'}")
+    assert code == 1 and "cannot read" in err and "does not exist" in err
+
+
+def test_archive_commands_on_bad_input_say_why(tmp_path):
+    path, bck, btk = make_test_archive(tmp_path, wrap=None)
+    (tmp_path / "trunc.arc").write_bytes(path.read_bytes()[:100])
+    code, out, err = run("ls", tmp_path / "trunc.arc")
+    assert code == 1 and "rarc: field 'file data offset'" in err and "past the end" in err
+    code, out, err = run("extract", SAMPLES / "j3d" / "walk_cycle.bck", "-o", tmp_path / "x")
+    assert code == 1 and "does not start with 'RARC' or 'CRAR'" in err
+    code, out, err = run("ls", tmp_path / "nope.arc")
+    assert code == 1 and "nope.arc: the file does not exist" in err

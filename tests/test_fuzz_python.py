@@ -10,7 +10,7 @@ import pytest
 from conftest import ROOT
 
 HERE = ROOT / "fuzz" / "python"
-TARGETS = ["fuzz_api", "fuzz_bake", "fuzz_fit", "fuzz_encode", "fuzz_model"]
+TARGETS = ["fuzz_api", "fuzz_bake", "fuzz_fit", "fuzz_encode", "fuzz_model", "fuzz_archive"]
 
 
 def load_target(name):

@@ -1,7 +1,7 @@
 #!/bin/sh
 # Runs the thread tests (tests/test_threads.py) against a ThreadSanitizer
 # build of the extension:
-#   sh tools/run_tsan.sh [pytest arguments]      (default: tests/test_threads.py)
+#   sh tools/run_tsan.sh [pytest arguments]      (default: tests/test_threads.py and the archive threads test)
 #
 # The extension is built with clang -fsanitize=thread.  CPython is not, and
 # preloading the TSan runtime into it (LD_PRELOAD, as tools/run_sanitized.sh
@@ -42,7 +42,7 @@ export GAMEANIM_THREAD_SECONDS="${GAMEANIM_THREAD_SECONDS:-4}"
 export PYTHONPATH="$out${PYTHONPATH:+:$PYTHONPATH}"
 cd "$out"
 if [ $# -eq 0 ]; then
-    set -- "$here/tests/test_threads.py"
+    set -- "$here/tests/test_threads.py" "$here/tests/test_rarc.py::test_threads_reading_and_replacing_one_archive"
 fi
 # --capture=sys: a report on file descriptor 2 reaches the terminal
 exec "$py" -m pytest -q -p no:cacheprovider --capture=sys "$@"

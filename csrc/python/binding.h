@@ -33,6 +33,8 @@ typedef struct ga_state {
     PyTypeObject *AnimationType;
     PyTypeObject *ModelType;
     PyTypeObject *BoneType;
+    PyTypeObject *ArchiveType;       /* archive.c */
+    PyTypeObject *ArchiveMemberType; /* archive.c (a struct sequence) */
     /* One-item zero arrays ('f', 'i', 'B', 'd'): repeating one makes a new
      * array of any length without building a bytes object first. */
     PyObject *ZeroArrays[GA_NZERO];
@@ -249,6 +251,16 @@ PyObject *immutable_bytes(PyObject *obj);
 PyObject *atomic_write(PyObject *path, PyObject *data);
 /* Plugs Python's zlib into the core's inflate/deflate hooks. */
 void install_zlib_hooks(void);
+
+/* ------------------------------------------------------------------ */
+/* Archives (archive.c)                                                */
+
+int archive_types_init(PyObject *m, ga_state *st);
+/* GA_ARC_EXTENSIONS as a tuple of str. */
+PyObject *archive_extensions(void);
+PyObject *mod_open_archive(PyObject *mod, PyObject *args, PyObject *kw);
+/* max_decoded_size= of the loading functions (module.c). */
+int parse_max_decoded(PyObject *o, uint64_t *out);
 
 /* ------------------------------------------------------------------ */
 /* Module-level functions of baking and export (bake.c)                */

@@ -9,7 +9,7 @@
 
 /* max_decoded_size=: None for the default limit (docs/limits.md), else a
  * positive number of bytes. */
-static int parse_max_decoded(PyObject *o, uint64_t *out)
+int parse_max_decoded(PyObject *o, uint64_t *out)
 {
     *out = 0;
     if (o == Py_None) return 0;
@@ -362,6 +362,11 @@ static PyObject *mod_decompress(PyObject *mod, PyObject *args, PyObject *kw)
 }
 
 static PyMethodDef module_methods[] = {
+    {"open_archive", (PyCFunction)(void (*)(void))mod_open_archive, METH_VARARGS | METH_KEYWORDS,
+     "open_archive(source, *, max_decoded_size=None) -> Archive\n\nOpens a RARC / CRAR archive (.arc, .szs) from "
+     "a path or a bytes-like object, optionally Yaz0 / Yay0 wrapped as a whole.  Raises FormatError for a damaged "
+     "archive (tables, names or data past the end, names outside the string table, loops in the directory "
+     "graph)."},
     {"load", (PyCFunction)(void (*)(void))mod_load, METH_VARARGS | METH_KEYWORDS,
      "load(source, *, keyless_rule='base', max_decoded_size=None) -> Animation\n\nReads an animation from a "
      "path (str or os.PathLike) or a bytes-like object.  The format and any compression wrapper are detected "
@@ -501,6 +506,13 @@ static int module_exec(PyObject *m)
     if (!st->ModelType) return -1;
     st->BoneType = new_type(m, &Bone_spec, "Bone");
     if (!st->BoneType) return -1;
+    if (archive_types_init(m, st) < 0) return -1;
+    /* the archives' usual extensions (core/archive.h), for the CLI and the add-on */
+    PyObject *arc_ext = archive_extensions();
+    if (!arc_ext || PyModule_AddObject(m, "ARCHIVE_EXTENSIONS", arc_ext) < 0) {
+        Py_XDECREF(arc_ext);
+        return -1;
+    }
     PyModule_AddIntConstant(m, "CONSTANT", GA_INTERP_CONSTANT);
     PyModule_AddIntConstant(m, "LINEAR", GA_INTERP_LINEAR);
     PyModule_AddIntConstant(m, "BEZIER", GA_INTERP_BEZIER);
@@ -534,6 +546,8 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->AnimationType);
     Py_VISIT(st->ModelType);
     Py_VISIT(st->BoneType);
+    Py_VISIT(st->ArchiveType);
+    Py_VISIT(st->ArchiveMemberType);
     for (int i = 0; i < GA_NZERO; i++) Py_VISIT(st->ZeroArrays[i]);
     return 0;
 }
@@ -549,6 +563,8 @@ static int module_clear(PyObject *m)
     Py_CLEAR(st->AnimationType);
     Py_CLEAR(st->ModelType);
     Py_CLEAR(st->BoneType);
+    Py_CLEAR(st->ArchiveType);
+    Py_CLEAR(st->ArchiveMemberType);
     for (int i = 0; i < GA_NZERO; i++) Py_CLEAR(st->ZeroArrays[i]);
     return 0;
 }
