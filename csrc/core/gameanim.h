@@ -418,6 +418,10 @@ typedef struct ga_format_traits {
      * and encodes only the names the user changed (docs/ARCHITECTURE.md,
      * "Names"). */
     const char *name_encoding;
+    /* ";"-separated channels its tracks use; NULL for the pose channels
+     * (scale, rotation, translation, rotation_quaternion).  The add-on
+     * imports only what it knows how to map. */
+    const char *channels;
 } ga_format_traits;
 
 typedef struct ga_format {

@@ -127,6 +127,10 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             return None
         fr.format = anim.format
         fr.compression = anim.compression
+        why = formats.unsupported_message(anim.format)
+        if why:
+            fr.error = why
+            return None
         return _Loaded(fr, anim, path)
 
     loading = (x for x in (load_one(i, p) for i, p in enumerate(paths)) if x is not None)
