@@ -1684,30 +1684,34 @@ uint32_t j3dk_frame_count(const ga_track *t)
     return (uint32_t)floor(last) + 1;
 }
 
-double j3dk_frame_value(const ga_track *t, uint32_t k)
+/* on: keys_on_frames(t), found once per track (it reads every key) */
+static double frame_value(const ga_track *t, uint32_t k, int on)
 {
-    if (keys_on_frames(t)) return t->value[k < t->nkeys ? k : t->nkeys - 1];
+    if (on) return t->value[k < t->nkeys ? k : t->nkeys - 1];
     return ga_track_eval(t, (double)k);
 }
 
+int j3dk_keys_on_frames(const ga_track *t) { return keys_on_frames(t); }
+
+double j3dk_frame_value(const ga_track *t, uint32_t k, int on) { return frame_value(t, k, on); }
+
 /* The game's reading of a full-frame table at a fractional frame. */
-static float full_frame_eval(const ga_track *t, double frame, int rule)
+static float full_frame_eval(const ga_track *t, double frame, int rule, int on, uint32_t n)
 {
     if (t->nkeys == 0) return ga_channel_default(t->channel, t->axis);
-    uint32_t n = j3dk_frame_count(t);
     float f = (float)frame;
-    if (!(f >= 0.0f)) return (float)j3dk_frame_value(t, 0); /* below 0 (and NaN): entry 0 */
+    if (!(f >= 0.0f)) return (float)frame_value(t, 0, on); /* below 0 (and NaN): entry 0 */
     int32_t i = rule == GA_FRAME_NEAREST ? ppc_trunc_s32(f + 0.5f) : ppc_trunc_s32(f);
     uint32_t idx = (uint32_t)i;
     if (rule == GA_FRAME_LERP && (float)i != f) {
         uint32_t next = idx + 1;
-        if (next >= n) return (float)j3dk_frame_value(t, n - 1);
+        if (next >= n) return (float)frame_value(t, n - 1, on);
         float rate = f - (float)i;
         if (t->channel == GA_CH_ROTATION) {
             /* s16 angles, the short way round (J3DAnmTransformFullWithLerp) */
             double unit = j3d_rotation_unit(0);
-            uint32_t r1 = (uint16_t)(int16_t)raw_of(j3dk_frame_value(t, idx), unit);
-            uint32_t r2 = (uint16_t)(int16_t)raw_of(j3dk_frame_value(t, next), unit);
+            uint32_t r1 = (uint16_t)(int16_t)raw_of(frame_value(t, idx, on), unit);
+            uint32_t r2 = (uint16_t)(int16_t)raw_of(frame_value(t, next, on), unit);
             int32_t delta = (int32_t)r2 - (int32_t)r1;
             if (delta > 0x8000) {
                 r1 += 0x10000;
@@ -1718,11 +1722,11 @@ static float full_frame_eval(const ga_track *t, double frame, int rule)
             uint32_t v = (uint32_t)(int64_t)((float)r1 + rate * (float)delta);
             return (float)((int16_t)(uint16_t)v * unit);
         }
-        float v0 = (float)j3dk_frame_value(t, idx), v1 = (float)j3dk_frame_value(t, next);
+        float v0 = (float)frame_value(t, idx, on), v1 = (float)frame_value(t, next, on);
         return v0 + rate * (v1 - v0);
     }
     if (idx >= n) idx = n - 1;
-    return (float)j3dk_frame_value(t, idx);
+    return (float)frame_value(t, idx, on);
 }
 
 static int frame_rule_of(const ga_track *t, int rule)
@@ -1735,8 +1739,9 @@ int j3dk_sample_frames(const ga_clip *clip, uint32_t ti, const double *frames, s
 {
     (void)err;
     const ga_track *t = &clip->tracks[ti];
-    int rule = frame_rule_of(t, clip->frame_rule);
-    for (size_t i = 0; i < n; i++) out[i] = full_frame_eval(t, frames[i], rule);
+    int rule = frame_rule_of(t, clip->frame_rule), on = keys_on_frames(t);
+    uint32_t count = j3dk_frame_count(t);
+    for (size_t i = 0; i < n; i++) out[i] = full_frame_eval(t, frames[i], rule, on, count);
     return GA_OK;
 }
 
@@ -1744,8 +1749,9 @@ int j3dk_eval_frames(const ga_track *t, int rotation_frac, const double *frames,
 {
     (void)rotation_frac;
     (void)err;
-    int rule = frame_rule_of(t, GA_FRAME_NEAREST);
-    for (size_t i = 0; i < n; i++) out[i] = full_frame_eval(t, frames[i], rule);
+    int rule = frame_rule_of(t, GA_FRAME_NEAREST), on = keys_on_frames(t);
+    uint32_t count = j3dk_frame_count(t);
+    for (size_t i = 0; i < n; i++) out[i] = full_frame_eval(t, frames[i], rule, on, count);
     return GA_OK;
 }
 
@@ -2074,9 +2080,10 @@ int j3dk_frame_run(const ga_track *t, const char *fmt, double lo, double hi, int
                      uint16_t *count, ga_report *rep, ga_error *err)
 {
     uint32_t n = j3dk_frame_count(t);
+    int on = keys_on_frames(t);
     *count = (uint16_t)n;
     for (uint32_t k = 0; k < n; k++) {
-        double v = j3dk_frame_value(t, k);
+        double v = frame_value(t, k, on);
         double q = nearbyint(v);
         if (!(q >= lo && q <= hi))
             return ga_fail(err, GA_ERR_ENCODE, fmt, "track", -1, "target %d frame %u: value %g is not %g..%g",

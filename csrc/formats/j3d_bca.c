@@ -92,8 +92,9 @@ static int bca_run(const ga_track *t, j3d_seq *seq, uint16_t *count, ga_report *
     uint32_t nf = j3dk_frame_count(t);
     *count = (uint16_t)nf;
     double unit = j3d_rotation_unit(0);
+    int on = j3dk_keys_on_frames(t);
     for (uint32_t k = 0; k < nf; k++) {
-        double v = j3dk_frame_value(t, k);
+        double v = j3dk_frame_value(t, k, on);
         uint32_t bits;
         if (t->channel == GA_CH_ROTATION) {
             double q = nearbyint(v / unit);

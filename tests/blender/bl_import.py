@@ -682,3 +682,20 @@ def test_fake_users_only_for_actions_nothing_else_holds(api):
     res = api.import_files(files, armature=rig2, others="FAKE_USER", replace=False)
     assert res[1].use_fake_user
     assert "(fake user)" in res.report.files[1].summary()
+
+
+@pytest.mark.parametrize("rel", ["j3d/tev_pulse.brk", "j3d/material_fade.bpk", "j3d/eye_mouth.btp",
+                                 "j3d/parts_blink.bva"])
+def test_kinds_the_addon_does_not_map_fail_with_a_clear_message(api, rel):
+    """BRK / BPK / BTP / BVA (issue 21) are read by gameanim, but the add-on
+    does not map colours, texture numbers or visibility yet: the file fails
+    with a message that says so, nothing is created, and its extension is
+    not offered by the file lists."""
+    before = set(bpy.data.actions.keys()), set(bpy.data.objects.keys())
+    path = samples(rel)[0]
+    res = api.import_files([path])
+    fr = res.report.files[0]
+    assert not fr.ok and "not supported in Blender yet" in fr.error and path.suffix[1:].upper() in fr.error
+    assert (set(bpy.data.actions.keys()), set(bpy.data.objects.keys())) == before
+    from io_anim_gameanim.importing import importer
+    assert path.suffix not in importer.file_extensions()

@@ -66,12 +66,19 @@ def samples(*patterns):
 
 
 def skeletal_samples():
-    """Every sample of every skeletal format present (BTK excluded)."""
+    """Every sample of every skeletal format present: bones with pose
+    channels (not BTK's material entries, nor the kinds whose colours,
+    texture numbers or visibility the add-on does not map)."""
+    import gameanim
+
+    pose = {"scale", "rotation", "translation", "rotation_quaternion"}
+    traits = gameanim.formats()
     files = []
     for p in sorted(SAMPLES.rglob("*")):
         if not p.is_file() or p.name.startswith("."):
             continue
-        if p.name.endswith(".btk"):
+        t = traits[gameanim.detect(p)[0]]
+        if t["target_kind"] == "material_entry" or not set(t["channels"]) <= pose:
             continue
         files.append(p)
     return files
