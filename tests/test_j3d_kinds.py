@@ -504,3 +504,16 @@ def test_huge_counts_are_refused_before_allocating():
     with pytest.raises(gameanim.FormatError) as e:
         gameanim.load(bytes(data))
     assert "limit" in str(e.value)
+
+
+@pytest.mark.parametrize("name", ["brk", "bpk", "btp"])
+def test_entries_given_back_as_dicts_are_not_an_edit(name):
+    # (a BPK entry has no texture-matrix centre: its dict must not count as
+    # one set to BTK's default; found by fuzz/python/fuzz_encode.py)
+    a = gameanim.load(VARIANTS[name])
+    a.entries = [dict(e) for e in a.entries]
+    assert not a.is_modified()
+    assert a.to_bytes(reencode="raw") == VARIANTS[name]
+    a.entries = [dict(e, material=e["material"] + "x") for e in a.entries]
+    assert a.is_modified()
+    assert [e["material"] for e in gameanim.load(a.to_bytes()).entries] == [e["material"] for e in a.entries]

@@ -70,15 +70,13 @@ def skeletal_samples():
     channels (not BTK's material entries, nor the kinds whose colours,
     texture numbers or visibility the add-on does not map)."""
     import gameanim
+    from io_anim_gameanim.shared import formats
 
-    pose = {"scale", "rotation", "translation", "rotation_quaternion"}
-    traits = gameanim.formats()
     files = []
     for p in sorted(SAMPLES.rglob("*")):
         if not p.is_file() or p.name.startswith("."):
             continue
-        t = traits[gameanim.detect(p)[0]]
-        if t["target_kind"] == "material_entry" or not set(t["channels"]) <= pose:
+        if not formats.is_skeletal(gameanim.detect(p)[0]):  # (the add-on's view: known, not material)
             continue
         files.append(p)
     return files

@@ -9,7 +9,12 @@ from blhelpers import SAMPLES, fcurves_of
 
 
 def all_samples():
-    return sorted(p for p in SAMPLES.rglob("*") if p.is_file() and not p.name.startswith("."))
+    """Every sample of a format the add-on imports (formats.known)."""
+    import gameanim
+    from io_anim_gameanim.shared import formats
+
+    return sorted(p for p in SAMPLES.rglob("*") if p.is_file() and not p.name.startswith(".")
+                  and formats.known(gameanim.detect(p)[0]))
 
 
 def btk_materials(path):

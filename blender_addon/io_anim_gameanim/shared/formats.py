@@ -30,7 +30,8 @@ POSE_CHANNELS = ("scale", "rotation", "translation", "rotation_quaternion")
 
 def _mapped(t):
     chans = t.get("channels", POSE_CHANNELS)
-    return t.get("target_kind") in MAPPED_TARGETS and all(c in POSE_CHANNELS for c in chans)
+    return (t.get("target_kind") in MAPPED_TARGETS and all(c in POSE_CHANNELS for c in chans)
+            and not quirk(t.get("name"), "not_mapped_yet"))
 
 
 def _load():
@@ -178,6 +179,10 @@ QUIRKS = {
     # sections
     "jba": {"quaternions": True, "no_scale": True, "root_motion": True, "layouts": True, "scene_fps": True,
             "gr2_rig": True},
+    # J3D full-frame joints: the game picks whole frames by a rule (nearest,
+    # truncate or lerp: Animation.frame_rule) that the curves do not carry
+    # yet (issue 21's Blender part); refused with unsupported_message()
+    "j3d_bca": {"not_mapped_yet": True},
 }
 
 
