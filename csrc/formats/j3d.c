@@ -717,13 +717,16 @@ J3D_FMA_CLONES int j3d_sample(const ga_clip *clip, uint32_t ti, const double *fr
      * angle (0.02 rad at shift 15).  So the track's curve is returned less a
      * whole number of turns fixed for the track (the first key's), exact in
      * double: still continuous, and small wherever the curve stays near its
-     * first key.  From shift 16 on the shifted value has no bits left in
-     * the s16: the game's angle is always 0. */
+     * first key.  The PowerPC shift (slw) counts with the low 6 bits of
+     * the shift byte: shifts 16..63 leave no bits in the s16 (the game's
+     * angle is always 0), and 64 and up act as their low 6 bits. */
+    int eff = frac & 63;
+    double gunit = j3d_rotation_unit(eff);
     double turns = 0.0;
-    if (frac < 16 && fabs(q.value[0] * unit) >= 64.0) turns = nearbyint(q.value[0] * unit / (2.0 * M_PI_J3D));
+    if (eff < 16 && fabs(q.value[0] * gunit) >= 64.0) turns = nearbyint(q.value[0] * gunit / (2.0 * M_PI_J3D));
     for (size_t i = 0; i < n; i++) {
         double raw = q.nkeys == 1 ? q.value[0] : (double)ppc_trunc_s32(game_eval(&q, (float)frames[i], 1));
-        out[i] = frac >= 16 ? 0.0f : (float)(raw * unit - turns * (2.0 * M_PI_J3D));
+        out[i] = eff >= 16 ? 0.0f : (float)(raw * gunit - turns * (2.0 * M_PI_J3D));
     }
     ga_track_free(&q);
     return GA_OK;
