@@ -519,3 +519,27 @@ def test_entries_given_back_as_dicts_are_not_an_edit(name):
     a.entries = [dict(e, material=e["material"] + "x") for e in a.entries]
     assert a.is_modified()
     assert [e["material"] for e in gameanim.load(a.to_bytes()).entries] == [e["material"] for e in a.entries]
+
+
+def test_colour_rounding_warns_and_overflow_is_an_encode_error():
+    ents = [{"material": "m"}]
+    a = gameanim.Animation("bpk", [gameanim.Track(0, "color", 0, [0, 10], [0.4, 200.6], [0, 0], [0, 0],
+                                                  interpolation=gameanim.BEZIER)], frame_count=10, entries=ents)
+    with pytest.warns(gameanim.PrecisionWarning, match="colour"):
+        data = a.to_bytes()
+    assert list(gameanim.load(data).tracks[0].values) == [0.0, 201.0]
+    b = gameanim.Animation("bpk", [gameanim.Track(0, "color", 1, [0], [40000.0], interpolation=gameanim.CONSTANT)],
+                           frame_count=1, entries=ents)
+    with pytest.raises(gameanim.EncodeError, match="entry 0 color G.*colour 40000"):
+        b.to_bytes()
+
+
+def test_full_frame_rounding_warns():
+    a = gameanim.Animation("btp", [gameanim.Track(0, "texture_index", 0, [0, 1], [1.0, 2.4])], frame_count=2,
+                           entries=[{"material": "m", "texmap": 0}])
+    with pytest.warns(gameanim.PrecisionWarning, match="rounded to whole numbers"):
+        assert list(gameanim.load(a.to_bytes()).tracks[0].values) == [1.0, 2.0]
+    b = gameanim.Animation("j3d_bca", [gameanim.Track(0, "rotation", 0, [0], [0.1234567])], frame_count=1)
+    with pytest.warns(gameanim.PrecisionWarning, match="s16"):
+        got = gameanim.load(b.to_bytes()).find(0, "rotation", 0).values[0]
+    assert got == f32(round(0.1234567 / UNIT) * UNIT)

@@ -908,9 +908,12 @@ static int encode_track_keys(const ga_track *t, int btk, int frac, int orig_type
         *count = 1;
         if (rot) {
             double q = raw_of(t->value[0], unit);
-            if (!(q >= -32768.0 && q <= 32767.0))
+            if (!(q >= -32768.0 && q <= 32767.0)) {
+                if (t->channel == GA_CH_COLOR)
+                    return ga_fail(err, GA_ERR_ENCODE, fmt, name, -1, "colour %g does not fit an s16", t->value[0]);
                 return ga_fail(err, GA_ERR_ENCODE, fmt, name, -1,
                                "rotation %g rad does not fit an s16 at rotation shift %d", t->value[0], frac);
+            }
             if ((float)(q * unit) != (float)t->value[0]) rep->nrounded++; /* beyond float noise */
             ga_report_error(rep, t->value[0] - q * unit, "%s frame 0", name);
             return j3d_seq_push(seq, (uint16_t)(int16_t)q);
@@ -942,9 +945,13 @@ static int encode_track_keys(const ga_track *t, int btk, int frac, int orig_type
             if (rot) {
                 double q = j == 0 ? nearbyint(e[j]) : raw_of(e[j], unit);
                 if (!(q >= -32768.0 && q <= 32767.0)) {
-                    rc = ga_fail(err, GA_ERR_ENCODE, fmt, name, -1,
-                                 "key %zu at frame %g: %s %g does not fit an s16 at rotation shift %d", i, k[i].t,
-                                 j == 0 ? "time" : j == 1 ? "value" : "slope", e[j], frac);
+                    if (t->channel == GA_CH_COLOR)
+                        rc = ga_fail(err, GA_ERR_ENCODE, fmt, name, -1, "key %zu at frame %g: %s %g does not fit an s16",
+                                     i, k[i].t, j == 0 ? "time" : j == 1 ? "value" : "slope", e[j]);
+                    else
+                        rc = ga_fail(err, GA_ERR_ENCODE, fmt, name, -1,
+                                     "key %zu at frame %g: %s %g does not fit an s16 at rotation shift %d", i, k[i].t,
+                                     j == 0 ? "time" : j == 1 ? "value" : "slope", e[j], frac);
                     break;
                 }
                 double back = j == 0 ? q : q * unit;
@@ -1988,6 +1995,7 @@ int j3dk_color_encode(const j3dk_color_layout *L, const ga_encode_ctx *ctx, ga_b
     int npools = 4 * L->nsets;
     for (int i = 0; i < npools; i++) ga_pool_init(&pools[i], SIZE_MAX);
     j3d_seq seq = {0};
+    uint32_t rounded_before = ctx->report->nrounded;
     if (!desc) rc = ga_nomem(err, fmt);
     for (uint32_t e = 0; e < n && !rc; e++) {
         int s = e >= nset[0];
@@ -2022,6 +2030,10 @@ int j3dk_color_encode(const j3dk_color_layout *L, const ga_encode_ctx *ctx, ga_b
     }
     free(seq.v);
     free(slot);
+    /* values, slopes and times the s16 tables could not hold exactly: a
+     * note, hence a PrecisionWarning */
+    if (!rc) j3dk_note_rounded(ctx, rounded_before, "colour number(s) rounded to the 16-bit tables (whole units, "
+                               "key times whole frames)");
     size_t c0 = 0;
     if (!rc) c0 = j3dk_begin(out, ctx, L->magic, L->chunk, L->hsize, L->duration_at, err, &rc);
     if (!rc) {
@@ -2101,12 +2113,21 @@ int j3dk_frame_run(const ga_track *t, const char *fmt, double lo, double hi, int
     return GA_OK;
 }
 
+void j3dk_note_rounded(const ga_encode_ctx *ctx, uint32_t before, const char *what)
+{
+    ga_report *r = ctx->report;
+    if (r->nrounded > before)
+        ga_report_note(r, "%u %s; worst error %g at %s", (unsigned)(r->nrounded - before), what, r->max_error,
+                       r->max_error_where[0] ? r->max_error_where : "-");
+}
+
 int j3dk_place_frames(const ga_encode_ctx *ctx, const int32_t *slot, uint32_t n, double hi, int elem,
                       const char *table, ga_pool *pool, j3d_desc *desc, ga_error *err)
 {
     const char *fmt = ctx->clip->format;
     j3d_seq seq = {0};
     int rc = GA_OK;
+    uint32_t before = ctx->report->nrounded;
     for (uint32_t e = 0; e < n && !rc; e++) {
         if (slot[e] < 0) continue;
         seq.n = 0;
@@ -2119,5 +2140,6 @@ int j3dk_place_frames(const ga_encode_ctx *ctx, const int32_t *slot, uint32_t n,
         else desc[e].index = (uint16_t)at;
     }
     free(seq.v);
+    if (!rc) j3dk_note_rounded(ctx, before, "value(s) rounded to whole numbers (one per frame)");
     return rc;
 }

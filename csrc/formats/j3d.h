@@ -143,6 +143,9 @@ void j3dk_finish(ga_buf *b, const ga_encode_ctx *ctx, size_t c0);
 uint32_t j3dk_frame_count(const ga_track *t);
 int j3dk_keys_on_frames(const ga_track *t);
 double j3dk_frame_value(const ga_track *t, uint32_t k, int on); /* on: j3dk_keys_on_frames(t) */
+/* A note (a PrecisionWarning) when the report counts more rounded values
+ * than `before`. */
+void j3dk_note_rounded(const ga_encode_ctx *ctx, uint32_t before, const char *what);
 /* The runs of the tracks slot[0..n-1] (-1: none) placed in one pool,
  * filling each desc's count and index. */
 int j3dk_place_frames(const ga_encode_ctx *ctx, const int32_t *slot, uint32_t n, double hi, int elem,

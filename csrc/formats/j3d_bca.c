@@ -151,6 +151,7 @@ static int j3d_bca_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
     for (int i = 0; i < 3; i++) ga_pool_init(&pools[i], SIZE_MAX);
     j3d_desc *desc = calloc((size_t)n * 9 + 1, sizeof *desc);
     j3d_seq seq = {0};
+    uint32_t rounded_before = ctx->report->nrounded;
     if (!desc) rc = ga_nomem(err, "j3d_bca");
     for (size_t s = 0; s < (size_t)n * 9 && !rc; s++) {
         if (slot[s] < 0) continue;
@@ -167,6 +168,7 @@ static int j3d_bca_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
     }
     free(seq.v);
     free(slot);
+    if (!rc) j3dk_note_rounded(ctx, rounded_before, "rotation(s) rounded to the s16 table (pi / 32768 steps)");
     size_t c0 = 0;
     if (!rc) c0 = j3dk_begin(out, ctx, "bca1", "ANF1", ANF1_HEADER, 0x0A, err, &rc);
     if (!rc) {
