@@ -27,6 +27,12 @@ LONG_SAMPLES = {
     "bca": "bca/long600_lz77.bca",
     "bk": "bk/long.bin",
     "jba": "jba/legacy_humanoid_106x300.jba",
+    # the other J3D kinds (issue 21): their only samples, small
+    "brk": "j3d/tev_pulse.brk",
+    "bpk": "j3d/material_fade.bpk",
+    "btp": "j3d/eye_mouth.btp",
+    "bva": "j3d/parts_blink.bva",
+    "j3d_bca": "j3d/kart_object.bca",
 }
 
 

@@ -20,7 +20,7 @@ build() {
     $CC $FLAGS "$@" -o "$out/fuzz_$name" "$here/fuzz/fuzz_target.c" "$here/fuzz/zlib_hooks.c" $SRC -lz -lm
     echo "built fuzz/build/fuzz_$name"
 }
-for fmt in bck btk bca bk jba; do build "$fmt" "-DGA_FUZZ_FORMAT=\"$fmt\""; done
+for fmt in bck btk bca bk jba brk bpk btp bva j3d_bca; do build "$fmt" "-DGA_FUZZ_FORMAT=\"$fmt\""; done
 for w in lz77 yaz0 yay0 rarezip; do build "$w" "-DGA_FUZZ_WRAPPER=\"$w\""; done
 build load
 build bake -DGA_FUZZ_BAKE

@@ -11,7 +11,7 @@
 here="$(cd "$(dirname "$0")/.." && pwd)"
 mins="${1:-30}"; [ $# -gt 0 ] && shift
 targets="$*"
-[ -n "$targets" ] || targets="bck btk bca bk jba lz77 yaz0 yay0 rarezip load bake edit"
+[ -n "$targets" ] || targets="bck btk bca bk jba brk bpk btp bva j3d_bca lz77 yaz0 yay0 rarezip load bake edit"
 jobs="${JOBS:-1}"
 secs=$((mins * 60))
 

@@ -10,7 +10,7 @@ set -e
 here="$(cd "$(dirname "$0")/.." && pwd)"
 secs="${1:-60}"; [ $# -gt 0 ] && shift
 targets="$*"
-[ -n "$targets" ] || targets="bck btk bca bk jba lz77 yaz0 yay0 rarezip load bake edit model rarc"
+[ -n "$targets" ] || targets="bck btk bca bk jba brk bpk btp bva j3d_bca lz77 yaz0 yay0 rarezip load bake edit model rarc"
 jobs="${JOBS:-$(nproc 2>/dev/null || echo 2)}"
 cd "$here/fuzz/build"
 

@@ -13,10 +13,17 @@ from typing_extensions import Buffer, Self
 
 # ---------------------------------------------------------------- aliases
 
-Channel: TypeAlias = Literal["scale", "rotation", "translation", "rotation_quaternion"]
+Channel: TypeAlias = Literal[
+    "scale", "rotation", "translation", "rotation_quaternion",
+    "color",          # BRK / BPK: axis 0..3 = R, G, B, A in s16 colour units
+    "texture_index",  # BTP
+    "visibility",     # BVA
+]
 LoopMode: TypeAlias = Literal["once", "once_reset", "loop", "mirror_once", "mirror_loop"]
 CalcType: TypeAlias = Literal["basic", "maya"]
 KeylessRule: TypeAlias = Literal["base", "base_plus_span"]
+# BVA / J3D BCA: how sample() reads a per-frame table between whole frames
+FrameRule: TypeAlias = Literal["nearest", "truncate", "lerp"]
 Reencode: TypeAlias = Literal["raw", "full"]
 # a track's target: joint / bone / texture-matrix entry index or bone ID
 # (int), or a bone name (str, JBA)
@@ -55,19 +62,24 @@ class FormatTraits(TypedDict):
     name: str
     description: str
     extensions: tuple[str, ...]  # lower case with the dot, the usual one first
-    target_kind: Literal["joint", "bone_id", "bone_name", "material_entry"]
+    target_kind: Literal["joint", "bone_id", "bone_name", "material_entry", "shape"]
     values: Literal["absolute", "delta"]  # replace the rest pose / apply on it
     up_axis: Literal["X", "Y", "Z"] | None  # None when not spatial
     bone_match: Literal["INDEX", "ID", "NAME"] | None  # None without a rig
     compressions: tuple[str, ...]  # the wrappers the games ship it in
+    channels: tuple[Channel, ...]  # the channels its tracks use
 
 
-class Entry(TypedDict):
-    """Animation.entries (BTK): one texture-matrix animation."""
+class Entry(TypedDict, total=False):
+    """Animation.entries: BTK {material, texmtx_id, center, post}; BRK
+    {material, kind, color_id}; BPK {material}; BTP {material, texmap}."""
     material: str
     texmtx_id: int
     center: tuple[float, float, float]  # S, T, Q
     post: bool
+    kind: Literal["register", "konst"]
+    color_id: int
+    texmap: int
 
 
 class EncodeReport(TypedDict):
@@ -215,6 +227,7 @@ class Animation:
         start_frame: float | None = None,
         layout: Literal[32, 64] | None = None,
         keyless_rule: KeylessRule | None = None,
+        frame_rule: FrameRule | None = None,
     ) -> None: ...
     @property
     def format(self) -> str: ...  # a key of formats()
@@ -238,6 +251,7 @@ class Animation:
     @layout.setter
     def layout(self, value: int, /) -> None: ...
     keyless_rule: KeylessRule  # JBA
+    frame_rule: FrameRule  # BVA, J3D BCA (sampling only, not stored)
 
     def sample(self, frames: Frames, /) -> array[float]: ...
     def to_bytes(

@@ -242,11 +242,16 @@ def describe(path, verbose=False, brief=False, source=None):
         f"loop {anim.loop or '-'}, compression {anim.compression or 'none'}, "
         f"{len(anim.tracks)} tracks on {targets} targets, {keys} keys",
     ]
-    if FORMATS[anim.format]["target_kind"] == "material_entry":
+    if anim.entries and "texmtx_id" in anim.entries[0]:
         lines.append(f"  calc type {anim.calc_type}, {len(anim.entries)} texture-matrix animations")
         for i, e in enumerate(anim.entries):
             lines.append(f"    entry {i}: material {e['material']!r} texmtx {e['texmtx_id']} "
                          f"center {tuple(round(c, 6) for c in e['center'])}{' (post)' if e.get('post') else ''}")
+    elif anim.entries:  # the other material kinds: their entries' own fields
+        lines.append(f"  {len(anim.entries)} material entries")
+        for i, e in enumerate(anim.entries):
+            rest = " ".join(f"{k} {v}" for k, v in e.items() if k != "material")
+            lines.append(f"    entry {i}: material {e['material']!r}" + (f" {rest}" if rest else ""))
     if "rotation_frac" in anim.info:  # a header field of the formats that have the parameter
         lines.append(f"  rotation shift {anim.rotation_frac}")
     if not brief:

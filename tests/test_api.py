@@ -174,7 +174,7 @@ def test_animation_construction_and_attributes():
         a.tracks = ["x"]
     with pytest.raises(ValueError, match="rotation_frac"):
         a.rotation_frac = 16
-    assert set(gameanim.formats()) == {"bck", "btk", "bca", "bk", "jba"}
+    assert set(gameanim.formats()) == {"bck", "btk", "bca", "bk", "jba", "brk", "bpk", "btp", "bva", "j3d_bca"}
     assert set(gameanim.compressions()) == {"lz77", "yaz0", "yay0", "rarezip"}
     assert gameanim.LOOP_MODES == ("once", "once_reset", "loop", "mirror_once", "mirror_loop")
 
@@ -403,6 +403,11 @@ KNOWN_TRAITS = {
     "bca": (".bca", "joint", "absolute", "Y", "INDEX", "lz77"),        # SM64DS bones by index, LZ77 wrapped
     "bk": (".bin", "bone_id", "delta", "Y", "ID", "rarezip"),          # applied on the rest pose, bones by ID
     "jba": (".jba", "bone_name", "absolute", "Z", "NAME", None),       # SWTOR: named bones, Z up, never wrapped
+    "brk": (".brk", "material_entry", "absolute", None, None, "yaz0"),  # TEV colours of materials
+    "bpk": (".bpk", "material_entry", "absolute", None, None, "yaz0"),  # material colours
+    "btp": (".btp", "material_entry", "absolute", None, None, "yaz0"),  # texture numbers of materials
+    "bva": (".bva", "shape", "absolute", None, None, "yaz0"),           # shape visibility: no rig
+    "j3d_bca": (".bca", "joint", "absolute", "Y", "INDEX", "yaz0"),     # J3D full-frame joints, as BCK
 }
 
 
@@ -416,7 +421,7 @@ def test_format_traits_match_what_the_formats_are():
             (ext, kind, values, up, match), name
         assert (wrapper in t["compressions"]) if wrapper else t["compressions"] == (), name
         # a rig is matched exactly when the format animates bones
-        assert (t["bone_match"] is None) == (t["target_kind"] == "material_entry"), name
+        assert (t["bone_match"] is None) == (t["target_kind"] in ("material_entry", "shape")), name
     assert formats["bk"]["extensions"] == (".bin", ".anim")  # `.anim.bin`: either suffix
 
 

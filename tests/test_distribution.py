@@ -331,7 +331,7 @@ def _check_installed(bindir, tmp_path):
     assert data[:8] == b"J3D1bck1" and data[0x20:0x24] == b"ANK1"
     assert got["format"] == "bck" and got["frames"] == struct.unpack(">h", data[0x2A:0x2C])[0]
     assert got["same"] is True
-    assert got["formats"] == ["bca", "bck", "bk", "btk", "jba"]
+    assert got["formats"] == ["bca", "bck", "bk", "bpk", "brk", "btk", "btp", "bva", "j3d_bca", "jba"]
 
 
 @pytest.mark.parametrize("minor", [11, 12, 13])

@@ -20,6 +20,7 @@ void ga_bake_find_tracks(const ga_clip *c, const uint8_t *keep, const char *name
     for (uint32_t i = 0; i < c->ntracks; i++) {
         const ga_track *t = &c->tracks[i];
         if (!keep[i] || !target_matches(t, name, id)) continue;
+        if (t->channel > GA_CH_ROTATION_QUATERNION) continue; /* colours, texture numbers: not a pose */
         int slot = t->channel == GA_CH_ROTATION_QUATERNION ? 9 + t->axis : t->channel * 3 + t->axis;
         if (slot < 13 && bone->track[slot] < 0) bone->track[slot] = (int32_t)i;
     }

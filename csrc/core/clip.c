@@ -232,5 +232,13 @@ float ga_channel_default(int channel, int axis)
 {
     if (channel == GA_CH_SCALE) return 1.0f;
     if (channel == GA_CH_ROTATION_QUATERNION && axis == 0) return 1.0f;
+    if (channel == GA_CH_VISIBILITY) return 1.0f; /* a shape without a table stays shown */
     return 0.0f;
+}
+
+int ga_channel_max_axis(int channel)
+{
+    if (channel == GA_CH_ROTATION_QUATERNION || channel == GA_CH_COLOR) return 3;
+    if (channel == GA_CH_TEXTURE_INDEX || channel == GA_CH_VISIBILITY) return 0;
+    return 2;
 }

@@ -21,9 +21,14 @@ static int entries_same(const ga_clip *a, const ga_clip *b)
     if (a->nentries != b->nentries) return 0;
     for (uint32_t i = 0; i < a->nentries; i++) {
         const ga_entry *x = &a->entries[i], *y = &b->entries[i];
-        if (strcmp(x->name ? x->name : "", y->name ? y->name : "") != 0 || x->texmtx_id != y->texmtx_id ||
-            x->post != y->post || !same_f32(x->center[0], y->center[0]) || !same_f32(x->center[1], y->center[1]) ||
-            !same_f32(x->center[2], y->center[2]))
+        if (strcmp(x->name ? x->name : "", y->name ? y->name : "") != 0 || x->kind != y->kind ||
+            x->color_id != y->color_id || x->texmap != y->texmap)
+            return 0;
+        /* the texture-matrix fields belong to BTK entries (the other
+         * kinds' entries have none, and their dicts give none) */
+        if (x->layout != GA_ENTRY_TEXMTX && y->layout != GA_ENTRY_TEXMTX) continue;
+        if (x->texmtx_id != y->texmtx_id || x->post != y->post || !same_f32(x->center[0], y->center[0]) ||
+            !same_f32(x->center[1], y->center[1]) || !same_f32(x->center[2], y->center[2]))
             return 0;
     }
     return 1;

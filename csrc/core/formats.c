@@ -12,6 +12,11 @@ extern const ga_format ga_format_btk;
 extern const ga_format ga_format_bca;
 extern const ga_format ga_format_bk;
 extern const ga_format ga_format_jba;
+extern const ga_format ga_format_brk;
+extern const ga_format ga_format_bpk;
+extern const ga_format ga_format_btp;
+extern const ga_format ga_format_bva;
+extern const ga_format ga_format_j3d_bca;
 
 const ga_format *const ga_formats[] = {
     &ga_format_bck,
@@ -19,6 +24,11 @@ const ga_format *const ga_formats[] = {
     &ga_format_bca,
     &ga_format_bk,
     &ga_format_jba,
+    &ga_format_brk,
+    &ga_format_bpk,
+    &ga_format_btp,
+    &ga_format_bva,
+    &ga_format_j3d_bca,
     NULL,
 };
 
@@ -210,8 +220,8 @@ int ga_load(const uint8_t *data, size_t size, const ga_decode_opts *opts, ga_loa
         char magic[32];
         ga_describe_magic(data, size, magic, sizeof magic);
         return ga_fail(err, GA_ERR_FORMAT, "unknown", "magic", 0,
-                       "not a recognised animation file (%zu bytes, first bytes %s); supported: BCK, BTK, "
-                       "BCA, Banjo-Kazooie animation, JBA, optionally wrapped in LZ77, Yaz0, Yay0 or rarezip",
+                       "not a recognised animation file (%zu bytes, first bytes %s); supported: BCK, BTK, BRK, "
+                       "BPK, BTP, BVA, J3D and SM64DS BCA, Banjo-Kazooie animation, JBA, optionally wrapped in LZ77, Yaz0, Yay0 or rarezip",
                        size, magic[0] ? magic : "none");
     }
     rc = f->decode(data, size, opts, &out->raw, &out->clip, err);

@@ -140,8 +140,15 @@ typedef enum ga_channel {
     GA_CH_SCALE = 0,
     GA_CH_ROTATION = 1,            /* Euler XYZ, radians */
     GA_CH_TRANSLATION = 2,
-    GA_CH_ROTATION_QUATERNION = 3  /* axis 0..3 = w, x, y, z */
+    GA_CH_ROTATION_QUATERNION = 3, /* axis 0..3 = w, x, y, z */
+    GA_CH_COLOR = 4,               /* BRK / BPK: axis 0..3 = R, G, B, A, s16 colour units as stored */
+    GA_CH_TEXTURE_INDEX = 5,       /* BTP: axis 0, the texture number */
+    GA_CH_VISIBILITY = 6           /* BVA: axis 0, the show byte (0 hidden) */
 } ga_channel;
+
+/* Highest axis a channel has (3 for quaternions and colours, 0 for the
+ * one-value channels). */
+int ga_channel_max_axis(int channel);
 
 /* Interpolation of the segment that starts at a key.  The numbers are
  * Blender's FCurve keyframe interpolation enum values, so buffers can go
@@ -168,12 +175,25 @@ typedef struct ga_track {
     uint8_t borrowed;    /* the key arrays belong to someone else (a view): ga_track_free leaves them */
 } ga_track;
 
-/* Per-target extra data (BTK texture-matrix entries, JBA name order). */
+/* What an entry describes, which decides the keys of its Python dict. */
+typedef enum ga_entry_layout {
+    GA_ENTRY_TEXMTX = 0,   /* BTK: material, texmtx_id, center, post */
+    GA_ENTRY_TEV = 1,      /* BRK: material, kind, color_id */
+    GA_ENTRY_MATERIAL = 2, /* BPK: material */
+    GA_ENTRY_TEXMAP = 3    /* BTP: material, texmap */
+} ga_entry_layout;
+
+/* Per-target extra data (BTK texture-matrix entries, BRK / BPK / BTP
+ * material entries). */
 typedef struct ga_entry {
-    char *name;          /* BTK: material name, the file's bytes (CP932) */
+    char *name;          /* material name, the file's bytes (CP932) */
     int32_t texmtx_id;   /* BTK: texture-matrix slot (u8 in the file) */
     float center[3];     /* BTK: S, T, Q centre */
     int32_t post;        /* BTK: 1 for a post-texgen matrix animation */
+    int32_t layout;      /* ga_entry_layout */
+    int32_t kind;        /* BRK: 0 register (C0..C2), 1 konst (K0..K3) */
+    int32_t color_id;    /* BRK: the colour register / konst number (u8 in the file) */
+    int32_t texmap;      /* BTP: the texture map slot (u8 in the file) */
 } ga_entry;
 
 typedef struct ga_clip {
@@ -193,6 +213,7 @@ typedef struct ga_clip {
     double start_frame;      /* BK: header start frame */
     int32_t layout;          /* JBA: 32 or 64 */
     int32_t keyless_rule;    /* JBA: 0 = base alone, 1 = base + all-ones code */
+    int32_t frame_rule;      /* full-frame J3D (BVA, J3D BCA): a ga_frame_rule; sampling only */
     /* What the clip was decoded from, when it was (borrowed, never freed
      * with the clip; NULL otherwise): the format's raw record and the clip
      * as decoded.  Samplers may consult the file where a track is still as
@@ -204,6 +225,14 @@ typedef struct ga_clip {
     void *key_block;
     size_t key_block_size, key_block_used;
 } ga_clip;
+
+/* How a full-frame J3D table is read at a fractional frame (the JSystem
+ * versions differ; docs/formats/j3d_kinds.md). */
+typedef enum ga_frame_rule {
+    GA_FRAME_NEAREST = 0,  /* (int)(frame + 0.5), clamped: Twilight Princess, Pikmin 2 */
+    GA_FRAME_TRUNCATE = 1, /* (int)frame, clamped: Wind Waker */
+    GA_FRAME_LERP = 2      /* J3DAnmTransformFullWithLerp: linear between whole frames */
+} ga_frame_rule;
 
 typedef enum ga_loop {
     GA_LOOP_ONCE = 0,
@@ -389,6 +418,10 @@ typedef struct ga_format_traits {
      * and encodes only the names the user changed (docs/ARCHITECTURE.md,
      * "Names"). */
     const char *name_encoding;
+    /* ";"-separated channels its tracks use; NULL for the pose channels
+     * (scale, rotation, translation, rotation_quaternion).  The add-on
+     * imports only what it knows how to map. */
+    const char *channels;
 } ga_format_traits;
 
 typedef struct ga_format {

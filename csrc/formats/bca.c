@@ -242,7 +242,6 @@ static int bca_probe(const uint8_t *data, size_t size)
     if (size >= 4 && (memcmp(data, "J3D1", 4) == 0 || memcmp(data, "BCA0", 4) == 0)) {
         /* Not ours, but claim it weakly when nobody else does, so that the
          * decoder can say what the file is instead of "unknown format". */
-        if (size >= 8 && memcmp(data, "J3D1bca1", 8) == 0) return 1;
         if (memcmp(data, "BCA0", 4) == 0) return 1;
         return 0;
     }
@@ -794,5 +793,5 @@ const ga_format ga_format_bca = {
     bca_info,
     NULL, /* every track applies */
     NULL, /* Track.evaluate: generic */
-    {".bca", "joint", 1, "Y", "INDEX", "lz77", NULL},
+    {".bca", "joint", 1, "Y", "INDEX", "lz77", NULL, NULL},
 };

@@ -15,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define M_PI_J3D 3.14159265358979323846
+
 const char j3d_padding_text[] = "This is padding data to alignment.";
 
 #define ANK1_HEADER 0x40u
@@ -99,8 +101,8 @@ static void desc_field(char *buf, size_t cap, int btk, uint32_t entry, int post,
     }
 }
 
-static int read_name_table(const ga_reader *r, size_t at, uint32_t need, j3d_section *s,
-                           ga_error *err)
+int j3d_read_names(const ga_reader *r, size_t at, uint32_t need, char ***names_out, uint8_t **ntab_out,
+                   size_t *ntab_len, ga_error *err)
 {
     uint16_t count;
     int rc = ga_rd_u16be(r, at, "name table count", &count);
@@ -110,8 +112,9 @@ static int read_name_table(const ga_reader *r, size_t at, uint32_t need, j3d_sec
                        "%u names for %u animations", count, need);
     rc = ga_need(r, at, 4 + (size_t)count * 4, "name table entries");
     if (rc) return rc;
-    s->names = calloc(need ? need : 1, sizeof *s->names);
-    if (!s->names) return ga_nomem(err, r->format);
+    char **names = calloc(need ? need : 1, sizeof *names);
+    if (!names) return ga_nomem(err, r->format);
+    *names_out = names; /* (the caller frees need strings, NULL or not) */
     size_t end = at + 4 + (size_t)count * 4;
     for (uint32_t i = 0; i < count; i++) {
         size_t eoff = at + 4 + (size_t)i * 4;
@@ -130,18 +133,26 @@ static int read_name_table(const ga_reader *r, size_t at, uint32_t need, j3d_sec
                            "string %u is %zu bytes, over the limit of %u", i, len, GA_MAX_STRING);
         if (p + len + 1 > end) end = p + len + 1;
         if (i < need) {
-            s->names[i] = malloc(len + 1);
-            if (!s->names[i]) return ga_nomem(err, r->format);
-            memcpy(s->names[i], r->data + p, len);
-            s->names[i][len] = 0;
+            names[i] = malloc(len + 1);
+            if (!names[i]) return ga_nomem(err, r->format);
+            memcpy(names[i], r->data + p, len);
+            names[i][len] = 0;
         }
     }
-    s->ntab_len = end - at;
-    s->ntab = malloc(s->ntab_len);
-    if (!s->ntab) return ga_nomem(err, r->format);
-    memcpy(s->ntab, r->data + at, s->ntab_len);
-    s->has_ntab = 1;
+    if (ntab_out) {
+        *ntab_len = end - at;
+        *ntab_out = malloc(*ntab_len);
+        if (!*ntab_out) return ga_nomem(err, r->format);
+        memcpy(*ntab_out, r->data + at, *ntab_len);
+    }
     return GA_OK;
+}
+
+static int read_name_table(const ga_reader *r, size_t at, uint32_t need, j3d_section *s, ga_error *err)
+{
+    int rc = j3d_read_names(r, at, need, &s->names, &s->ntab, &s->ntab_len, err);
+    if (!rc) s->has_ntab = 1;
+    return rc;
 }
 
 static int read_section(const ga_reader *r, size_t base, int btk, int post, uint32_t n,
@@ -474,17 +485,27 @@ fail:
 /* ------------------------------------------------------------------ */
 /* Info                                                                */
 
+/* The JSYSTEM header fields every kind reports, in this order. */
+static int container_info(ga_info *info, uint32_t size_field, uint32_t blocks, const uint8_t *svr, uint32_t chunk_size,
+                          long long chunk_delta, uint8_t loop)
+{
+    int rc = 0;
+    rc |= ga_info_int(info, "file_size", size_field);
+    rc |= ga_info_int(info, "block_count", blocks);
+    rc |= ga_info_bytes(info, "header_0x10", svr, 16);
+    rc |= ga_info_int(info, "chunk_size", chunk_size);
+    rc |= ga_info_int(info, "chunk_size_delta", chunk_delta);
+    rc |= ga_info_int(info, "loop_mode", loop);
+    return rc;
+}
+
 int j3d_info(const void *p, ga_info *info, ga_error *err)
 {
     const j3d_raw *raw = p;
     (void)err;
     int rc = 0;
-    rc |= ga_info_int(info, "file_size", raw->size_field);
-    rc |= ga_info_int(info, "block_count", raw->block_count);
-    rc |= ga_info_bytes(info, "header_0x10", raw->svr, 16);
-    rc |= ga_info_int(info, "chunk_size", raw->chunk_size_field);
-    rc |= ga_info_int(info, "chunk_size_delta", raw->chunk_size_delta);
-    rc |= ga_info_int(info, "loop_mode", raw->loop_raw);
+    rc |= container_info(info, raw->size_field, raw->block_count, raw->svr, raw->chunk_size_field,
+                         raw->chunk_size_delta, raw->loop_raw);
     rc |= ga_info_int(info, "rotation_frac", raw->frac);
     rc |= ga_info_int(info, "duration", raw->duration);
     rc |= ga_info_int(info, raw->btk ? "track_count" : "joint_count", raw->count_field);
@@ -680,7 +701,8 @@ J3D_FMA_CLONES int j3d_sample(const ga_clip *clip, uint32_t ti, const double *fr
     }
     /* Rotations: the keys as the file stores them (whole raw units), the
      * raw curve truncated toward zero, then shifted (0x8000 = pi). */
-    double unit = j3d_rotation_unit(clip_frac(clip));
+    int frac = clip_frac(clip);
+    double unit = j3d_rotation_unit(frac);
     ga_track q;
     int rc = ga_track_copy(&q, t, err);
     if (rc) return rc;
@@ -690,9 +712,22 @@ J3D_FMA_CLONES int j3d_sample(const ga_clip *clip, uint32_t ti, const double *fr
         q.in_slope[k] = (float)raw_of(q.in_slope[k], unit);
         q.out_slope[k] = (float)raw_of(q.out_slope[k], unit);
     }
+    /* The game keeps (s16)(raw << shift): the angle modulo one turn.  The
+     * unwrapped raw x unit is that angle plus whole turns, continuous along
+     * the curve, but at large shifts it is so large that float32 loses the
+     * angle (0.02 rad at shift 15).  So the track's curve is returned less a
+     * whole number of turns fixed for the track (the first key's), exact in
+     * double: still continuous, and small wherever the curve stays near its
+     * first key.  The PowerPC shift (slw) counts with the low 6 bits of
+     * the shift byte: shifts 16..63 leave no bits in the s16 (the game's
+     * angle is always 0), and 64 and up act as their low 6 bits. */
+    int eff = frac & 63;
+    double gunit = j3d_rotation_unit(eff);
+    double turns = 0.0;
+    if (eff < 16 && fabs(q.value[0] * gunit) >= 64.0) turns = nearbyint(q.value[0] * gunit / (2.0 * M_PI_J3D));
     for (size_t i = 0; i < n; i++) {
         double raw = q.nkeys == 1 ? q.value[0] : (double)ppc_trunc_s32(game_eval(&q, (float)frames[i], 1));
-        out[i] = (float)(raw * unit);
+        out[i] = eff >= 16 ? 0.0f : (float)(raw * gunit - turns * (2.0 * M_PI_J3D));
     }
     ga_track_free(&q);
     return GA_OK;
@@ -715,12 +750,9 @@ int j3d_eval_track(const ga_track *t, int rotation_frac, const double *frames, s
 /* ------------------------------------------------------------------ */
 /* Encoding                                                            */
 
-typedef struct seq_buf {
-    uint32_t *v;
-    size_t n, cap;
-} seq_buf;
+typedef j3d_seq seq_buf;
 
-static int seq_push(seq_buf *s, uint32_t x)
+int j3d_seq_push(seq_buf *s, uint32_t x)
 {
     if (s->n == s->cap) {
         size_t cap = s->cap ? s->cap * 2 : 64;
@@ -741,7 +773,7 @@ static int raw_run(const j3d_section *s, uint32_t ch, const j3d_desc *d, seq_buf
         uint32_t x = ch == 0 ? s->scale[d->index + i]
                    : ch == 1 ? (uint16_t)s->rot[d->index + i]
                              : s->trans[d->index + i];
-        if (seq_push(seq, x)) return GA_ERR_NOMEM;
+        if (j3d_seq_push(seq, x)) return GA_ERR_NOMEM;
     }
     return GA_OK;
 }
@@ -750,11 +782,20 @@ typedef struct jkey {
     double t, v, in, out;
 } jkey;
 
+/* The encoder's `btk` argument names the kind: 0 BCK, 1 BTK, or the
+ * colour kinds J3D_KIND_BRK / J3D_KIND_BPK (s16 tables in colour units). */
+static const char *kind_fmt(int btk)
+{
+    return btk == J3D_KIND_BRK ? "brk" : btk == J3D_KIND_BPK ? "bpk" : btk ? "btk" : "bck";
+}
+
 static void track_name(char *buf, size_t cap, int btk, const ga_track *t)
 {
     /* called before the channel is validated: name a quaternion too */
-    const char *ch = t->channel < 3 ? channel_names[t->channel] : "rotation_quaternion";
-    if (btk)
+    const char *ch = t->channel < 3 ? channel_names[t->channel] : t->channel == GA_CH_COLOR ? "color" : "rotation_quaternion";
+    if (t->channel == GA_CH_COLOR)
+        snprintf(buf, cap, "entry %d color %c", t->target, "RGBA"[t->axis % 4]);
+    else if (btk)
         snprintf(buf, cap, "entry %d %s %c", t->target, ch, "STQW"[t->axis % 4]);
     else
         snprintf(buf, cap, "joint %d %s %c", t->target, ch, "XYZW"[t->axis % 4]);
@@ -825,7 +866,7 @@ static int encode_track(const ga_track *t, int btk, int frac, int orig_type, dou
         free(vv);
         free(si);
         free(so);
-        return ga_nomem(err, btk ? "btk" : "bck");
+        return ga_nomem(err, kind_fmt(btk));
     }
     for (uint32_t k = 0; k < t->nkeys; k++) {
         tt[k] = t->time[k];
@@ -862,11 +903,12 @@ static int beyond_float_noise(double v, double back)
 static int encode_track_keys(const ga_track *t, int btk, int frac, int orig_type, seq_buf *seq,
                              uint16_t *count, uint16_t *type, ga_report *rep, ga_error *err)
 {
-    const char *fmt = btk ? "btk" : "bck";
+    const char *fmt = kind_fmt(btk);
     char name[96];
     track_name(name, sizeof name, btk, t);
-    int rot = t->channel == GA_CH_ROTATION;
-    double unit = j3d_rotation_unit(frac);
+    /* rotations and colours live in s16 tables (colours in their own units) */
+    int rot = t->channel == GA_CH_ROTATION || t->channel == GA_CH_COLOR;
+    double unit = t->channel == GA_CH_COLOR ? 1.0 : j3d_rotation_unit(frac);
     *type = 0;
     if (t->nkeys == 0) {
         *count = 0;
@@ -876,14 +918,17 @@ static int encode_track_keys(const ga_track *t, int btk, int frac, int orig_type
         *count = 1;
         if (rot) {
             double q = raw_of(t->value[0], unit);
-            if (!(q >= -32768.0 && q <= 32767.0))
+            if (!(q >= -32768.0 && q <= 32767.0)) {
+                if (t->channel == GA_CH_COLOR)
+                    return ga_fail(err, GA_ERR_ENCODE, fmt, name, -1, "colour %g does not fit an s16", t->value[0]);
                 return ga_fail(err, GA_ERR_ENCODE, fmt, name, -1,
                                "rotation %g rad does not fit an s16 at rotation shift %d", t->value[0], frac);
+            }
             if (beyond_float_noise(t->value[0], q * unit)) rep->nrounded++;
             ga_report_error(rep, t->value[0] - q * unit, "%s frame 0", name);
-            return seq_push(seq, (uint16_t)(int16_t)q);
+            return j3d_seq_push(seq, (uint16_t)(int16_t)q);
         }
-        return seq_push(seq, ga_f32_bits(t->value[0]));
+        return j3d_seq_push(seq, ga_f32_bits(t->value[0]));
     }
     jkey *k;
     size_t n;
@@ -910,9 +955,13 @@ static int encode_track_keys(const ga_track *t, int btk, int frac, int orig_type
             if (rot) {
                 double q = j == 0 ? nearbyint(e[j]) : raw_of(e[j], unit);
                 if (!(q >= -32768.0 && q <= 32767.0)) {
-                    rc = ga_fail(err, GA_ERR_ENCODE, fmt, name, -1,
-                                 "key %zu at frame %g: %s %g does not fit an s16 at rotation shift %d", i, k[i].t,
-                                 j == 0 ? "time" : j == 1 ? "value" : "slope", e[j], frac);
+                    if (t->channel == GA_CH_COLOR)
+                        rc = ga_fail(err, GA_ERR_ENCODE, fmt, name, -1, "key %zu at frame %g: %s %g does not fit an s16",
+                                     i, k[i].t, j == 0 ? "time" : j == 1 ? "value" : "slope", e[j]);
+                    else
+                        rc = ga_fail(err, GA_ERR_ENCODE, fmt, name, -1,
+                                     "key %zu at frame %g: %s %g does not fit an s16 at rotation shift %d", i, k[i].t,
+                                     j == 0 ? "time" : j == 1 ? "value" : "slope", e[j], frac);
                     break;
                 }
                 double back = j == 0 ? q : q * unit;
@@ -923,9 +972,9 @@ static int encode_track_keys(const ga_track *t, int btk, int frac, int orig_type
                                        name, e[j], q);
                 }
                 if (j == 1) ga_report_error(rep, e[j] - back, "%s frame %g", name, k[i].t);
-                rc = seq_push(seq, (uint16_t)(int16_t)q);
+                rc = j3d_seq_push(seq, (uint16_t)(int16_t)q);
             } else {
-                rc = seq_push(seq, ga_f32_bits((float)e[j]));
+                rc = j3d_seq_push(seq, ga_f32_bits((float)e[j]));
             }
         }
     }
@@ -934,7 +983,7 @@ static int encode_track_keys(const ga_track *t, int btk, int frac, int orig_type
     return rc;
 }
 
-static void put_padding(ga_buf *b, size_t align)
+void j3d_put_padding(ga_buf *b, size_t align)
 {
     size_t pad = (align - (b->len % align)) % align;
     /* Nintendo's tools pad with the first bytes of this sentence; pads
@@ -1058,6 +1107,23 @@ static int names_equal(const j3d_section *s, const ga_clip *clip, uint32_t first
     return 1;
 }
 
+void j3d_put_names(ga_buf *b, const char *const *names, uint32_t n)
+{
+    ga_buf_u16be(b, (uint16_t)n);
+    ga_buf_u16be(b, 0xFFFF);
+    size_t off = 4 + (size_t)n * 4;
+    for (uint32_t i = 0; i < n; i++) {
+        const char *nm = names[i] ? names[i] : "";
+        ga_buf_u16be(b, j3d_name_hash(nm));
+        ga_buf_u16be(b, (uint16_t)off);
+        off += strlen(nm) + 1;
+    }
+    for (uint32_t i = 0; i < n; i++) {
+        const char *nm = names[i] ? names[i] : "";
+        ga_buf_put(b, nm, strlen(nm) + 1);
+    }
+}
+
 static void put_name_table(ga_buf *b, const j3d_section *rawsec, const ga_clip *clip, uint32_t first,
                            uint32_t n)
 {
@@ -1065,22 +1131,14 @@ static void put_name_table(ga_buf *b, const j3d_section *rawsec, const ga_clip *
         ga_buf_put(b, rawsec->ntab, rawsec->ntab_len);
         return;
     }
-    size_t start = b->len;
-    ga_buf_u16be(b, (uint16_t)n);
-    ga_buf_u16be(b, 0xFFFF);
-    size_t strings = 4 + (size_t)n * 4;
-    size_t off = strings;
-    for (uint32_t i = 0; i < n; i++) {
-        const char *nm = clip->entries[first + i].name ? clip->entries[first + i].name : "";
-        ga_buf_u16be(b, j3d_name_hash(nm));
-        ga_buf_u16be(b, (uint16_t)off);
-        off += strlen(nm) + 1;
+    const char **names = malloc(((size_t)n + 1) * sizeof *names);
+    if (!names) {
+        b->failed = 1;
+        return;
     }
-    for (uint32_t i = 0; i < n; i++) {
-        const char *nm = clip->entries[first + i].name ? clip->entries[first + i].name : "";
-        ga_buf_put(b, nm, strlen(nm) + 1);
-    }
-    (void)start;
+    for (uint32_t i = 0; i < n; i++) names[i] = clip->entries[first + i].name;
+    j3d_put_names(b, names, n);
+    free(names);
 }
 
 static int entries_equal(const ga_clip *a, const ga_clip *b)
@@ -1324,16 +1382,16 @@ int j3d_encode(const ga_encode_ctx *ctx, int btk, ga_buf *out, ga_error *err)
         uint32_t align = raw ? raw->align : 32;
         size_t o_table = b->len - c0;
         put_desc_table(b, &bm);
-        put_padding(b, align);
+        j3d_put_padding(b, align);
         size_t o_scale = b->len - c0;
         put_value_table(b, &bm.tab[0], 0);
-        put_padding(b, align);
+        j3d_put_padding(b, align);
         size_t o_rot = b->len - c0;
         put_value_table(b, &bm.tab[1], 1);
-        put_padding(b, align);
+        j3d_put_padding(b, align);
         size_t o_trans = b->len - c0;
         put_value_table(b, &bm.tab[2], 0);
-        put_padding(b, 32);
+        j3d_put_padding(b, 32);
         ga_buf_set_u32be(b, hdr_offsets, (uint32_t)o_table);
         ga_buf_set_u32be(b, hdr_offsets + 4, (uint32_t)o_scale);
         ga_buf_set_u32be(b, hdr_offsets + 8, (uint32_t)o_rot);
@@ -1352,11 +1410,11 @@ int j3d_encode(const ga_encode_ctx *ctx, int btk, ga_buf *out, ga_error *err)
             size_t o[8];
             o[0] = b->len - c0;
             put_desc_table(b, s);
-            put_padding(b, 4);
+            j3d_put_padding(b, 4);
             o[1] = b->len - c0;
             int same_count = rs && rs->nentries == nn;
             for (uint32_t i = 0; i < nn; i++) ga_buf_u16be(b, same_count ? rs->remap[i] : (uint16_t)i);
-            put_padding(b, 4);
+            j3d_put_padding(b, 4);
             o[2] = b->len - c0;
             int with_names = !(si == 1 && rs && !rs->has_ntab && names_equal(rs, clip, firsts[si], nn));
             if (si == 1 && rs && !rs->has_ntab) {
@@ -1367,26 +1425,26 @@ int j3d_encode(const ga_encode_ctx *ctx, int btk, ga_buf *out, ga_error *err)
             }
             if (with_names) {
                 put_name_table(b, rs, clip, firsts[si], nn);
-                put_padding(b, 4);
+                j3d_put_padding(b, 4);
             } else {
                 o[2] = 0;
             }
             o[3] = b->len - c0;
             for (uint32_t i = 0; i < nn; i++) ga_buf_u8(b, (uint8_t)clip->entries[firsts[si] + i].texmtx_id);
-            put_padding(b, 4);
+            j3d_put_padding(b, 4);
             o[4] = b->len - c0;
             for (uint32_t i = 0; i < nn; i++)
                 for (int a = 0; a < 3; a++) ga_buf_f32be(b, clip->entries[firsts[si] + i].center[a]);
-            put_padding(b, 4);
+            j3d_put_padding(b, 4);
             o[5] = b->len - c0;
             put_value_table(b, &s->tab[0], 0);
-            put_padding(b, 4);
+            j3d_put_padding(b, 4);
             o[6] = b->len - c0;
             put_value_table(b, &s->tab[1], 1);
-            put_padding(b, 4);
+            j3d_put_padding(b, 4);
             o[7] = b->len - c0;
             put_value_table(b, &s->tab[2], 0);
-            put_padding(b, 4);
+            j3d_put_padding(b, 4);
             size_t hb = si == 0 ? c0 + 0x14 : c0 + 0x3C;
             for (int i = 0; i < 8; i++) ga_buf_set_u32be(b, hb + 4 * (size_t)i, (uint32_t)o[i]);
             if (si == 1) {
@@ -1400,7 +1458,7 @@ int j3d_encode(const ga_encode_ctx *ctx, int btk, ga_buf *out, ga_error *err)
             /* no post set: keep whatever the file had in 0x34..0x5B */
             memcpy(b->data + c0 + 0x34, raw->file + 0x20 + 0x34, 0x28);
         }
-        put_padding(b, 32);
+        j3d_put_padding(b, 32);
     }
     size_t chunk_len = b->len - c0;
     long long csize = (long long)chunk_len + (raw ? raw->chunk_size_delta : 0);
@@ -1421,4 +1479,675 @@ int j3d_encode(const ga_encode_ctx *ctx, int btk, ga_buf *out, ga_error *err)
     built_free(&bp);
     if (b->failed) return ga_nomem(err, fmt);
     return GA_OK;
+}
+
+int j3d_encode_keys(const ga_track *t, int kind, int orig_type, double tolerance, j3d_seq *seq, uint16_t *count,
+                    uint16_t *type, ga_report *rep, ga_error *err)
+{
+    return encode_track(t, kind, 0, orig_type, tolerance, seq, count, type, rep, err);
+}
+
+/* ------------------------------------------------------------------ */
+/* The other kinds (brk.c, bpk.c, btp.c, bva.c, j3d_bca.c)             */
+
+void j3dk_free_raw(void *p)
+{
+    j3dk_raw *raw = p;
+    if (!raw) return;
+    free(raw->file);
+    free(raw->types);
+    free(raw->entry_pad);
+    free(raw->remap);
+    free(raw);
+}
+
+int j3dk_open(const uint8_t *data, size_t size, const char *fmt, const char *magic, const char *chunk,
+              size_t hsize, size_t duration_at, j3dk_raw **out, ga_error *err)
+{
+    ga_reader r;
+    ga_reader_init(&r, data, size, fmt, err);
+    int rc = ga_need(&r, 0, 0x20, "file header");
+    if (rc) return rc;
+    if (memcmp(data, "J3D1", 4) != 0 || memcmp(data + 4, magic, 4) != 0)
+        return ga_fail(err, GA_ERR_FORMAT, fmt, "magic", 0, "expected 'J3D1%s'", magic);
+    rc = ga_need(&r, 0x20, hsize, "chunk header");
+    if (rc) return rc;
+    if (memcmp(data + 0x20, chunk, 4) != 0)
+        return ga_fail(err, GA_ERR_FORMAT, fmt, "chunk magic", 0x20, "expected a '%s' block first", chunk);
+    uint32_t blocks = ga_get_u32be(data + 0x0C);
+    if (blocks == 0) return ga_fail(err, GA_ERR_FORMAT, fmt, "block count", 0x0C, "the file has no blocks");
+    uint32_t csize = ga_get_u32be(data + 0x24);
+    if (csize < hsize)
+        return ga_fail(err, GA_ERR_FORMAT, fmt, "chunk size", 0x24, "%u bytes is smaller than the %zu-byte %s header",
+                       csize, hsize, chunk);
+    j3dk_raw *raw = calloc(1, sizeof *raw);
+    if (!raw) return ga_nomem(err, fmt);
+    snprintf(raw->fmt, sizeof raw->fmt, "%s", fmt);
+    raw->size_field = ga_get_u32be(data + 8);
+    raw->block_count = blocks;
+    memcpy(raw->svr, data + 0x10, 16);
+    raw->chunk_size_field = csize;
+    raw->hsize = hsize;
+    raw->loop_raw = data[0x28];
+    raw->duration = (int16_t)ga_get_u16be(data + 0x20 + duration_at);
+    raw->duration_at = duration_at;
+    /* Some files end before the size their header (and chunk) claim: the
+     * game reads only what its offsets reach, so they load, and the
+     * difference is kept. */
+    size_t end = raw->size_field < size ? raw->size_field : size;
+    raw->chunk_delta = (long long)csize - (long long)(end - 0x20);
+    raw->size = size;
+    raw->file = malloc(size ? size : 1);
+    if (!raw->file) {
+        free(raw);
+        return ga_nomem(err, fmt);
+    }
+    memcpy(raw->file, data, size);
+    *out = raw;
+    return GA_OK;
+}
+
+void j3dk_clip_init(ga_clip *clip, const j3dk_raw *raw)
+{
+    ga_clip_init(clip, raw->fmt);
+    clip->frame_count = raw->duration;
+    clip->loop = raw->loop_raw <= 4 ? raw->loop_raw : -1;
+    clip->loop_raw_valid = 1;
+    clip->loop_raw = raw->loop_raw;
+}
+
+int j3dk_key_track(ga_clip *clip, ga_track *t, const ga_reader *r, size_t desc_at, size_t table_at,
+                   uint32_t table_n, const char *field, uint16_t *type, ga_error *err)
+{
+    int rc = ga_need(r, desc_at, 6, field);
+    if (rc) return rc;
+    uint16_t count = ga_get_u16be(r->data + desc_at), index = ga_get_u16be(r->data + desc_at + 2);
+    *type = ga_get_u16be(r->data + desc_at + 4);
+    uint32_t stride = *type == 0 ? 3 : 4;
+    uint64_t need = count == 0 ? 0 : count == 1 ? (uint64_t)index + 1 : (uint64_t)index + (uint64_t)count * stride;
+    if (need > table_n)
+        return ga_fail(err, GA_ERR_FORMAT, r->format, field, (long long)desc_at,
+                       "%u keys from element %u (tangent type %u) run past the value table of %u values", count,
+                       index, *type, table_n);
+    rc = ga_clip_track_alloc(clip, t, count, err);
+    if (rc || count == 0) return rc;
+    const uint8_t *v = r->data + table_at + (size_t)index * 2;
+    if (count == 1) {
+        t->time[0] = 0.0f;
+        t->value[0] = (float)(int16_t)ga_get_u16be(v);
+        t->interp[0] = GA_INTERP_CONSTANT;
+        return GA_OK;
+    }
+    for (uint32_t k = 0; k < count; k++) {
+        const uint8_t *e = v + (size_t)k * stride * 2;
+        t->time[k] = (float)(int16_t)ga_get_u16be(e);
+        t->value[k] = (float)(int16_t)ga_get_u16be(e + 2);
+        t->in_slope[k] = (float)(int16_t)ga_get_u16be(e + 4);
+        t->out_slope[k] = (float)(int16_t)ga_get_u16be(e + (stride == 4 ? 6 : 4));
+        t->interp[k] = GA_INTERP_BEZIER;
+    }
+    return GA_OK;
+}
+
+int j3dk_frame_track(ga_clip *clip, ga_track *t, const uint8_t *at, uint32_t count, int elem, int sign,
+                     double scale)
+{
+    ga_error e;
+    int rc = ga_clip_track_alloc(clip, t, count, &e);
+    if (rc) return rc;
+    for (uint32_t k = 0; k < count; k++) {
+        double v;
+        if (elem == 1) v = at[k];
+        else if (elem == 2) v = sign ? (double)(int16_t)ga_get_u16be(at + 2 * k) : (double)ga_get_u16be(at + 2 * k);
+        else v = ga_get_f32be(at + 4 * k);
+        t->time[k] = (float)k;
+        t->value[k] = (float)(v * scale);
+        t->interp[k] = GA_INTERP_CONSTANT;
+    }
+    return GA_OK;
+}
+
+int j3dk_entries_equal(const ga_clip *a, const ga_clip *b)
+{
+    if (a->nentries != b->nentries) return 0;
+    for (uint32_t i = 0; i < a->nentries; i++) {
+        const ga_entry *x = &a->entries[i], *y = &b->entries[i];
+        if (strcmp(x->name ? x->name : "", y->name ? y->name : "") != 0) return 0;
+        if (x->kind != y->kind || x->color_id != y->color_id || x->texmap != y->texmap) return 0;
+    }
+    return 1;
+}
+
+int j3dk_patch(const ga_encode_ctx *ctx, int entries_same, ga_buf *out, ga_error *err, int *done)
+{
+    const j3dk_raw *raw = ctx->raw;
+    *done = 0;
+    if (!raw || !ctx->orig || !entries_same || ctx->clip->ntracks != ctx->orig->ntracks) return GA_OK;
+    for (uint32_t i = 0; i < ctx->clip->ntracks; i++)
+        if (ctx->orig_track[i] != (int32_t)i) return GA_OK;
+    uint8_t loop = 0;
+    int16_t dur = 0;
+    int rc = loop_byte(ctx, &loop, err, raw->fmt);
+    if (!rc) rc = duration_field(ctx->clip, &dur, ctx->report, err, raw->fmt);
+    if (rc) return rc;
+    if (ga_buf_put(out, raw->file, raw->size)) return ga_nomem(err, raw->fmt);
+    out->data[0x28] = loop;
+    ga_buf_set_u16be(out, 0x20 + raw->duration_at, (uint16_t)dur);
+    ctx->report->reused_tracks = ctx->clip->ntracks;
+    *done = 1;
+    return GA_OK;
+}
+
+size_t j3dk_begin(ga_buf *b, const ga_encode_ctx *ctx, const char *magic, const char *chunk, size_t hsize,
+                  size_t duration_at, ga_error *err, int *rc)
+{
+    const j3dk_raw *raw = ctx->raw;
+    const char *fmt = ctx->clip->format;
+    uint8_t loop = 0;
+    int16_t dur = 0;
+    *rc = loop_byte(ctx, &loop, err, fmt);
+    if (!*rc) *rc = duration_field(ctx->clip, &dur, ctx->report, err, fmt);
+    if (*rc) return 0;
+    ga_buf_put(b, "J3D1", 4);
+    ga_buf_put(b, magic, 4);
+    ga_buf_u32be(b, 0); /* file size, set by j3dk_finish */
+    ga_buf_u32be(b, raw ? raw->block_count : 1);
+    if (raw) {
+        ga_buf_put(b, raw->svr, 16);
+    } else {
+        ga_buf_put(b, "SVR1", 4);
+        ga_buf_fill(b, 0xFF, 12);
+    }
+    size_t c0 = b->len;
+    ga_buf_put(b, chunk, 4);
+    ga_buf_u32be(b, 0);
+    /* the header's bytes the kind does not set stay as the file had them */
+    if (raw && raw->hsize == hsize) ga_buf_put(b, raw->file + 0x28, hsize - 8);
+    else ga_buf_fill(b, 0xFF, hsize - 8);
+    if (!b->failed) {
+        b->data[c0 + 8] = loop;
+        ga_buf_set_u16be(b, c0 + duration_at, (uint16_t)dur);
+    }
+    return c0;
+}
+
+void j3dk_finish(ga_buf *b, const ga_encode_ctx *ctx, size_t c0)
+{
+    const j3dk_raw *raw = ctx->raw;
+    j3d_put_padding(b, 32);
+    size_t chunk_len = b->len - c0;
+    long long csize = (long long)chunk_len + (raw ? raw->chunk_delta : 0);
+    if (csize < 8 || csize > 0xFFFFFFFFLL) csize = (long long)chunk_len;
+    if (b->failed) return;
+    ga_buf_set_u32be(b, c0 + 4, (uint32_t)csize);
+    ga_buf_set_u32be(b, 8, (uint32_t)b->len);
+    if (raw && raw->size > raw->size_field) ga_buf_put(b, raw->file + raw->size_field, raw->size - raw->size_field);
+}
+
+/* Whether a track's keys sit on frames 0, 1, ..., n-1 (as decoded). */
+static int keys_on_frames(const ga_track *t)
+{
+    for (uint32_t k = 0; k < t->nkeys; k++)
+        if (t->time[k] != (float)k) return 0;
+    return 1;
+}
+
+uint32_t j3dk_frame_count(const ga_track *t)
+{
+    if (t->nkeys == 0) return 0;
+    if (keys_on_frames(t)) return t->nkeys;
+    double last = t->time[t->nkeys - 1];
+    if (!(last >= 0.0)) return 1;
+    if (last > 65534.0) return 65535;
+    return (uint32_t)floor(last) + 1;
+}
+
+/* on: keys_on_frames(t), found once per track (it reads every key) */
+static double frame_value(const ga_track *t, uint32_t k, int on)
+{
+    if (on) return t->value[k < t->nkeys ? k : t->nkeys - 1];
+    return ga_track_eval(t, (double)k);
+}
+
+int j3dk_keys_on_frames(const ga_track *t) { return keys_on_frames(t); }
+
+double j3dk_frame_value(const ga_track *t, uint32_t k, int on) { return frame_value(t, k, on); }
+
+/* The game's reading of a full-frame table at a fractional frame. */
+static float full_frame_eval(const ga_track *t, double frame, int rule, int on, uint32_t n)
+{
+    if (t->nkeys == 0) return ga_channel_default(t->channel, t->axis);
+    float f = (float)frame;
+    if (!(f >= 0.0f)) return (float)frame_value(t, 0, on); /* below 0 (and NaN): entry 0 */
+    int32_t i = rule == GA_FRAME_NEAREST ? ppc_trunc_s32(f + 0.5f) : ppc_trunc_s32(f);
+    uint32_t idx = (uint32_t)i;
+    if (rule == GA_FRAME_LERP && (float)i != f) {
+        uint32_t next = idx + 1;
+        if (next >= n) return (float)frame_value(t, n - 1, on);
+        float rate = f - (float)i;
+        if (t->channel == GA_CH_ROTATION) {
+            /* s16 angles, the short way round (J3DAnmTransformFullWithLerp) */
+            double unit = j3d_rotation_unit(0);
+            uint32_t r1 = (uint16_t)(int16_t)raw_of(frame_value(t, idx, on), unit);
+            uint32_t r2 = (uint16_t)(int16_t)raw_of(frame_value(t, next, on), unit);
+            int32_t delta = (int32_t)r2 - (int32_t)r1;
+            if (delta > 0x8000) {
+                r1 += 0x10000;
+                delta -= 0x10000;
+            } else if (-delta > 0x8000) {
+                delta += 0x10000;
+            }
+            uint32_t v = (uint32_t)(int64_t)((float)r1 + rate * (float)delta);
+            return (float)((int16_t)(uint16_t)v * unit);
+        }
+        float v0 = (float)frame_value(t, idx, on), v1 = (float)frame_value(t, next, on);
+        return v0 + rate * (v1 - v0);
+    }
+    if (idx >= n) idx = n - 1;
+    return (float)frame_value(t, idx, on);
+}
+
+static int frame_rule_of(const ga_track *t, int rule)
+{
+    /* BTP's getTexNo truncates in every version */
+    return t->channel == GA_CH_TEXTURE_INDEX ? GA_FRAME_TRUNCATE : rule;
+}
+
+int j3dk_sample_frames(const ga_clip *clip, uint32_t ti, const double *frames, size_t n, float *out, ga_error *err)
+{
+    (void)err;
+    const ga_track *t = &clip->tracks[ti];
+    int rule = frame_rule_of(t, clip->frame_rule), on = keys_on_frames(t);
+    uint32_t count = j3dk_frame_count(t);
+    for (size_t i = 0; i < n; i++) out[i] = full_frame_eval(t, frames[i], rule, on, count);
+    return GA_OK;
+}
+
+int j3dk_eval_frames(const ga_track *t, int rotation_frac, const double *frames, size_t n, float *out, ga_error *err)
+{
+    (void)rotation_frac;
+    (void)err;
+    int rule = frame_rule_of(t, GA_FRAME_NEAREST), on = keys_on_frames(t);
+    uint32_t count = j3dk_frame_count(t);
+    for (size_t i = 0; i < n; i++) out[i] = full_frame_eval(t, frames[i], rule, on, count);
+    return GA_OK;
+}
+
+/* BRK / BPK: J3DGetKeyFrameInterpolationS on the stored s16 keys (the
+ * curve before the game's conversion and clamp). */
+J3D_FMA_CLONES int j3dk_eval_keys(const ga_track *t, int rotation_frac, const double *frames, size_t n, float *out,
+                                  ga_error *err)
+{
+    (void)rotation_frac;
+    if (t->nkeys <= 1) {
+        float v = t->nkeys ? (float)nearbyint(t->value[0]) : ga_channel_default(t->channel, t->axis);
+        for (size_t i = 0; i < n; i++) out[i] = v;
+        return GA_OK;
+    }
+    ga_track q;
+    int rc = ga_track_copy(&q, t, err);
+    if (rc) return rc;
+    for (uint32_t k = 0; k < q.nkeys; k++) {
+        q.time[k] = (float)nearbyint(q.time[k]);
+        q.value[k] = (float)nearbyint(q.value[k]);
+        q.in_slope[k] = (float)nearbyint(q.in_slope[k]);
+        q.out_slope[k] = (float)nearbyint(q.out_slope[k]);
+    }
+    for (size_t i = 0; i < n; i++) out[i] = game_eval(&q, (float)frames[i], 1);
+    ga_track_free(&q);
+    return GA_OK;
+}
+
+int j3dk_sample_keys(const ga_clip *clip, uint32_t ti, const double *frames, size_t n, float *out, ga_error *err)
+{
+    return j3dk_eval_keys(&clip->tracks[ti], 0, frames, n, out, err);
+}
+
+int j3dk_info(const void *p, ga_info *info, ga_error *err)
+{
+    const j3dk_raw *raw = p;
+    (void)err;
+    int rc = 0;
+    rc |= container_info(info, raw->size_field, raw->block_count, raw->svr, raw->chunk_size_field, raw->chunk_delta,
+                         raw->loop_raw);
+    rc |= ga_info_int(info, "duration", raw->duration);
+    rc |= ga_info_bytes(info, "chunk_header", raw->file + 0x20, raw->hsize);
+    /* a file shorter than its size field (the game reads only what its
+     * offsets reach) has a negative value here */
+    rc |= ga_info_int(info, "trailing_bytes", (long long)raw->size - (long long)raw->size_field);
+    int identity = 1;
+    for (uint32_t i = 0; raw->remap && i < raw->nentries; i++) {
+        uint32_t set_first = (raw->counts[0] && i >= raw->counts[0] && raw->fmt[1] == 'r') ? raw->counts[0] : 0;
+        if (raw->remap[i] != i - set_first) identity = 0;
+    }
+    rc |= ga_info_int(info, "material_ids_identity", identity);
+    return rc ? GA_ERR_NOMEM : GA_OK;
+}
+
+/* ------------------------------------------------------------------ */
+/* BRK / BPK colour entries                                            */
+
+static const char *const color_set_names[2] = {"register", "konst"};
+
+int j3dk_color_decode(const j3dk_color_layout *L, const uint8_t *data, size_t size, const ga_decode_opts *opts,
+                      void **out, ga_clip *clip, ga_error *err)
+{
+    j3dk_raw *raw = NULL;
+    int rc = j3dk_open(data, size, L->fmt, L->magic, L->chunk, L->hsize, L->duration_at, &raw, err);
+    if (rc) return rc;
+    ga_reader r;
+    ga_reader_init(&r, data, size, L->fmt, err);
+    const uint8_t *h = data + 0x20;
+    uint32_t nset[2] = {0, 0}, nvals[8], voff[8];
+    uint32_t total = 0;
+    for (int s = 0; s < L->nsets; s++) {
+        nset[s] = ga_get_u16be(h + L->count_at[s]);
+        total += nset[s];
+    }
+    char ***names = NULL;
+    ga_clip_init(clip, L->fmt);
+    for (int i = 0; i < 4 * L->nsets; i++) {
+        nvals[i] = ga_get_u16be(h + L->nvals_at + 2 * (size_t)i);
+        voff[i] = ga_get_u32be(h + L->values_at + 4 * (size_t)i);
+        char field[48];
+        snprintf(field, sizeof field, "%s%s %c value table", L->nsets > 1 ? color_set_names[i / 4] : "",
+                 L->nsets > 1 ? "" : "colour", "RGBA"[i % 4]);
+        if (nvals[i]) {
+            rc = ga_need(&r, 0x20 + (size_t)voff[i], (size_t)nvals[i] * 2, field);
+            if (rc) goto fail;
+        }
+    }
+    raw->nentries = total;
+    raw->counts[0] = nset[0];
+    raw->counts[1] = nset[1];
+    raw->types = malloc(((size_t)total * 4 + 1) * sizeof *raw->types);
+    raw->entry_pad = malloc((size_t)total * 3 + 1);
+    raw->remap = malloc(((size_t)total + 1) * sizeof *raw->remap);
+    names = calloc(2, sizeof *names);
+    if (!raw->types || !raw->entry_pad || !raw->remap || !names) {
+        rc = ga_nomem(err, L->fmt);
+        goto fail;
+    }
+    /* key count first: checked against the limits before anything is allocated for keys */
+    uint64_t nkeys = 0;
+    for (int s = 0; s < L->nsets; s++) {
+        size_t tab = 0x20 + (size_t)ga_get_u32be(h + L->table_at[s]);
+        char field[48];
+        snprintf(field, sizeof field, "%s%sentry table", L->nsets > 1 ? color_set_names[s] : "", L->nsets > 1 ? " " : "");
+        rc = ga_need(&r, tab, (size_t)nset[s] * L->entry_size, field);
+        if (rc) goto fail;
+        for (uint32_t e = 0; e < nset[s]; e++)
+            for (int a = 0; a < 4; a++) nkeys += ga_get_u16be(data + tab + e * L->entry_size + 6 * (size_t)a);
+        if (nset[s]) {
+            size_t rm = 0x20 + (size_t)ga_get_u32be(h + L->remap_at[s]);
+            rc = ga_need(&r, rm, (size_t)nset[s] * 2, L->nsets > 1 ? (s ? "konst remap table" : "register remap table")
+                                                                 : "remap table");
+            if (rc) goto fail;
+            for (uint32_t e = 0; e < nset[s]; e++)
+                raw->remap[(s ? nset[0] : 0) + e] = ga_get_u16be(data + rm + 2 * (size_t)e);
+            rc = j3d_read_names(&r, 0x20 + (size_t)ga_get_u32be(h + L->names_at[s]), nset[s], &names[s], NULL, NULL,
+                                err);
+            if (rc) goto fail;
+        }
+    }
+    rc = ga_check_decoded(opts, size, nkeys, GA_KEY_BYTES, "keys", L->fmt, "key count", 0x20, err);
+    if (rc) goto fail;
+    j3dk_clip_init(clip, raw);
+    rc = ga_clip_alloc_tracks(clip, total * 4, err);
+    if (!rc) rc = ga_clip_reserve_keys(clip, nkeys, total * 4, err);
+    if (!rc) rc = ga_clip_alloc_entries(clip, total, err);
+    if (rc) goto fail;
+    raw->ntracks = total * 4;
+    for (int s = 0; s < L->nsets; s++) {
+        size_t tab = 0x20 + (size_t)ga_get_u32be(h + L->table_at[s]);
+        for (uint32_t e = 0; e < nset[s]; e++) {
+            uint32_t ei = (s ? nset[0] : 0) + e;
+            size_t at = tab + e * L->entry_size;
+            for (int a = 0; a < 4; a++) {
+                ga_track *t = &clip->tracks[ei * 4 + (uint32_t)a];
+                t->target = (int32_t)ei;
+                t->channel = GA_CH_COLOR;
+                t->axis = (uint8_t)a;
+                char field[64];
+                snprintf(field, sizeof field, "%s%sentry %u %c key table", L->nsets > 1 ? color_set_names[s] : "",
+                         L->nsets > 1 ? " " : "", e, "RGBA"[a]);
+                int vi = s * 4 + a;
+                rc = j3dk_key_track(clip, t, &r, at + 6 * (size_t)a, 0x20 + (size_t)voff[vi], nvals[vi], field,
+                                    &raw->types[ei * 4 + (uint32_t)a], err);
+                if (rc) goto fail;
+            }
+            ga_entry *en = &clip->entries[ei];
+            en->layout = L->nsets > 1 ? GA_ENTRY_TEV : GA_ENTRY_MATERIAL;
+            en->kind = s;
+            en->name = names[s][e];
+            names[s][e] = NULL;
+            if (L->entry_size > 24) {
+                en->color_id = data[at + 24];
+                memcpy(raw->entry_pad + 3 * (size_t)ei, data + at + 25, 3);
+            }
+        }
+    }
+    for (int s = 0; s < 2; s++) {
+        if (names && names[s])
+            for (uint32_t e = 0; e < nset[s]; e++) free(names[s][e]);
+        if (names) free(names[s]);
+    }
+    free(names);
+    *out = raw;
+    return GA_OK;
+fail:
+    if (names) {
+        for (int s = 0; s < 2; s++) {
+            if (names[s])
+                for (uint32_t e = 0; e < nset[s]; e++) free(names[s][e]);
+            free(names[s]);
+        }
+        free(names);
+    }
+    ga_clip_free(clip);
+    j3dk_free_raw(raw);
+    return rc;
+}
+
+int j3dk_color_encode(const j3dk_color_layout *L, const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
+{
+    const ga_clip *clip = ctx->clip;
+    const j3dk_raw *raw = ctx->raw;
+    const char *fmt = L->fmt;
+    uint32_t n = clip->nentries;
+    for (uint32_t i = 0; i < clip->ntracks; i++) {
+        const ga_track *t = &clip->tracks[i];
+        if (t->target_name || t->channel != GA_CH_COLOR || t->axis > 3 || t->target < 0 || (uint32_t)t->target >= n)
+            return ga_fail(err, GA_ERR_ENCODE, fmt, "track", -1,
+                           "track %u: %s tracks are channel 'color', axis 0..3, on an entry index below %u", i, fmt,
+                           n);
+    }
+    /* register entries first, then konst entries (BRK) */
+    uint32_t nset[2] = {n, 0};
+    if (L->nsets > 1) {
+        nset[0] = 0;
+        while (nset[0] < n && clip->entries[nset[0]].kind == 0) nset[0]++;
+        for (uint32_t i = nset[0]; i < n; i++)
+            if (clip->entries[i].kind == 0)
+                return ga_fail(err, GA_ERR_ENCODE, fmt, "entries", -1,
+                               "entry %u is a register entry after konst entries; register entries go first", i);
+        nset[1] = n - nset[0];
+    }
+    for (int s = 0; s < L->nsets; s++)
+        if (nset[s] > 0xFFFF) return ga_fail(err, GA_ERR_ENCODE, fmt, "entries", -1, "%u entries exceed 65535", nset[s]);
+    for (uint32_t i = 0; i < n; i++)
+        if (L->entry_size > 24 && (clip->entries[i].color_id < 0 || clip->entries[i].color_id > 255))
+            return ga_fail(err, GA_ERR_ENCODE, fmt, "color id", -1, "entry %u: color id %d is not 0..255", i,
+                           clip->entries[i].color_id);
+    int32_t *slot = malloc(((size_t)n * 4 + 1) * sizeof *slot);
+    if (!slot) return ga_nomem(err, fmt);
+    for (size_t i = 0; i < (size_t)n * 4; i++) slot[i] = -1;
+    for (uint32_t i = 0; i < clip->ntracks; i++) {
+        size_t sl = (size_t)clip->tracks[i].target * 4 + clip->tracks[i].axis;
+        if (slot[sl] >= 0) {
+            int32_t first = slot[sl];
+            free(slot);
+            return ga_fail(err, GA_ERR_ENCODE, fmt, "track", -1, "two tracks (%d and %u) animate entry %d colour %c",
+                           first, i, clip->tracks[i].target, "RGBA"[clip->tracks[i].axis]);
+        }
+        slot[sl] = (int32_t)i;
+    }
+    int done = 0;
+    int rc = j3dk_patch(ctx, ctx->orig && j3dk_entries_equal(clip, ctx->orig), out, err, &done);
+    if (rc || done) {
+        free(slot);
+        return rc;
+    }
+    ga_pool pools[8];
+    j3d_desc *desc = calloc((size_t)n * 4 + 1, sizeof *desc);
+    int npools = 4 * L->nsets;
+    for (int i = 0; i < npools; i++) ga_pool_init(&pools[i], SIZE_MAX);
+    j3d_seq seq = {0};
+    uint32_t rounded_before = ctx->report->nrounded;
+    if (!desc) rc = ga_nomem(err, fmt);
+    for (uint32_t e = 0; e < n && !rc; e++) {
+        int s = e >= nset[0];
+        for (int a = 0; a < 4 && !rc; a++) {
+            int32_t ti = slot[e * 4 + (uint32_t)a];
+            j3d_desc d = {0, 0, 0};
+            if (ti >= 0) {
+                int32_t ot = ctx->orig_track ? ctx->orig_track[ti] : -1;
+                int orig_type = (raw && ot >= 0 && (uint32_t)ot < raw->ntracks) ? raw->types[ot] : -1;
+                seq.n = 0;
+                rc = j3d_encode_keys(&clip->tracks[ti], L->kind, orig_type, ctx->tolerance, &seq, &d.count, &d.type,
+                                     ctx->report, err);
+                if (rc) break;
+                if (ot >= 0) ctx->report->reused_tracks++;
+                else ctx->report->encoded_tracks++;
+                if (d.count) {
+                    long long at = ga_pool_place(&pools[s * 4 + a], seq.v, seq.n);
+                    if (at < 0) {
+                        rc = ga_nomem(err, fmt);
+                        break;
+                    }
+                    if (at > 0xFFFF || pools[s * 4 + a].n > 0xFFFF) {
+                        rc = ga_fail(err, GA_ERR_ENCODE, fmt, "value table", -1,
+                                     "the colour %c value table outgrew the 65535 elements its count holds", "RGBA"[a]);
+                        break;
+                    }
+                    d.index = (uint16_t)at;
+                }
+            }
+            desc[e * 4 + (uint32_t)a] = d;
+        }
+    }
+    free(seq.v);
+    free(slot);
+    /* values, slopes and times the s16 tables could not hold exactly: a
+     * note, hence a PrecisionWarning */
+    if (!rc) j3dk_note_rounded(ctx, rounded_before, "colour number(s) rounded to the 16-bit tables (whole units, "
+                               "key times whole frames)");
+    size_t c0 = 0;
+    if (!rc) c0 = j3dk_begin(out, ctx, L->magic, L->chunk, L->hsize, L->duration_at, err, &rc);
+    if (!rc) {
+        ga_buf *b = out;
+        for (int s = 0; s < L->nsets; s++) ga_buf_set_u16be(b, c0 + L->count_at[s], (uint16_t)nset[s]);
+        for (int i = 0; i < npools; i++) ga_buf_set_u16be(b, c0 + L->nvals_at + 2 * (size_t)i, (uint16_t)pools[i].n);
+        uint32_t first[2] = {0, nset[0]};
+        for (int s = 0; s < L->nsets; s++) {
+            ga_buf_set_u32be(b, c0 + L->table_at[s], (uint32_t)(b->len - c0));
+            for (uint32_t e = first[s]; e < first[s] + nset[s]; e++) {
+                for (int a = 0; a < 4; a++) {
+                    ga_buf_u16be(b, desc[e * 4 + (uint32_t)a].count);
+                    ga_buf_u16be(b, desc[e * 4 + (uint32_t)a].index);
+                    ga_buf_u16be(b, desc[e * 4 + (uint32_t)a].type);
+                }
+                if (L->entry_size > 24) {
+                    ga_buf_u8(b, (uint8_t)clip->entries[e].color_id);
+                    int keep = raw && raw->nentries == n;
+                    if (keep) ga_buf_put(b, raw->entry_pad + 3 * (size_t)e, 3);
+                    else ga_buf_fill(b, 0xFF, 3);
+                }
+            }
+            j3d_put_padding(b, 4);
+        }
+        for (int s = 0; s < L->nsets; s++) {
+            ga_buf_set_u32be(b, c0 + L->remap_at[s], (uint32_t)(b->len - c0));
+            int keep = raw && raw->counts[0] == nset[0] && raw->counts[1] == nset[1];
+            for (uint32_t e = 0; e < nset[s]; e++) ga_buf_u16be(b, keep ? raw->remap[first[s] + e] : (uint16_t)e);
+            j3d_put_padding(b, 4);
+        }
+        for (int s = 0; s < L->nsets; s++) {
+            ga_buf_set_u32be(b, c0 + L->names_at[s], (uint32_t)(b->len - c0));
+            const char **nm = malloc(((size_t)nset[s] + 1) * sizeof *nm);
+            if (!nm) {
+                b->failed = 1;
+                break;
+            }
+            for (uint32_t e = 0; e < nset[s]; e++) nm[e] = clip->entries[first[s] + e].name;
+            j3d_put_names(b, nm, nset[s]);
+            free(nm);
+            j3d_put_padding(b, 4);
+        }
+        for (int i = 0; i < npools; i++) {
+            ga_buf_set_u32be(b, c0 + L->values_at + 4 * (size_t)i, (uint32_t)(b->len - c0));
+            for (size_t k = 0; k < pools[i].n; k++) ga_buf_u16be(b, (uint16_t)pools[i].v[k]);
+            j3d_put_padding(b, 4);
+        }
+        j3dk_finish(b, ctx, c0);
+        if (b->failed) rc = ga_nomem(err, fmt);
+    }
+    for (int i = 0; i < npools; i++) ga_pool_free(&pools[i]);
+    free(desc);
+    return rc;
+}
+
+/* A full-frame track's values at whole frames, rounded to integers of
+ * lo..hi (u8 or u16 elements). */
+int j3dk_frame_run(const ga_track *t, const char *fmt, double lo, double hi, int elem, j3d_seq *seq,
+                     uint16_t *count, ga_report *rep, ga_error *err)
+{
+    uint32_t n = j3dk_frame_count(t);
+    int on = keys_on_frames(t);
+    *count = (uint16_t)n;
+    for (uint32_t k = 0; k < n; k++) {
+        double v = frame_value(t, k, on);
+        double q = nearbyint(v);
+        if (!(q >= lo && q <= hi))
+            return ga_fail(err, GA_ERR_ENCODE, fmt, "track", -1, "target %d frame %u: value %g is not %g..%g",
+                           t->target, k, v, lo, hi);
+        if (q != v) {
+            rep->nrounded++;
+            ga_report_error(rep, v - q, "target %d frame %u", t->target, k);
+        }
+        uint32_t bits = elem == 1 ? (uint32_t)(uint8_t)q : (uint32_t)(uint16_t)q;
+        if (j3d_seq_push(seq, bits)) return ga_nomem(err, fmt);
+    }
+    return GA_OK;
+}
+
+void j3dk_note_rounded(const ga_encode_ctx *ctx, uint32_t before, const char *what)
+{
+    ga_report *r = ctx->report;
+    if (r->nrounded > before)
+        ga_report_note(r, "%u %s; worst error %g at %s", (unsigned)(r->nrounded - before), what, r->max_error,
+                       r->max_error_where[0] ? r->max_error_where : "-");
+}
+
+int j3dk_place_frames(const ga_encode_ctx *ctx, const int32_t *slot, uint32_t n, double hi, int elem,
+                      const char *table, ga_pool *pool, j3d_desc *desc, ga_error *err)
+{
+    const char *fmt = ctx->clip->format;
+    j3d_seq seq = {0};
+    int rc = GA_OK;
+    uint32_t before = ctx->report->nrounded;
+    for (uint32_t e = 0; e < n && !rc; e++) {
+        if (slot[e] < 0) continue;
+        seq.n = 0;
+        rc = j3dk_frame_run(&ctx->clip->tracks[slot[e]], fmt, 0, hi, elem, &seq, &desc[e].count, ctx->report, err);
+        if (rc || !seq.n) continue;
+        long long at = ga_pool_place(pool, seq.v, seq.n);
+        if (at < 0) rc = ga_nomem(err, fmt);
+        else if (at > 0xFFFF || pool->n > 0xFFFF)
+            rc = ga_fail(err, GA_ERR_ENCODE, fmt, table, -1, "the %s outgrew the 65535 elements its count holds", table);
+        else desc[e].index = (uint16_t)at;
+    }
+    free(seq.v);
+    if (!rc) j3dk_note_rounded(ctx, before, "value(s) rounded to whole numbers (one per frame)");
+    return rc;
 }

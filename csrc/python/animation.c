@@ -191,14 +191,15 @@ static PyObject *Animation_new(PyTypeObject *type, PyObject *args, PyObject *kw)
     ga_state *st = state_of_type(type);
     static char *kwlist[] = {"format",       "tracks",     "frame_count", "fps",    "loop",
                              "compression",  "entries",    "rotation_frac", "calc_type", "start_frame",
-                             "layout",       "keyless_rule", NULL};
+                             "layout",       "keyless_rule", "frame_rule", NULL};
     const char *fmtname;
     PyObject *tracks = NULL, *fps = Py_None, *loop = Py_None, *comp = Py_None, *entries = NULL;
     PyObject *frac = Py_None, *calc = Py_None, *start = Py_None, *layout = Py_None, *keyless = Py_None;
+    PyObject *frame_rule = Py_None;
     double frame_count = 0.0;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "s|O$dOOOOOOOOO:Animation", kwlist, &fmtname, &tracks,
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "s|O$dOOOOOOOOOO:Animation", kwlist, &fmtname, &tracks,
                                      &frame_count, &fps, &loop, &comp, &entries, &frac, &calc, &start, &layout,
-                                     &keyless))
+                                     &keyless, &frame_rule))
         return NULL;
     const ga_format *fmt = ga_format_by_name(fmtname);
     if (!fmt) {
@@ -256,6 +257,7 @@ static PyObject *Animation_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         a->layout = (int)l;
     }
     if (parse_enum(&keyless_rule_enum, keyless, &a->keyless_rule) < 0) goto fail;
+    if (parse_enum(&frame_rule_enum, frame_rule, &a->frame_rule) < 0) goto fail;
     return (PyObject *)a;
 fail:
     Py_DECREF(a);
@@ -392,6 +394,7 @@ static PyObject *Animation_get_param(PyObject *self, void *c)
     case 2: return PyFloat_FromDouble(a->start_frame);
     case 3: return PyLong_FromLong(a->layout);
     case 4: return PyUnicode_FromString(enum_name(&keyless_rule_enum, a->keyless_rule ? 1 : 0));
+    case 5: return PyUnicode_FromString(enum_name(&frame_rule_enum, a->frame_rule));
     default: Py_RETURN_NONE;
     }
 }
@@ -433,6 +436,7 @@ static int Animation_set_param(PyObject *self, PyObject *v, void *c)
         return 0;
     }
     case 4: return parse_enum(&keyless_rule_enum, v, &a->keyless_rule);
+    case 5: return parse_enum(&frame_rule_enum, v, &a->frame_rule);
     default: return -1;
     }
 }
@@ -663,6 +667,7 @@ static PyObject *Animation_copy(PyObject *self, PyObject *unused)
     b->start_frame = a->start_frame;
     b->layout = a->layout;
     b->keyless_rule = a->keyless_rule;
+    b->frame_rule = a->frame_rule;
     GA_SETREF(b->compression, Py_NewRef(a->compression));
     if (!a->tracks) {
         /* never touched: the copy decodes the same tracks lazily */
@@ -796,6 +801,10 @@ static PyGetSetDef Animation_getset[] = {
     {"layout", Animation_get_param, Animation_set_param, "JBA: 32 (legacy) or 64 (JAWB).", (void *)3},
     {"keyless_rule", Animation_get_param, Animation_set_param,
      "JBA: value of translations in blocks without keys: 'base' or 'base_plus_span'.", (void *)4},
+    {"frame_rule", Animation_get_param, Animation_set_param,
+     "BVA, J3D BCA: how sample() reads the per-frame tables between whole frames: 'nearest' (Twilight Princess, "
+     "Pikmin 2), 'truncate' (Wind Waker) or 'lerp' (J3DAnmTransformFullWithLerp). Not stored in the file.",
+     (void *)5},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -866,7 +875,7 @@ static PyType_Slot Animation_slots[] = {
     {Py_tp_methods, Animation_methods},
     {Py_tp_doc,
      "Animation(format, tracks=(), *, frame_count=0.0, fps=None, loop=None, compression=None, entries=None, "
-     "rotation_frac=None, calc_type=None, start_frame=None, layout=None, keyless_rule=None)\n\n"
+     "rotation_frac=None, calc_type=None, start_frame=None, layout=None, keyless_rule=None, frame_rule=None)\n\n"
      "One animation clip.  Use gameanim.load() to read a file; build one in Python to write a new file."},
     {0, NULL},
 };

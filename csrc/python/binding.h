@@ -112,6 +112,7 @@ typedef struct {
     double start_frame;
     int layout;
     int keyless_rule;
+    int frame_rule;
     PyObject *info;
     PyObject *report;
     /* what was loaded */
@@ -227,7 +228,7 @@ typedef struct enum_table {
 } enum_table;
 
 extern const enum_table channel_enum, loop_enum, calc_type_enum, keyless_rule_enum, reencode_enum,
-    extrapolation_enum, rotation_mode_enum;
+    extrapolation_enum, rotation_mode_enum, frame_rule_enum, tev_kind_enum;
 
 int parse_enum(const enum_table *t, PyObject *v, int *out);
 /* The same for a C string (None for NULL). */

@@ -434,16 +434,41 @@ PyObject *entry_to_dict(const ga_entry *e, const char *codec)
 {
     PyObject *name = name_text(e->name ? e->name : "", codec);
     if (!name) return NULL;
-    return Py_BuildValue("{s:N,s:i,s:(fff),s:O}", "material", name, "texmtx_id", e->texmtx_id, "center",
-                         (double)e->center[0], (double)e->center[1], (double)e->center[2], "post",
-                         e->post ? Py_True : Py_False);
+    switch (e->layout) {
+    case GA_ENTRY_TEV:
+        return Py_BuildValue("{s:N,s:s,s:i}", "material", name, "kind", enum_name(&tev_kind_enum, e->kind ? 1 : 0),
+                             "color_id", e->color_id);
+    case GA_ENTRY_MATERIAL: return Py_BuildValue("{s:N}", "material", name);
+    case GA_ENTRY_TEXMAP: return Py_BuildValue("{s:N,s:i}", "material", name, "texmap", e->texmap);
+    default:
+        return Py_BuildValue("{s:N,s:i,s:(fff),s:O}", "material", name, "texmtx_id", e->texmtx_id, "center",
+                             (double)e->center[0], (double)e->center[1], (double)e->center[2], "post",
+                             e->post ? Py_True : Py_False);
+    }
+}
+
+/* An optional int item of an entry dict. */
+static int entry_int(PyObject *d, const char *key, int32_t *out)
+{
+    PyObject *v = PyDict_GetItemString(d, key);
+    if (!v) return 0;
+    long l = PyLong_AsLong(v);
+    if (l == -1 && PyErr_Occurred()) return -1;
+    if (l < INT32_MIN || l > INT32_MAX) {
+        PyErr_Format(PyExc_ValueError, "entry '%s' %ld is out of range", key, l);
+        return -1;
+    }
+    *out = (int32_t)l;
+    return 1;
 }
 
 int dict_to_entry(PyObject *d, Py_ssize_t i, ga_entry *e, stored_names *stored)
 {
     memset(e, 0, sizeof *e);
     if (!PyDict_Check(d)) {
-        PyErr_Format(PyExc_TypeError, "entries[%zd] must be a dict with 'material', 'texmtx_id', 'center'", i);
+        PyErr_Format(PyExc_TypeError,
+                     "entries[%zd] must be a dict with 'material' (and 'texmtx_id', 'center' for BTK, 'kind', "
+                     "'color_id' for BRK, 'texmap' for BTP)", i);
         return -1;
     }
     PyObject *name = PyDict_GetItemString(d, "material");
@@ -462,6 +487,24 @@ int dict_to_entry(PyObject *d, Py_ssize_t i, ga_entry *e, stored_names *stored)
         if (v == -1 && PyErr_Occurred()) return -1;
         e->texmtx_id = (int32_t)v;
     }
+    /* The keys say what the entry is (the dict the format's decoder gave
+     * back, or one written by hand); each encoder reads its own fields. */
+    PyObject *kind = PyDict_GetItemString(d, "kind");
+    int has_color = kind != NULL, has_texmap;
+    if (kind) {
+        int k;
+        if (parse_enum(&tev_kind_enum, kind, &k) < 0) return -1;
+        e->kind = k;
+    }
+    int r = entry_int(d, "color_id", &e->color_id);
+    if (r < 0) return -1;
+    has_color |= r;
+    has_texmap = entry_int(d, "texmap", &e->texmap);
+    if (has_texmap < 0) return -1;
+    e->layout = (tex || center || post) ? GA_ENTRY_TEXMTX
+                : has_color             ? GA_ENTRY_TEV
+                : has_texmap            ? GA_ENTRY_TEXMAP
+                                        : GA_ENTRY_MATERIAL;
     e->center[0] = e->center[1] = e->center[2] = 0.5f;
     if (center) {
         PyObject *seq = PySequence_Tuple(center);
@@ -520,6 +563,7 @@ int clip_from_python(ga_state *st, AnimationObject *a, ga_clip *c, clip_hold *ho
     c->start_frame = a->start_frame;
     c->layout = a->layout;
     c->keyless_rule = a->keyless_rule;
+    c->frame_rule = a->frame_rule;
     ga_error err;
     /* Snapshots of the lists (strong references to their items): Python
      * code run by a conversion may let another thread edit or replace them. */
@@ -599,6 +643,7 @@ int animation_fill(AnimationObject *a, const ga_clip *c)
     a->start_frame = c->start_frame;
     a->layout = c->layout;
     a->keyless_rule = c->keyless_rule;
+    a->frame_rule = c->frame_rule;
     /* Track objects are made on first access of Animation.tracks: loading
      * then sampling or saving never builds them. */
     Py_CLEAR(a->tracks);

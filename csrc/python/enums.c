@@ -12,11 +12,33 @@ static const enum_item channel_items[] = {
     {"rotation", GA_CH_ROTATION},
     {"translation", GA_CH_TRANSLATION},
     {"rotation_quaternion", GA_CH_ROTATION_QUATERNION},
+    {"color", GA_CH_COLOR},
+    {"texture_index", GA_CH_TEXTURE_INDEX},
+    {"visibility", GA_CH_VISIBILITY},
     {NULL, 0},
 };
 const enum_table channel_enum = {
     channel_items, ENUM_NO_NONE, 0, "channel must be a str",
-    "channel must be 'scale', 'rotation', 'translation' or 'rotation_quaternion', not %R"};
+    "channel must be 'scale', 'rotation', 'translation', 'rotation_quaternion', 'color', 'texture_index' or "
+    "'visibility', not %R"};
+
+/* Full-frame J3D (BVA, J3D BCA): how a fractional frame picks a value. */
+static const enum_item frame_rule_items[] = {
+    {"nearest", GA_FRAME_NEAREST},
+    {"truncate", GA_FRAME_TRUNCATE},
+    {"lerp", GA_FRAME_LERP},
+    {NULL, 0},
+};
+const enum_table frame_rule_enum = {
+    frame_rule_items, 0, 0, NULL, "frame_rule must be 'nearest', 'truncate' or 'lerp', not %R"};
+
+/* BRK entries: which colour table an entry belongs to. */
+static const enum_item tev_kind_items[] = {
+    {"register", 0},
+    {"konst", 1},
+    {NULL, 0},
+};
+const enum_table tev_kind_enum = {tev_kind_items, 0, 0, NULL, "entry kind must be 'register' or 'konst', not %R"};
 
 static const enum_item loop_items[] = {
     {"once", GA_LOOP_ONCE},

@@ -221,14 +221,16 @@ static PyObject *format_traits(const ga_format *f)
 {
     const ga_format_traits *t = &f->traits;
     PyObject *ext = split_list(t->extensions), *comp = split_list(t->compressions);
+    PyObject *chans = split_list(t->channels ? t->channels : "scale;rotation;translation;rotation_quaternion");
     PyObject *d = NULL;
-    if (ext && comp)
-        d = Py_BuildValue("{s:s,s:s,s:O,s:s,s:s,s:z,s:z,s:O}", "name", f->name, "description", f->description,
+    if (ext && comp && chans)
+        d = Py_BuildValue("{s:s,s:s,s:O,s:s,s:s,s:z,s:z,s:O,s:O}", "name", f->name, "description", f->description,
                           "extensions", ext, "target_kind", t->target_kind, "values",
                           t->absolute ? "absolute" : "delta", "up_axis", t->up_axis, "bone_match", t->bone_match,
-                          "compressions", comp);
+                          "compressions", comp, "channels", chans);
     Py_XDECREF(ext);
     Py_XDECREF(comp);
+    Py_XDECREF(chans);
     return d;
 }
 

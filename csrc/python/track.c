@@ -79,7 +79,7 @@ static const char *const array_names[4] = {"times", "values", "in_slopes", "out_
 
 static int check_axis(int channel, long axis)
 {
-    long max = channel == GA_CH_ROTATION_QUATERNION ? 3 : 2;
+    long max = ga_channel_max_axis(channel);
     if (axis < 0 || axis > max) {
         PyErr_Format(PyExc_ValueError, "axis must be 0..%ld for channel '%s', not %ld", max,
                      enum_name(&channel_enum, channel), axis);

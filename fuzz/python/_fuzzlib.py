@@ -35,7 +35,7 @@ import warnings
 import gameanim
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-FORMATS = ("bck", "btk", "bca", "bk", "jba")
+FORMATS = ("bck", "btk", "bca", "bk", "jba", "brk", "bpk", "btp", "bva", "j3d_bca")
 CHANNELS = ("scale", "rotation", "translation", "rotation_quaternion")
 REENCODE = (None, "raw", "full")
 ALLOWED = (gameanim.FormatError, gameanim.EncodeError, ValueError, TypeError, OverflowError,

@@ -174,7 +174,9 @@ def body(inp):
         # what cp932 reads those bytes back as)
         materials = {stored_name(e["material"]) for e in anim.entries}
         for e in again.entries:
-            F.check(set(e) == {"material", "texmtx_id", "center", "post"}, f"entry keys {sorted(e)}")
+            # (BTK, BRK, BPK, BTP entries)
+            F.check(set(e) in ({"material", "texmtx_id", "center", "post"}, {"material", "kind", "color_id"},
+                               {"material"}, {"material", "texmap"}), f"entry keys {sorted(e)}")
             F.check(stored_name(e["material"]) in materials,
                     f"material {e['material']!r} was not in the written entries")
 

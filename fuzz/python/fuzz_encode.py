@@ -17,7 +17,8 @@ import _fuzzlib as F  # noqa: E402
 import gameanim  # noqa: E402
 
 CHANNELS = {"bck": F.CHANNELS[:3], "btk": F.CHANNELS[:3], "bca": F.CHANNELS[:3], "bk": F.CHANNELS[:3],
-            "jba": ("rotation_quaternion", "translation")}
+            "jba": ("rotation_quaternion", "translation"), "brk": ("color",), "bpk": ("color",),
+            "btp": ("texture_index",), "bva": ("visibility",), "j3d_bca": F.CHANNELS[:3]}
 
 
 def good_track(inp, fmt):
@@ -27,7 +28,8 @@ def good_track(inp, fmt):
     else:
         target = inp.int(0, 12)
     channel = inp.choice(CHANNELS[fmt])
-    axis = inp.int(0, 3 if channel == "rotation_quaternion" else 2)
+    axis = inp.int(0, 3 if channel in ("rotation_quaternion", "color") else 0 if channel in (
+        "texture_index", "visibility") else 2)
     times = F.sorted_times(inp, n) if inp.byte() % 4 else inp.floats(n)
     if inp.bool():
         values = [inp.int(-1000, 1000) / 64 for _ in range(min(n, 4096))]
@@ -68,6 +70,17 @@ def body(inp):
         kw["entries"] = [{"material": inp.choice(("m", "mat_01", "")) if inp.bool() else inp.text(),
                           "texmtx_id": inp.int(0, 9), "center": (inp.float(), inp.float(), inp.float()),
                           "post": inp.bool()} for _ in range(inp.int(0, 14))]
+    if fmt in ("brk", "bpk", "btp"):
+        n = inp.int(0, 14)
+        kw["entries"] = [{"material": inp.choice(("m", "mat_01", "")) if inp.bool() else inp.text()} for _ in range(n)]
+        for e in kw["entries"]:
+            if fmt == "brk":
+                e["kind"] = inp.choice(("register", "konst"))
+                e["color_id"] = inp.int(0, 3) if inp.bool() else inp.int(-5, 300)
+            elif fmt == "btp":
+                e["texmap"] = inp.int(0, 7) if inp.bool() else inp.int(-5, 300)
+    if fmt in ("bva", "j3d_bca") and inp.bool():
+        kw["frame_rule"] = inp.choice(("nearest", "truncate", "lerp"))
     if fmt == "bk" and inp.bool():
         kw["start_frame"] = float(inp.int(0, 100)) if inp.bool() else inp.float()
     if fmt == "jba":

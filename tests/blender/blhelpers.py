@@ -66,13 +66,18 @@ def samples(*patterns):
 
 
 def skeletal_samples():
-    """Every animation sample of every skeletal format present (BTK
-    excluded; samples/models/, which holds model files, too)."""
+    """Every animation sample of every skeletal format present: bones with
+    pose channels (not BTK's material entries, nor the kinds whose colours,
+    texture numbers or visibility the add-on does not map; samples/models/,
+    which holds model files, neither)."""
+    import gameanim
+    from io_anim_gameanim.shared import formats
+
     files = []
     for p in sorted(SAMPLES.rglob("*")):
         if not p.is_file() or p.name.startswith(".") or "models" in p.relative_to(SAMPLES).parts:
             continue
-        if p.name.endswith(".btk"):
+        if not formats.is_skeletal(gameanim.detect(p)[0]):  # (the add-on's view: known, not material)
             continue
         files.append(p)
     return files

@@ -7,12 +7,15 @@ import bpy
 from blhelpers import SAMPLES, fcurves_of
 
 
-
 def all_samples():
-    # (samples/models/ holds model files too: bl_model_retarget.py and
-    # bl_models.py take those)
+    """Every animation sample of a format the add-on imports (formats.known;
+    samples/models/ holds model files too: bl_model_retarget.py and
+    bl_models.py take those)."""
+    import gameanim
+    from io_anim_gameanim.shared import formats
+
     return sorted(p for p in SAMPLES.rglob("*") if p.is_file() and not p.name.startswith(".")
-                  and "models" not in p.relative_to(SAMPLES).parts)
+                  and "models" not in p.relative_to(SAMPLES).parts and formats.known(gameanim.detect(p)[0]))
 
 
 def btk_materials(path):

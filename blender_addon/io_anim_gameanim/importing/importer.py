@@ -128,6 +128,10 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             return None
         fr.format = anim.format
         fr.compression = anim.compression
+        why = formats.unsupported_message(anim.format)
+        if why:
+            fr.error = why
+            return None
         return _Loaded(fr, anim, path)
 
     # model files build their armatures first; the animations then go to

@@ -16,6 +16,22 @@ from .. import native
 
 _registry = None
 _compressions = None
+_unsupported = {}
+
+# What the add-on maps: bones (by index, ID or name) with the pose
+# channels, and material entries with texture-matrix channels (BTK).
+# Formats whose traits name other target kinds or channels (BRK / BPK
+# colours, BTP texture numbers, BVA visibility) are read by gameanim but
+# not imported here yet: they are left out of the menus and a file of one
+# gets unsupported_message().
+MAPPED_TARGETS = ("joint", "bone_id", "bone_name", "material_entry")
+POSE_CHANNELS = ("scale", "rotation", "translation", "rotation_quaternion")
+
+
+def _mapped(t):
+    chans = t.get("channels", POSE_CHANNELS)
+    return (t.get("target_kind") in MAPPED_TARGETS and all(c in POSE_CHANNELS for c in chans)
+            and not quirk(t.get("name"), "not_mapped_yet"))
 
 
 def _load():
@@ -25,9 +41,22 @@ def _load():
             ga = native.require()
         except native.GameanimMissing:
             return {}, []
-        _registry = dict(ga.formats())
+        every = dict(ga.formats())
+        _registry = {f: t for f, t in every.items() if _mapped(t)}
+        _unsupported.clear()
+        _unsupported.update({f: t for f, t in every.items() if not _mapped(t)})
         _compressions = list(ga.compressions())
     return _registry, _compressions
+
+
+def unsupported_message(fmt):
+    """Why a file of a format gameanim reads is not imported (None when it is)."""
+    _load()
+    t = _unsupported.get(fmt)
+    if t is None:
+        return None
+    return (f"{fmt.upper()} ({t.get('description', fmt)}) is not supported in Blender yet; gameanim reads and "
+            f"writes it outside Blender (python -m gameanim info FILE)")
 
 
 def names():
@@ -54,9 +83,14 @@ def file_extensions():
     compression wrappers', lower case (gameanim.file_extensions()), and
     the model files' (model_extensions())."""
     try:
-        ours = tuple(native.require().file_extensions())
+        ga = native.require()
     except native.GameanimMissing:
         return ()
+    # (gameanim.file_extensions() less those only formats the add-on does
+    # not import use)
+    mapped = {e for t in _load()[0].values() for e in t["extensions"]}
+    wrapped = {e for exts in ga.compression_extensions().values() for e in exts}
+    ours = tuple(e for e in ga.file_extensions() if e in mapped or e in wrapped)
     return ours + tuple(e for e in model_extensions() if e not in ours)
 
 
@@ -190,6 +224,10 @@ QUIRKS = {
     # sections
     "jba": {"quaternions": True, "no_scale": True, "root_motion": True, "layouts": True, "scene_fps": True,
             "gr2_rig": True},
+    # J3D full-frame joints: the game picks whole frames by a rule (nearest,
+    # truncate or lerp: Animation.frame_rule) that the curves do not carry
+    # yet (issue 21's Blender part); refused with unsupported_message()
+    "j3d_bca": {"not_mapped_yet": True},
 }
 
 
