@@ -706,3 +706,80 @@ def test_kinds_the_addon_does_not_map_fail_with_a_clear_message(api, rel):
     from io_anim_gameanim.importing import importer
     if path.suffix != ".bca":  # (.bca also names SM64DS animations, which import)
         assert path.suffix not in importer.file_extensions()
+
+
+# ---------------------------------------------------------------------------
+# new rigs: one per bone set or file, side by side, selected (issue 23)
+
+
+def _bone_x_span(obj):
+    bpy.context.view_layer.update()
+    xs = [(obj.matrix_world @ p).x for b in obj.data.bones for p in (b.head_local, b.tail_local)]
+    return min(xs), max(xs)
+
+
+def test_new_rigs_one_per_joint_count_never_a_shared_bigger_rig(api, ga):
+    """Files with no rig get one armature per distinct joint count (index
+    matching pairs bones by number, so no file lands on a bigger rig), and
+    one per file with New Rigs = Per File."""
+    files = [str(p) for p in samples("j3d/walk_type0.bck", "j3d/dance_8x48.bck", "j3d/swing_type1_shift2.bck",
+                                     "j3d/jump_sound.bck")]
+    counts = [len({t.target for t in ga.load(f).tracks}) for f in files]
+    assert len(set(counts)) > 1  # (the samples must differ for the test to mean something)
+    res = api.import_files(files)
+    assert all(fr.ok for fr in res.report.files), [fr.error for fr in res.report.files]
+    rigs = [o for o in bpy.data.objects if o.type == "ARMATURE"]
+    assert len(rigs) == len(set(counts))
+    owner = {}
+    for f, n, fr in zip(files, counts, res.report.files):
+        rig = bpy.data.objects[fr.owners[0]]
+        assert len(rig.data.bones) == n, (f, n, len(rig.data.bones))
+        owner.setdefault(n, set()).add(rig.name)
+    assert all(len(names) == 1 for names in owner.values())  # one rig per joint count
+    assert not any("may pair the wrong bones" in note for fr in res.report.files for note in fr.notes)
+
+    for o in rigs:
+        bpy.data.objects.remove(o)
+    res = api.import_files(files, new_rigs="FILE")
+    rigs = [o for o in bpy.data.objects if o.type == "ARMATURE"]
+    assert len(rigs) == len(files)
+    assert len({fr.owners[0] for fr in res.report.files}) == len(files)
+
+
+def test_new_rigs_stand_side_by_side_scaled_and_right_of_the_scene_rigs(api):
+    """New rigs get the Scale option and never overlap each other or an
+    armature already in the scene."""
+    existing = chain_rig(["a", "b", "c"])
+    files = [str(p) for p in samples("j3d/walk_type0.bck", "j3d/dance_8x48.bck", "bca/swing_odd.bca")]
+    res = api.import_files(files, target="NEW", scale=0.02)
+    assert all(fr.ok for fr in res.report.files), [fr.error for fr in res.report.files]
+    new = [o for o in bpy.data.objects if o.type == "ARMATURE" and o != existing]
+    assert len(new) == 3
+    assert all(tuple(o.scale) == pytest.approx((0.02,) * 3) for o in new)
+    spans = sorted([_bone_x_span(o) for o in new] + [_bone_x_span(existing)])
+    for (lo1, hi1), (lo2, hi2) in zip(spans, spans[1:]):
+        assert hi1 < lo2, spans  # disjoint along X
+    assert _bone_x_span(existing) == spans[0]  # the new ones stand to its right
+
+
+def test_import_selects_what_it_made_and_deselects_the_rest(api):
+    """As glTF: the armatures the import built (or animated) are selected,
+    the first active, everything else deselected."""
+    mesh = bpy.data.objects.new("Other", bpy.data.meshes.new("Other"))
+    bpy.context.scene.collection.objects.link(mesh)
+    mesh.select_set(True)
+    bpy.context.view_layer.objects.active = mesh
+    files = [str(p) for p in samples("j3d/walk_type0.bck", "j3d/dance_8x48.bck")]
+    res = api.import_files(files)
+    rigs = [bpy.data.objects[fr.owners[0]] for fr in res.report.files]
+    assert not mesh.select_get()
+    assert all(r.select_get() for r in rigs)
+    assert bpy.context.view_layer.objects.active == rigs[0]
+    # onto a given rig: that rig is what is selected
+    rig = chain_rig(["a", "b", "c"])
+    mesh.select_set(True)
+    for r in rigs:
+        r.select_set(True)
+    api.import_files(files[:1], armature=rig)
+    assert rig.select_get() and not mesh.select_get() and not any(r.select_get() for r in rigs)
+    assert bpy.context.view_layer.objects.active == rig

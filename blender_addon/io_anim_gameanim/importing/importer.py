@@ -12,7 +12,7 @@ from ..shared.imported_action import ROOT_REST_PROP, source_properties, stored_f
 from ..shared.material_mapping import describe_entries, entries_by_material, find_material
 from ..shared.options import make_options
 from ..shared.rig_match import RigIndex, anim_targets
-from . import armature, curve_writer, material, model_armature, retarget
+from . import armature, curve_writer, material, model_armature, retarget, rig_layout
 from .import_scale import apply_import_scale
 from .report import ImportReport
 
@@ -149,19 +149,22 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         if rigs is not None:
             loaded = [it for it in loaded if _dispatch(it, rigs, opts)]
         count = len(loaded)
-        by_fmt = {}
-        for item in loaded:
-            if target_arm is None and item.arm is None and not formats.is_material(item.anim.format):
-                by_fmt.setdefault(item.anim.format, []).append(item)
-        for fmt, items in by_fmt.items():
+        # one new rig per bone set (or per file: option New Rigs)
+        groups = rig_layout.group_files_for_new_rigs(
+            [it for it in loaded if rig_layout.is_new_rig_file(it, target_arm)], opts)
+        for fmt, items in groups:
             name = action_name_for(items[0].path) + "_rig"
             try:
-                new_rigs[fmt] = armature.build_armature([it.anim for it in items], fmt, name, context,
-                                                        opts.translation_scale)
+                obj = armature.build_armature([it.anim for it in items], fmt, name, context, opts.translation_scale)
             except Exception as e:  # the files that needed this rig fail, the others go on
                 for it in items:
                     it.report.error = f"could not build a {fmt} armature: {type(e).__name__}: {e}"
                     it.anim = None
+                continue
+            apply_import_scale(obj, opts)
+            new_rigs[obj.as_pointer()] = obj
+            for it in items:
+                it.arm = obj
         loaded = [it for it in loaded if it.anim is not None]
         count = len(loaded)
     else:
@@ -169,8 +172,12 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         # bulk import of a whole folder needs the memory of its largest file
         loaded = loading
         count = n
+    # the rigs this import built stand side by side (before planning: root
+    # motion composes with where the rig stands)
+    rig_layout.place_new_rigs([b.obj for b in rigs or ()] + list(new_rigs.values()), context)
 
     owners_seen = set()
+    animated = []  # the armatures that got actions, in order
     first_range = None
     rig_indexes = {}  # one RigIndex per armature for all the files
     for i, item in enumerate(loaded):
@@ -189,7 +196,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             if formats.is_material(anim.format):
                 made = _import_btk(anim, path, mats, opts, tm, fr)
             else:
-                arm_obj = item.arm or (target_arm if target_arm is not None else new_rigs[anim.format])
+                arm_obj = item.arm or target_arm
                 index = rig_indexes.get(arm_obj.as_pointer())
                 if index is None:
                     index = rig_indexes[arm_obj.as_pointer()] = RigIndex(arm_obj)
@@ -218,11 +225,15 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
                 sink.action.use_fake_user = True
                 fr.kept[sink.action.name] = "fake user"
             owners_seen.add(key)
+            if getattr(owner, "type", None) == "ARMATURE" and owner not in animated:
+                animated.append(owner)
             result.append(sink.action)
             fr.actions.append(sink.action.name)
         if first_range is None and made:
             first_range = (tm, loop)
 
+    rig_layout.select_imported(list(dict.fromkeys(
+        [b.obj for b in rigs or ()] + list(new_rigs.values()) + animated)), context)
     if opts.set_scene_range and first_range is not None:
         tm, loop = first_range
         scene.frame_start = int(round(tm.start))

@@ -13,6 +13,11 @@ SPECS = [
      [("AUTO", "Active or New", "The active armature; a new armature built from the animation when none is active"),
       ("ACTIVE", "Active Armature", "Only the active armature (fails when none is active)"),
       ("NEW", "New Armature", "Always build a new armature from the animation")], "target"),
+    ("new_rigs", "enum", "SET", "New Rigs",
+     "Files with no armature to go to get new ones (unparented bones, one per animated joint)",
+     [("SET", "Per Bone Set", "One armature per distinct joint count (files matched by index) or bone set "
+                              "(by ID or name: a file whose bones are all in another's shares its rig)"),
+      ("FILE", "Per File", "One armature per file")], "target"),
     ("assign", "bool", True, "Assign First",
      "Make the first imported action active on its armature or material", None, "target"),
     ("replace", "bool", True, "Replace Earlier",
@@ -68,8 +73,9 @@ SPECS = [
       ("NONE", "On the Object", "The bones are in the game's axes; any turn is on the object (DAE, FBX)")],
      "model"),
     ("scale", "float", 0.01, "Scale",
-     "Scale of the armature objects built from model files (J3D and Banjo-Kazooie store about one unit per "
-     "centimetre, so 0.01 gives metres).  Only the object's scale: stored values and exports are unchanged",
+     "Scale of the armature objects the import builds, from model files or for animations with no rig (J3D "
+     "and Banjo-Kazooie store about one unit per centimetre, so 0.01 gives metres).  Only the object's scale: "
+     "stored values and exports are unchanged",
      (1e-6, 1e6), "model"),
     ("frame_rate", "enum", "FILE", "Frame Rate",
      "How file frames become scene frames",
