@@ -214,3 +214,67 @@ def test_every_sample_track_evaluates_as_it_samples(path):
     nf = len(frames)
     for i, t in enumerate(anim.tracks):
         assert bits(t.evaluate(frames)) == bits(got[i * nf:(i + 1) * nf]), (t.target, t.channel, t.axis)
+
+
+def _curve_issue_reference(track):
+    """The add-on's former Python check (independent of the C): why a curve
+    through bezier()'s keys would not show the game's values."""
+    if len(track) < 1:
+        return None
+    co, left, right, _interp, increasing, _bezier = track.bezier(1.0, 0.0, 1.0, 0.0, True)
+    times = co[0::2]
+    if not increasing and not all(a <= b for a, b in zip(times, times[1:])):
+        return "key times out of order"
+    if not all(math.isfinite(sum(buf)) for buf in (co, left, right)):
+        return "a key or slope is not finite"
+    if any(max(max(buf), -min(buf)) > 2.0 ** 100 for buf in (co[1::2], left[1::2], right[1::2])):
+        return "values near the float maximum"
+    if max(max(times), -min(times)) > 2.0 ** 40 or 0.0 < abs(min(times, key=abs)) < 2.0 ** -30:
+        return "key spacing near zero"
+    return None
+
+
+def test_curve_issue_names_what_a_sorted_finite_curve_cannot_show():
+    """Track.curve_issue (the add-on bakes such tracks) against the plain
+    Python check, on the odd files above, hand-made key sets of each kind
+    and random tracks."""
+    made = []
+    data, which = build("bck", [4, 4, 4])
+    made += gameanim.load(patch(data, 0, "translation", 0, [(0.0, 1.0, 0.0, 0.5), (4.0, 2.0, 0.0, 0.0),
+                                                            (-4.15e19, 3.0, 0.0, 0.0), (11.0, 4.0, 0.0, 0.0)])).tracks
+    data, which = build("bck", [3])
+    made += gameanim.load(patch(data, 0, "translation", 0, [(0.0, 5.0, 0.0, 1.0), (DENORMAL, 6.0, 1.0, 1.0),
+                                                            (10.0, 7.0, 0.0, 0.0)])).tracks
+    data, which = build("bck", [3, 3])
+    made += gameanim.load(patch(data, 0, "translation", 0, [(0.0, FLT_MAX, 0.0, FLT_MAX),
+                                                            (10.0, -FLT_MAX, -FLT_MAX, 0.0),
+                                                            (20.0, FLT_MAX, 0.0, 0.0)])).tracks
+    T = gameanim.Track
+    hand = len(made)
+    made += [
+        T(0, "translation", 0, [0.0, 2.0 ** 41], [1.0, 2.0]),              # a time far out
+        T(0, "translation", 0, [2.0 ** -31, 1.0], [1.0, 2.0]),             # the nearest time tiny, not 0
+        T(0, "translation", 0, [0.0, 2.0 ** -31, 1.0], [1.0, 2.0, 3.0]),   # a tiny time after 0 (not flagged)
+        T(0, "translation", 0, [-3.0, -1.0, 2.0], [1.0, 2.0, 3.0]),        # negative times
+        T(0, "translation", 0, [0.0, 1.0], [2.0 ** 101, 0.0]),              # a huge value
+        T(0, "translation", 0, [0.0, 1.0], [1.0, 2.0], [0.0, 2.0 ** 102], [0.0, 0.0]),  # a huge slope
+        T(0, "translation", 0, [0.0, 1.0], [1.0, float("nan")]),
+        T(0, "translation", 0, [0.0, 1.0], [1.0, float("inf")]),
+        T(0, "translation", 0, [0.0], [1.0]),
+        T(0, "translation", 0, [], []),
+    ]
+    rnd = random.Random(5)
+    for _ in range(300):
+        n = rnd.randint(1, 6)
+        times = sorted(rnd.uniform(-5, 50) for _ in range(n)) if rnd.random() < 0.8 else \
+            [rnd.uniform(-5, 50) for _ in range(n)]
+        made.append(T(0, "rotation", 1, times, [rnd.uniform(-1e3, 1e3) for _ in range(n)],
+                      [rnd.uniform(-9, 9) for _ in range(n)], [rnd.uniform(-9, 9) for _ in range(n)]))
+    got = [t.curve_issue() for t in made]
+    assert got == [_curve_issue_reference(t) for t in made]
+    assert {"key times out of order", "a key or slope is not finite", "values near the float maximum",
+            "key spacing near zero", None} <= set(got)
+    # the cases the hand-made list pins down
+    assert got[hand:hand + 8] == ["key spacing near zero", "key spacing near zero", None, None,
+                           "values near the float maximum", "values near the float maximum",
+                           "a key or slope is not finite", "a key or slope is not finite"]

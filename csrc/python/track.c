@@ -1,6 +1,7 @@
 /* gameanim.Track: one animated channel component, its keys kept in C
  * until Python asks for them as arrays. */
 #include "binding.h"
+#include <math.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -530,6 +531,63 @@ static PyObject *Track_bezier(PyObject *self, PyObject *args, PyObject *kw)
     return Py_BuildValue("(NNNN)", out[0], out[1], out[2], out[3]);
 }
 
+/* Beyond these, the game's single-precision Hermite (JMAHermiteInterpolation:
+ * 1/(t1 - t0), then weighted sums) may overflow to inf or NaN where a
+ * Blender curve stays finite; no real file comes near them. */
+#define CURVE_HUGE 0x1p100      /* a value or handle (slope x spacing) this large */
+#define CURVE_HUGE_TIME 0x1p40  /* a key time this far out */
+#define CURVE_TINY_TIME 0x1p-30 /* a non-zero key time this close to 0: spacings below 2^-53 */
+
+/* Why a curve through the track's keys (bezier() at scale 1) would not
+ * show the game's values, or NULL.  In the order the add-on reports them. */
+static const char *curve_issue(const float *co, const float *left, const float *right, Py_ssize_t n)
+{
+    int increasing = co_times_increasing(co, n), ordered = 1;
+    for (Py_ssize_t k = 1; k < n && !increasing; k++)
+        if (!(co[2 * (k - 1)] <= co[2 * k])) ordered = 0;
+    if (!ordered) return "key times out of order";
+    for (Py_ssize_t k = 0; k < 2 * n; k++)
+        if (!isfinite(co[k]) || !isfinite(left[k]) || !isfinite(right[k])) return "a key or slope is not finite";
+    for (Py_ssize_t k = 0; k < n; k++)
+        if (fabs(co[2 * k + 1]) > CURVE_HUGE || fabs(left[2 * k + 1]) > CURVE_HUGE ||
+            fabs(right[2 * k + 1]) > CURVE_HUGE)
+            return "values near the float maximum";
+    double nearest = INFINITY; /* the time closest to 0 */
+    for (Py_ssize_t k = 0; k < n; k++) {
+        double t = fabs(co[2 * k]);
+        if (t > CURVE_HUGE_TIME) return "key spacing near zero";
+        if (t < nearest) nearest = t;
+    }
+    if (nearest > 0.0 && nearest < CURVE_TINY_TIME) return "key spacing near zero";
+    return NULL;
+}
+
+static PyObject *Track_curve_issue(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    ga_state *st = STATE_OF(self);
+    TrackObject *t = (TrackObject *)self;
+    ga_track c;
+    track_store *held = t->lazy ? t->store : NULL; /* as in bezier() */
+    if (held) {
+        held->refs++;
+        lazy_view(t, &c);
+    } else if (track_to_c(st, self, 0, &c, NULL) < 0) return NULL;
+    Py_ssize_t n = (Py_ssize_t)c.nkeys;
+    const char *why = NULL;
+    float *buf = n > 0 ? PyMem_Malloc(sizeof(float) * 6 * (size_t)n) : NULL;
+    if (n > 0 && buf) {
+        ga_track_bezier(&c, 1.0, 0.0, 1.0, 0.0, buf, buf + 2 * n, buf + 4 * n);
+        why = curve_issue(buf, buf + 2 * n, buf + 4 * n, n);
+    }
+    PyMem_Free(buf);
+    if (held) track_store_decref(held);
+    else ga_track_free(&c);
+    if (n > 0 && !buf) return PyErr_NoMemory();
+    if (!why) Py_RETURN_NONE;
+    return PyUnicode_FromString(why);
+}
+
 static PyObject *Track_evaluate(PyObject *self, PyObject *frames_obj)
 {
     ga_state *st = STATE_OF(self);
@@ -648,6 +706,11 @@ static PyGetSetDef Track_getset[] = {
 };
 
 static PyMethodDef Track_methods[] = {
+    {"curve_issue", Track_curve_issue, METH_NOARGS,
+     "curve_issue() -> str | None\n\nWhy a curve through the keys as bezier() gives them (Blender sorts keys by "
+     "time and stays finite) would not show the game's values: 'key times out of order', 'a key or slope is not "
+     "finite', 'values near the float maximum' (beyond 2**100) or 'key spacing near zero' (a time beyond 2**40, "
+     "or non-zero below 2**-30, where the game's float Hermite overflows); None when it would."},
     {"bezier", (PyCFunction)(void (*)(void))Track_bezier, METH_VARARGS | METH_KEYWORDS,
      "bezier(value_scale=1, value_offset=0, time_scale=1, time_offset=0, flags=False) -> (co, handle_left, "
      "handle_right, interpolation[, increasing, has_bezier])\n\nFlat buffers for FCurve.keyframe_points.foreach_set: "

@@ -19,7 +19,14 @@ def write_plans(sink, plans, tm=None):
     while plans:
         plan = pop()
         if plan.co is None:
-            plan, added = realise(plan, tm)
+            _, track, vs, vo = plan.source
+            co, left, right, interp, increasing, bezier = track.bezier(vs, vo, tm.scale, tm.offset, True)
+            if increasing and (tm.cycles is None or len(interp) < 2):
+                # (what realise gives here, without a second plan: distinct
+                # times, no steps to separate, no period keys)
+                write_keys(new(plan.path, plan.index, plan.group), co, interp, left, right, True, bezier, None)
+                continue
+            plan, added = realise(plan, tm, (co, left, right, interp, increasing, bezier))
             added_any |= added
         write_keys(new(plan.path, plan.index, plan.group), plan.co, plan.interp, plan.left, plan.right,
                    plan.distinct, plan.bezier, plan.cycles)

@@ -40,9 +40,15 @@ class ImportResult(list):
         self.report = report if report is not None else ImportReport()
 
 
+_name_extensions = ()  # (".anim.bin",) + file_extensions(), once the C module lists them
+
+
 def action_name_for(path):
+    global _name_extensions
+    if len(_name_extensions) < 2:
+        _name_extensions = (".anim.bin",) + file_extensions()
     name = os.path.basename(str(path))
-    for ext in (".anim.bin",) + file_extensions():
+    for ext in _name_extensions:
         if name.lower().endswith(ext) and len(name) > len(ext):
             return name[: -len(ext)]
     return os.path.splitext(name)[0] or name

@@ -246,14 +246,6 @@ def separate_steps(co, left, right, interp):
     return moved
 
 
-# Beyond these, the game's single-precision Hermite (JMAHermiteInterpolation:
-# 1/(t1 - t0), then weighted sums) may overflow to inf or NaN where a
-# Blender curve stays finite; no real file comes near them.
-_HUGE = 2.0 ** 100       # a value or handle (slope x spacing) this large
-_HUGE_TIME = 2.0 ** 40   # a key time this far out
-_TINY_TIME = 2.0 ** -30  # a non-zero key time this close to 0: spacings below 2^-53
-
-
 def game_curve_differs(track):
     """Why Blender's curve through the track's keys would not show the
     game's values, or None.  Blender sorts keyframes by time, while the
@@ -262,22 +254,10 @@ def game_curve_differs(track):
     are; and the game's float arithmetic overflows (inf, NaN) for key
     spacings near zero or values near the float maximum, where Blender's
     curve stays finite.  Such a track is baked: its values are the game's,
-    frame by frame.  Reads the keys through Track.bezier, so a track that
-    reads its keys from the Animation stays a view; the checks run over
-    whole buffers (sum, min, max), not per key in Python."""
-    if len(track) < 1:
-        return None
-    co, left, right, _interp, increasing, _bezier = track.bezier(1.0, 0.0, 1.0, 0.0, True)
-    times = co[0::2]
-    if not increasing and not all(a <= b for a, b in zip(times, times[1:])):
-        return "key times out of order"
-    if not all(math.isfinite(sum(buf)) for buf in (co, left, right)):
-        return "a key or slope is not finite"
-    if any(max(max(buf), -min(buf)) > _HUGE for buf in (co[1::2], left[1::2], right[1::2])):
-        return "values near the float maximum"
-    if max(max(times), -min(times)) > _HUGE_TIME or 0.0 < abs(min(times, key=abs)) < _TINY_TIME:
-        return "key spacing near zero"
-    return None
+    frame by frame.  The checks run in C (Track.curve_issue: one pass over
+    the keys, no buffers for Python), so that the common case costs little
+    per curve."""
+    return track.curve_issue()
 
 
 def plan_track(path, index, group, bez, tm, source=None):
@@ -308,12 +288,14 @@ def lazy_plan(path, index, group, source):
     return CurvePlan(path, index, group, None, None, None, None, None, source)
 
 
-def realise(plan, tm):
+def realise(plan, tm, bez=None):
     """A lazy plan made whole: (the plan with its key buffers, whether held
-    period keys were added)."""
+    period keys were added).  bez: the track's bezier(..., flags=True) at
+    the plan's scales when the caller has it already."""
     _, track, vs, vo = plan.source
-    return plan_track(plan.path, plan.index, plan.group, track.bezier(vs, vo, tm.scale, tm.offset, True), tm,
-                      plan.source)
+    if bez is None:
+        bez = track.bezier(vs, vo, tm.scale, tm.offset, True)
+    return plan_track(plan.path, plan.index, plan.group, bez, tm, plan.source)
 
 
 def plan_constant(path, index, group, frame, value, source=None):

@@ -87,15 +87,24 @@ def model_translation_scale(model):
     return float(value) if isinstance(value, (int, float)) else 1.0
 
 
+_parsed_rig = (None, None)  # (the last stored text, its rig_info): an import asks once per file
+
+
 def stored_rig(arm_obj):
-    """rig_info of a model-built armature, or None."""
+    """rig_info of a model-built armature, or None.  Callers must not
+    change the dict (the last one parsed is reused for the same text)."""
+    global _parsed_rig
     raw = arm_obj.get(MODEL_PROP) if arm_obj is not None else None
     if not raw:
         return None
+    if _parsed_rig[0] == raw:
+        return _parsed_rig[1]
     try:
-        return json.loads(raw)
+        rig = json.loads(raw)
     except (TypeError, ValueError):
         return None
+    _parsed_rig = (raw, rig)
+    return rig
 
 
 def inherit_scale(calc, bone):
@@ -170,6 +179,28 @@ def chain_scales(rig, anim, frames):
     return scale
 
 
+def constant_scales(rig, anim):
+    """Every joint's own scale components when none changes over time (the
+    file's scale tracks hold at most one key, as most do), as one flat
+    list; None when a scale track has keys (then chain_scales samples)."""
+    bones = rig["bones"]
+    n = len(bones)
+    own, animated = {}, set()
+    for t in anim.tracks:
+        target = t.target
+        if not isinstance(target, int):
+            continue
+        animated.add(target)
+        if t.channel != "scale":
+            continue
+        if len(t) > 1:
+            return None
+        if 0 <= target < n and t.axis <= 2:
+            own[(target, t.axis)] = float(array("f", t.values)[0]) if len(t) else 1.0
+    return [own.get((j, a), 1.0 if j in animated else float(b["scale"][a])) for j, b in enumerate(bones)
+            for a in range(3)]
+
+
 def accumulated(bones, scale):
     """The accumulated scale of each joint (the product of the scales down
     the chain, the joint's own included) at each frame, in float32 as the
@@ -227,6 +258,13 @@ def rule_fixes(rig, anim, frames):
     if calc not in ("basic", "softimage", "maya"):
         return fixes
     bones = rig["bones"]
+    constant = constant_scales(rig, anim)
+    if constant is not None:
+        # every scale is the same at every frame: only its values matter
+        if calc == "basic" and all(v == 1.0 for v in constant):
+            return fixes  # (nothing to drop when every scale is 1)
+        if calc != "basic" and min(constant, default=1.0) >= 0.0:
+            return fixes  # (Softimage and Maya need a negative scale)
     scale = chain_scales(rig, anim, frames)
     lowest = min((min(a) for rows in scale for a in rows), default=1.0)
     if calc == "basic":
