@@ -468,8 +468,9 @@ def run_job(job, xopts, context, armature=None):
 def export_pairs(path, pairs, xopts, context):
     global LAST_RESULT
     result = LAST_RESULT = ExportResult(path, sorted({a.name for _m, a in pairs}), formats.material_format())
+    into = export_archive.target(path, xopts.archive_member, pairs[0][1], result.notes)  # (None: a loose file)
     anim, exp = build_btk(pairs, xopts, context, result)
-    return _write_encoded(path, anim, xopts, exp, result)
+    return _write_encoded(path, anim, xopts, exp, result, into)
 
 
 def export_actions(folder, actions=None, armature=None, options=None, context=None, progress=None, **kw):
