@@ -178,6 +178,47 @@ def test_dialog_invoke_lists_the_archive(archive, addon):
     assert bad.reports and "missing.arc" in bad.reports[0][1]
 
 
+class _Layout:
+    """Records the UI calls a draw makes (headless Blender draws nothing)."""
+
+    def __init__(self, calls):
+        self.calls = calls
+
+    def __getattr__(self, name):
+        def call(*args, **kw):
+            self.calls.append((name, args, kw))
+            return _Layout(self.calls)
+        return call
+
+
+def test_dialog_draws_the_filter_buttons_and_list(archive, addon):
+    from io_anim_gameanim import archive_dialog as dlg
+    from io_anim_gameanim.shared import archive_members as am
+
+    path, _m = archive
+    st = dlg.state(bpy.context)
+    dlg.fill_rows(st.rows, [am.Listing(str(path))])
+    op, calls = _Op(path), []
+    op.layout = _Layout(calls)
+    dlg.IMPORT_ANIM_OT_gameanim_archive.draw(op, bpy.context)
+    names = [(c[0], c[2].get("text")) for c in calls]
+    assert ("operator", "All") in names and ("operator", "None") in names
+    (tl,) = [c for c in calls if c[0] == "template_list"]
+    assert tl[1][0] == "GAMEANIM_UL_archive_rows" and tl[1][2:] == (st, "rows", st, "active")
+    # a greyed row: disabled, with its reason
+    ul = dlg.GAMEANIM_UL_archive_rows
+    grey = next(r for r in st.rows if r.label == "sound.bin")
+    calls.clear()
+    row = _Layout(calls)
+    ul.draw_item(None, bpy.context, row, st, grey, 0, st, "active", 0, 0)
+    assert ("label", grey.info) in [(c[0], c[2].get("text")) for c in calls]
+    # the text filter hides rows (flags), as All / None see them
+    st.filter_text = "wave"
+    fake = type("UL", (), {"bitflag_filter_item": 1 << 30})()  # (UIList.bitflag_filter_item, an instance constant)
+    flags, order = ul.filter_items(fake, bpy.context, st, "rows")
+    assert [r.label for r, f in zip(st.rows, flags) if f] == ["wave"] and order == []
+
+
 def test_file_import_sends_archives_to_the_dialog(tmp_path, addon):
     """File > Import with an archive and a loose file picked: the loose
     file imports at once, on its own (its 3 joints fit no model of the
