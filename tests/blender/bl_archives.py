@@ -457,3 +457,30 @@ def test_btk_goes_back_into_its_member(archive, api, ga):
     assert arc.read("btk/wait.btk") != manifest["btk/wait.btk"]["data"]
     assert ga.load(arc.read("btk/wait.btk")).format == "btk"
     assert all(arc.read(n) == m["data"] for n, m in manifest.items() if n != "btk/wait.btk")
+
+
+def test_several_archives_in_one_dialog(archive, tmp_path, addon):
+    from io_anim_gameanim import archive_dialog as dlg
+    from io_anim_gameanim.shared import archive_members as am
+
+    path, _m = archive
+    other = tmp_path / "other.arc"
+    other.write_bytes(mk.build(mk.Dir("o", [mk.File("walk.bck", raw(STRAY))])))
+    st = dlg.state(bpy.context)
+    dlg.fill_rows(st.rows, [am.Listing(str(path)), am.Listing(str(other))])
+    assert [r.label for r in st.rows if r.archive == str(other)] == ["other.arc: walk"]
+    assert "figure.szs: wave" in [r.label for r in st.rows]
+    for r in st.rows:
+        r.selected = r.label in ("other.arc: walk", "figure.szs: wave")
+    assert dlg.ticked(st.rows) == [(str(path), ["bck/wave.bck"]), (str(other), ["walk.bck"])]
+    # a script: the first archive's members, and every member of the more archives, in one import
+    fig = tmp_path / "fig.arc"
+    fig.write_bytes(mk.build(mk.Dir("f", [mk.File("figure_maya.bmd", raw(FIGURE)), mk.File("wave.bck", raw(WAVE))])))
+    third = tmp_path / "third.arc"
+    third.write_bytes(mk.build(mk.Dir("t", [mk.File("walk.bca", raw("bca/walk_even_lz77.bca"))])))
+    assert bpy.ops.import_anim.gameanim_archive(filepath=str(fig), members=[{"name": "wave.bck"},
+                                                                            {"name": "figure_maya.bmd"}],
+                                                more_archives=[{"name": str(third)}]) == {"FINISHED"}
+    owners = {a.name: [o.name for o in bpy.data.objects if o.animation_data and o.animation_data.action == a]
+              for a in bpy.data.actions}
+    assert owners == {"wave": ["figure_maya"], "walk": ["walk_rig"]}
