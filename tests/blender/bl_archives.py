@@ -385,8 +385,8 @@ def _first_path(action):
     return fcurves_of(action)[0].data_path
 
 
-@pytest.mark.parametrize("how", ["encode", "compression", "member", "no member"])
-def test_failed_export_leaves_the_archive(archive, api, how):
+@pytest.mark.parametrize("how", ["encode", "compression", "member", "no member", "write"])
+def test_failed_export_leaves_the_archive(archive, api, how, monkeypatch):
     from io_anim_gameanim.api import ExportError
 
     path, _m = archive
@@ -404,11 +404,22 @@ def test_failed_export_leaves_the_archive(archive, api, how):
     elif how == "member":
         kw["archive_member"] = "bck/nope.bck"
         match = "no member 'bck/nope.bck'"
-    else:
+    elif how == "no member":
         del action["gameanim_archive_member"]  # (an action that did not come from this archive)
         match = "name the member"
+    else:  # the rename at the end of the atomic write fails
+        import os
+
+        move_key(fcurve(action, _first_path(action), 0), 0, 0.5)
+
+        def boom(*a, **k):
+            raise OSError("forced failure in os.replace")
+
+        monkeypatch.setattr(os, "replace", boom)
+        match = "could not write archive .*figure.szs.*forced failure"
     with pytest.raises(ExportError, match=match):
         api.export_action(str(path), action, **kw)
+    monkeypatch.undo()
     assert path.read_bytes() == before
     assert sorted(p.name for p in path.parent.iterdir()) == ["figure.szs"]  # (no temporary file left)
 
