@@ -12,6 +12,9 @@ for Blender scripts and batch jobs.
     for r in api.export_actions("out/"):                                    # every action of the .blend
         print(r.summary())
 
+    api.import_archive("obj.szs", members=["obj.bdl", "bck/wait.bck"])     # RARC / CRAR: [] or None = all
+    api.export_action("obj.szs", bpy.data.actions["wait"])                  # back into its member
+
 Every keyword of ImportOptions / ExportOptions is accepted (see
 docs/blender.md); unknown keywords raise TypeError, bad values ValueError.
 Failed import files are listed in the report and never raise; a failed
@@ -22,14 +25,14 @@ file untouched; export_actions never raises for one action (its result has
 from .exporting import exporter
 from .exporting.export_tracks import ExportError
 from .exporting.exporter import ExportResult
-from .importing import importer
+from .importing import archive_import, importer
 from .importing.importer import ImportResult, collect_files
 from .importing.material import add_texture_mapping as _add_texture_mapping
 from .importing.report import ImportReport
 from .shared.imported_action import original_bytes
 from .shared.options import ExportOptions, ImportOptions, make_export_options, make_options
 
-__all__ = ["import_files", "import_file", "import_folder", "ImportOptions", "ImportResult", "ImportReport",
+__all__ = ["import_files", "import_file", "import_folder", "import_archive", "ImportOptions", "ImportResult", "ImportReport",
            "original_bytes", "collect_files", "export_action", "export_materials", "export_actions",
            "ExportOptions", "ExportResult", "ExportError", "add_texture_mapping", "default_export_options"]
 
@@ -61,6 +64,21 @@ def import_folder(folder, armature=None, materials=None, options=None, **kw):
     return import_files(collect_files([folder]), armature=armature, materials=materials, options=options, **kw)
 
 
+def import_archive(path, members=None, armature=None, materials=None, options=None, context=None, progress=None,
+                   **kw):
+    """Imports members of a RARC / CRAR archive (.arc, .szs, ...; Yaz0 /
+    Yay0 wrapped or not) as import_files imports loose files: model
+    members build their armatures and each animation goes to the model it
+    fits.  members: member paths as Archive.namelist() gives them; None or
+    empty: every model and animation (animations of formats the add-on
+    does not map yet are reported as failed).  An unknown member, or a
+    file that is not an archive, is reported, never raised.  Each action
+    remembers its archive and member, so that export_action(archive path,
+    action) writes it back into that member."""
+    return archive_import.import_archive(path, members, armature_obj=armature, materials=materials,
+                                         options=options, context=context, progress=progress, **kw)
+
+
 def default_options(**kw):
     return make_options(None, **kw)
 
@@ -81,7 +99,13 @@ def export_action(path, action=None, armature=None, materials=None, options=None
     (default: those using it).  options: an ExportOptions or dict; keywords
     override it (rate, frame_range, frame_start, frame_end, compression,
     tolerance, loop, layout, calc_type, translation_scale, up_axis,
-    id_property, root_motion).
+    id_property, root_motion, archive_member).
+
+    When `path` is an existing archive (.arc, .szs, ...: by content), the
+    animation replaces one member and the archive is rewritten atomically,
+    every other member kept: option archive_member, by default the member
+    the action was imported from.  An unchanged member leaves the archive
+    file untouched.
 
     An imported, unedited action gives back the original file's bytes;
     edited channels are re-encoded and every other track keeps its

@@ -6,16 +6,19 @@ without it, only the import entry, which explains how to install it."""
 import os
 
 import bpy
-from bpy.props import CollectionProperty, StringProperty
+from bpy.props import BoolProperty, CollectionProperty, StringProperty
 from bpy.types import Operator, OperatorFileListElement
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from . import compat, native
-from .exporting import exporter
+from . import archive_dialog, compat, native
+from .exporting import export_archive, exporter
 from .importing import importer
-from .shared import formats, options
+from .shared import archive_members, formats, options
 
-FILTER_GLOB = ";".join("*" + ext for ext in importer.file_extensions())
+# the files' extensions and the archives' (.arc, .szs, ...: decided by
+# content, since .szs is also one Yaz0-wrapped animation)
+FILTER_GLOB = ";".join(dict.fromkeys("*" + ext for ext in importer.file_extensions()
+                                     + archive_members.archive_extensions()))
 
 
 def _panel_layout(layout):
@@ -46,8 +49,12 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
     filter_glob: StringProperty(default=FILTER_GLOB, options={"HIDDEN"})
     files: CollectionProperty(type=OperatorFileListElement, options={"HIDDEN", "SKIP_SAVE"})
     directory: StringProperty(subtype="DIR_PATH", options={"HIDDEN", "SKIP_SAVE"})
+    # set by invoke: archives among the files open the member dialog
+    # (archive_dialog.py) instead of importing all their members
+    pick_members: BoolProperty(options={"HIDDEN", "SKIP_SAVE"})
 
     def invoke(self, context, event):
+        self.pick_members = True
         return compat.invoke_import(self, context, event, ImportHelper)
 
     def draw(self, context):
@@ -74,28 +81,44 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
             self.report({"ERROR"}, native.INSTALL_HINT)
             return {"CANCELLED"}
         opts = options.ImportOptions.from_operator(self)
-        wm = context.window_manager
-        total = 2 * len(paths)
-        wm.progress_begin(0, total)
+        archives = [p for p in paths if archive_members.open_if_archive(p) is not None] if self.pick_members else []
+        paths = [p for p in paths if p not in archives]
+        status = {"FINISHED"}
+        if paths:
+            status = run_import(self, context, len(paths), lambda progress: importer.import_files(
+                paths, options=opts, context=context, progress=progress))
+        if archives:  # (after the files: the dialog shows once this operator is done)
+            bpy.ops.import_anim.gameanim_archive("INVOKE_DEFAULT", filepath=archives[0],
+                                                 more_archives=[{"name": p} for p in archives[1:]],
+                                                 **opts.as_dict())
+        return status
 
-        events = [0]  # a load and an import per file, in whichever order they come
 
-        def progress(i, n, path, stage):
-            events[0] += 1
-            wm.progress_update(min(events[0], total))
-            compat.status_text(context, f"Game animation: {stage} {i + 1}/{n}: {os.path.basename(path)}",
-                               redraw=True)
+def run_import(op, context, count, call):
+    """Runs call(progress) with the progress cursor and status text (a load
+    and an import per file), then reports its ImportResult on op."""
+    wm = context.window_manager
+    total = 2 * count
+    wm.progress_begin(0, total)
 
-        try:
-            result = importer.import_files(paths, options=opts, context=context, progress=progress)
-        except (TypeError, ValueError) as e:
-            self.report({"ERROR"}, str(e))
-            return {"CANCELLED"}
-        finally:
-            wm.progress_end()
-            compat.status_text(context, None)
-        result.report.emit(self)
-        return {"FINISHED"} if result.report.succeeded else {"CANCELLED"}
+    events = [0]  # a load and an import per file, in whichever order they come
+
+    def progress(i, n, path, stage):
+        events[0] += 1
+        wm.progress_update(min(events[0], total))
+        compat.status_text(context, f"Game animation: {stage} {i + 1}/{n}: {os.path.basename(path)}",
+                           redraw=True)
+
+    try:
+        result = call(progress)
+    except (TypeError, ValueError) as e:
+        op.report({"ERROR"}, str(e))
+        return {"CANCELLED"}
+    finally:
+        wm.progress_end()
+        compat.status_text(context, None)
+    result.report.emit(op)
+    return {"FINISHED"} if result.report.succeeded else {"CANCELLED"}
 
 
 # the menu names the formats (the filter takes each one's extensions, the
@@ -121,11 +144,20 @@ class _ExportBase:
 
     def invoke(self, context, event):
         action = self._action(context)
-        if action is not None and not self.filepath:
+        src = export_archive.default_target(action) if action is not None else None
+        if src is not None and not self.filepath and exporter.resolve_format(action, "AUTO") == self.fmt:
+            # an action from an archive goes back into its member by default
+            self.filepath, self.archive_member = src
+        elif action is not None and not self.filepath:
             folder = os.path.dirname(bpy.data.filepath) if bpy.data.filepath else ""
             self.filepath = os.path.join(folder, exporter.default_file_name(action, self.fmt))
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}
+
+    def check(self, context):
+        if export_archive.is_archive_name(self.filepath):
+            return False  # (an archive keeps its name: the animation goes into one of its members)
+        return ExportHelper.check(self, context)
 
     def _action(self, context):
         if self.action:
@@ -231,6 +263,7 @@ if compat.HAS_FILE_HANDLER and formats.drop_extensions():
 def register():
     for cls in classes:
         bpy.utils.register_class(cls)
+    archive_dialog.register()
     bpy.types.TOPBAR_MT_file_import.append(menu_func_import)
     bpy.types.TOPBAR_MT_file_export.append(menu_func_export)
 
@@ -238,5 +271,6 @@ def register():
 def unregister():
     bpy.types.TOPBAR_MT_file_export.remove(menu_func_export)
     bpy.types.TOPBAR_MT_file_import.remove(menu_func_import)
+    archive_dialog.unregister()
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)

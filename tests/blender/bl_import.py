@@ -524,7 +524,7 @@ def test_menu_label_file_filter_and_drop_handler_agree(addon):
     refused = {e for f, t in gameanim.formats().items() if not formats.known(f) for e in t["extensions"]}
     imported = {e for f in formats.names() for e in formats.traits(f)["extensions"]}
     assert globs == ({"*" + e for e in gameanim.file_extensions() if e not in refused or e in imported}
-                     | {"*" + e for e in formats.model_extensions()})
+                     | {"*" + e for e in formats.model_extensions()} | {"*" + e for e in gameanim.ARCHIVE_EXTENSIONS})
     assert "*.brk" not in globs and "*.bck" in globs and "*.bmd" in globs
     if hasattr(bpy.types, "IMPORT_ANIM_FH_gameanim"):
         claimed = bpy.types.IMPORT_ANIM_FH_gameanim.bl_file_extensions.split(";")

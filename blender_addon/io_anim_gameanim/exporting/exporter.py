@@ -18,6 +18,7 @@ from .. import compat, native
 from ..shared import formats
 from ..shared.imported_action import MATERIAL_PROP, ORIGINAL_PROP, SOURCE_PROP, stored_format
 from ..shared.options import make_export_options
+from . import export_archive
 from .export_armature import SkeletalExport
 from .export_material import BtkExport
 from .export_tracks import ExportError
@@ -40,6 +41,8 @@ class ExportResult:
         self.changed = []         # re-encoded channels
         self.original = False     # the stored original bytes came back unchanged
         self.report = None        # Animation.encode_report
+        self.archive = None       # written into a member of this archive (export_archive) ...
+        self.member = None        # ... this one
 
     @property
     def ok(self):
@@ -47,7 +50,8 @@ class ExportResult:
 
     @property
     def name(self):
-        return os.path.basename(self.path)
+        base = os.path.basename(self.path)
+        return f"{base}:{self.member}" if self.member else base
 
     def summary(self):
         who = ", ".join(self.actions) or "?"
@@ -326,6 +330,7 @@ def export_action(path, action=None, armature=None, materials=None, options=None
                               "object whose material is animated) and make it active; scripts can pass action=")
     fmt = resolve_format(action, xopts.format)
     result = LAST_RESULT = ExportResult(path, [action.name], fmt)
+    into = export_archive.target(path, xopts.archive_member, action, result.notes)  # (None: a loose file)
     if formats.is_material(fmt):
         mats = list(materials) if materials is not None else materials_using(action)
         if not mats:
@@ -333,13 +338,20 @@ def export_action(path, action=None, armature=None, materials=None, options=None
         anim, exp = build_btk([(m, action) for m in mats], xopts, context, result)
     else:
         anim, exp = build_skeletal(action, fmt, xopts, armature, context, result)
-    return _write_encoded(path, anim, xopts, exp, result)
+    return _write_encoded(path, anim, xopts, exp, result, into)
 
 
-def _write_encoded(path, anim, xopts, exp, result):
-    """Encodes anim, writes the file atomically and completes the result."""
+def _write_encoded(path, anim, xopts, exp, result, into=None):
+    """Encodes anim, writes the file (or, into: the archive member)
+    atomically and completes the result."""
+    if into is not None and xopts.compression == "AS_IMPORTED":
+        # (as the member it replaces is stored, which the game expects)
+        xopts = make_export_options(xopts, compression=export_archive.member_compression(into) or "NONE")
     data = encode(anim, xopts, exp, result)
-    write(path, data)
+    if into is not None:
+        export_archive.write_member(into, data, result)
+    else:
+        write(path, data)
     result.size = len(data)
     return result
 
@@ -456,8 +468,9 @@ def run_job(job, xopts, context, armature=None):
 def export_pairs(path, pairs, xopts, context):
     global LAST_RESULT
     result = LAST_RESULT = ExportResult(path, sorted({a.name for _m, a in pairs}), formats.material_format())
+    into = export_archive.target(path, xopts.archive_member, pairs[0][1], result.notes)  # (None: a loose file)
     anim, exp = build_btk(pairs, xopts, context, result)
-    return _write_encoded(path, anim, xopts, exp, result)
+    return _write_encoded(path, anim, xopts, exp, result, into)
 
 
 def export_actions(folder, actions=None, armature=None, options=None, context=None, progress=None, **kw):

@@ -7,7 +7,7 @@ import os
 import bpy
 
 from .. import compat, native
-from ..shared import curve_plans, formats, model_rig
+from ..shared import archive_members, curve_plans, formats, model_rig
 from ..shared.imported_action import ROOT_REST_PROP, source_properties, stored_format
 from ..shared.material_mapping import describe_entries, entries_by_material, find_material
 from ..shared.options import make_options
@@ -110,13 +110,14 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
     result = ImportResult(report=report)
     if isinstance(paths, (str, os.PathLike)):
         paths = [paths]
-    paths = [str(p) for p in paths]
+    paths = [p if isinstance(p, str) else str(p) for p in paths]  # (archive members are str)
     try:
         ga = native.require()
     except native.GameanimMissing as e:
         for p in paths:
             report.add(p).error = str(e)
         return result
+    paths = archive_members.expand(paths)  # an archive: all the members it can import
 
     target_arm = _collect_armature(armature_obj, opts, context)
     mats = list(materials) if materials is not None else list(bpy.data.materials)
@@ -128,7 +129,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             progress(i, n, path, "load")
         fr = report.add(path)
         try:
-            anim = ga.load(path, keyless_rule=opts.keyless_rule)
+            anim = ga.load(archive_members.content_of(path), keyless_rule=opts.keyless_rule)
         except (ga.FormatError, OSError, ValueError) as e:
             fr.error = str(e) or type(e).__name__
             return None
@@ -278,7 +279,7 @@ def _build_models(ga, paths, report, context, progress=None):
     others, rigs = [], []
     for i, path in enumerate(paths):
         try:
-            model = load_model(path)
+            model = load_model(archive_members.content_of(path))
         except (ga.FormatError, OSError, ValueError):
             others.append(path)  # (not a model: the animation loader says what it is)
             continue
@@ -465,8 +466,11 @@ def _import_btk(anim, path, mats, opts, tm, fr):
 
 def collect_files(items, extensions=None):
     """Files to import from files and folders (folders recursively, files
-    with one of the extensions, sorted; default: file_extensions())."""
-    extensions = tuple(file_extensions() if extensions is None else extensions)
+    with one of the extensions, sorted; default: file_extensions() and the
+    archives', whose members import_files reads)."""
+    if extensions is None:
+        extensions = file_extensions() + archive_members.archive_extensions()
+    extensions = tuple(extensions)
     out = []
     for item in items:
         item = str(item)

@@ -12,7 +12,9 @@ On the action:
   gameanim_rotation_modes (JSON: bone -> mode, '' = the object),
   gameanim_period_keys, gameanim_root_rest (16 floats: the rig transform
   root motion was composed with), gameanim_model_file (option Model File: the
-  model's path and the axes used); for BTK gameanim_material,
+  model's path and the axes used), gameanim_archive and
+  gameanim_archive_member (an action imported from an archive member: the
+  archive's absolute path and the member's name); for BTK gameanim_material,
   gameanim_calc_type and gameanim_entries (JSON).
 On the rig: gameanim_root_rest (ROOT_REST_PROP), and on the bones of an
 armature the importer built: gameanim_index, gameanim_bone_id,
@@ -39,6 +41,10 @@ ROOT_REST_PROP = "gameanim_root_rest"
 # An action imported with option Model File: JSON {file, format, axes (the
 # 16 floats of A), axes_key} (shared/model_retarget.py).
 MODEL_FILE_PROP = "gameanim_model_file"
+# An action imported from an archive member (shared/archive_members.py):
+# the archive's absolute path and the member's name in it.
+ARCHIVE_PROP = "gameanim_archive"
+ARCHIVE_MEMBER_PROP = "gameanim_archive_member"
 
 
 def source_properties(anim, path, opts, tm, extra):
@@ -66,6 +72,9 @@ def source_properties(anim, path, opts, tm, extra):
     extra = dict(extra)
     values.update(extra.pop("options", {}))
     props["gameanim_options"] = json.dumps(values, sort_keys=True)
+    if getattr(path, "member", None) is not None:  # (an archive member: archive_members.MemberSource)
+        props[ARCHIVE_PROP] = os.path.abspath(path.archive)
+        props[ARCHIVE_MEMBER_PROP] = path.member
     props.update(extra)
     return props
 
@@ -74,6 +83,13 @@ def original_bytes(action):
     """The source file's bytes stored on an imported action (or None)."""
     raw = action.get(ORIGINAL_PROP)
     return base64.b64decode(raw) if raw else None
+
+
+def archive_source(action):
+    """(archive path, member) an action was imported from, or None."""
+    archive = action.get(ARCHIVE_PROP) if action is not None else None
+    member = action.get(ARCHIVE_MEMBER_PROP) if action is not None else None
+    return (archive, member) if archive and member else None
 
 
 def stored_format(action):

@@ -216,6 +216,9 @@ EXPORT_SPECS = [
       ("CUSTOM", "Custom", "Frame Start to Frame End")], "action"),
     ("frame_start", "float", 0.0, "Frame Start", "First exported frame (Custom range)", (-1e6, 1e6), "action"),
     ("frame_end", "float", 0.0, "Frame End", "Last exported frame (Custom range)", (-1e6, 1e6), "action"),
+    ("archive_member", "str", "", "Archive Member",
+     "When the path is an existing archive (.arc, .szs, ...): the member the animation replaces (empty: the member "
+     "the action was imported from); other paths are loose files and ignore it", None, "action"),
     ("rate", "enum", "KEYS", "Rate", "How edited and new curves become keys",
      [("KEYS", "Keep Keys", "Curves map to the format's keys where they can (Bezier handles at one third are "
                             "Hermite keys); other curves are sampled every frame"),
@@ -328,7 +331,7 @@ def export_fields(fmt):
     material = formats.is_material(fmt)
     keys = formats.fits_keys(fmt) or formats.drops_linear_keys(fmt)
     wanted = {
-        "rate": keys, "tolerance": keys, "compression": True, "loop": formats.loop_modes(fmt) is not None,
+        "archive_member": True, "rate": keys, "tolerance": keys, "compression": True, "loop": formats.loop_modes(fmt) is not None,
         "layout": formats.has_layouts(fmt), "calc_type": material,
         "translation_scale": not material, "up_axis": not material,
         "id_property": formats.target_kind(fmt) == "bone_id", "root_motion": formats.has_root_motion(fmt),
