@@ -156,6 +156,14 @@ def drw1_chunk(entries) -> bytes:
     return chunk("DRW1", head + kinds + idx)
 
 
+def find_chunk(data, tag):
+    """File offset of the first chunk `tag` (b"TEX1") of a written J3D file."""
+    at = 0x20
+    while data[at:at + 4] != tag:
+        at += struct.unpack_from(">I", data, at + 4)[0]
+    return at
+
+
 def write_j3d_model(joints, parents=None, *, nodes=None, calc="basic", flags_extra=0, remap=None, names=True,
                     kind="bmd", with_shapes=False, envelopes=None, inverse_binds=None, draw=None,
                     extra_chunks=(("SHP1", b"opaque shape data"), ("MAT3", b"opaque material data"))):

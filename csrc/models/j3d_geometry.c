@@ -542,6 +542,7 @@ static int read_display_list(geo *g, size_t at, size_t size, const desc_attr *de
                 return ga_fail(r->err, GA_ERR_FORMAT, r->format, "SHP1 matrix table", (long long)cmd_at,
                                "a vertex uses matrix slot %u, which no packet of the shape has loaded", slot);
             key[0] = (uint32_t)slots[slot];
+            if ((cmd & 0xF8) >= 0xA8) continue; /* lines and points: checked, not kept */
             long vi = vertex_of(vs, key);
             uint32_t u = (uint32_t)vi;
             if (vi < 0 || push(prim_verts, &u, 1) < 0) return ga_nomem(r->err, r->format);
