@@ -199,3 +199,16 @@ def test_truncated_tex1_chunks_raise_format_error():
             continue
         with pytest.raises(gameanim.FormatError):
             model.textures
+
+
+def test_decoded_texels_count_against_the_decoded_size_limit():
+    """Every header decodes its own copy: 8 headers sharing one 64x64 image
+    are 8 x 16 KiB of texels, checked before decoding."""
+    data = bytes(gx.image_size("I8", 64, 64))
+    textures = [mm.texture("a", "I8", 64, 64, data)] + [mm.texture(f"s{i}", "I8", 64, 64, data_from=0)
+                                                        for i in range(7)]
+    blob = model_with_textures(textures)
+    assert len(gameanim.load_model(blob, max_decoded_size=8 * 64 * 64 * 4).textures) == 8
+    with pytest.raises(gameanim.FormatError) as e:
+        gameanim.load_model(blob, max_decoded_size=8 * 64 * 64 * 4 - 1).textures
+    assert e.value.field == "TEX1 textures" and "max_decoded_size" in str(e.value)

@@ -660,3 +660,25 @@ def test_truncated_and_random_geometry_never_crashes():
             except gameanim.FormatError:
                 errors += 1
     assert errors > 0
+
+
+def test_threads_reading_the_geometry_at_once_share_one_result():
+    """The geometry decodes without the GIL; threads that ask at the same time
+    all get the one tuple the Model keeps."""
+    import threading
+
+    data = mm.mesh_model()
+    for attr in ("meshes", "textures", "materials"):
+        model = gameanim.load_model(data)
+        got, barrier = [], threading.Barrier(6)
+
+        def read():
+            barrier.wait()
+            got.append(getattr(model, attr))
+
+        threads = [threading.Thread(target=read) for _ in range(6)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        assert len(got) == 6 and all(g is got[0] for g in got) and len(got[0]) > 0

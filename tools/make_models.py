@@ -517,6 +517,55 @@ def write_bk_model(bones, scale=1.0, *, table=True, extra=b""):
     return bytes(header) + body + b"GEOLAYOU" + extra
 
 
+def mesh_model(kind="bmd"):
+    """A small skinned, textured J3D model: three joints, a rigid shape, an
+    envelope-skinned multi-matrix shape (strips, a fan, triangles and
+    quads), colours and UVs, two materials and three textures (CMPR, C8
+    with an RGB5A3 palette, I4 sharing nothing).  Deterministic bytes."""
+    joints = [joint("root"), joint("body", translation=(0.0, 10.0, 0.0), rotation_raw=(0, 0, 4096)),
+              joint("head", translation=(0.0, 6.0, 0.0), scale=(1.0, 1.5, 1.0))]
+    parents = [-1, 0, 1]
+    ident = [1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0]
+    binds = [ident, [1.0, 0, 0, 0, 0, 1.0, 0, -10.0, 0, 0, 1.0, 0], [1.0, 0, 0, 0, 0, 1.0, 0, -16.0, 0, 0, 1.0, 0]]
+    envelopes = [[(0, 0.5), (1, 0.5)], [(1, 0.75), (2, 0.25)]]
+    draw = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)]
+    ring = [(2.0 * c, y, 2.0 * s) for y in (0.0, 8.0, 16.0) for c, s in ((1, 0), (0, 1), (-1, 0), (0, -1))]
+    pos = ring + [(0.0, 20.0, 0.0), (-1.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 2.0, 0.0), (0.0, 0.0, 1.0)]
+    nrm = [(x / 2, 0.0, z / 2) for x, _, z in ring] + [(0.0, 1.0, 0.0)] * 5
+    colors = [((37 * i) % 256, (91 * i) % 256, (53 * i) % 256, 255) for i in range(len(pos))]
+    uvs = [((i % 4) / 4.0, (i // 4) / 3.0) for i in range(len(pos))]
+    arrays = {POS: vertex_array(pos, "s16", 8), NRM: vertex_array([tuple(int(v * 64) for v in n) for n in nrm], "s8"),
+              CLR0: color_array(colors, "RGBA8"), TEX0: vertex_array(uvs, "u16", 14)}
+    attrs = [(POS, INDEX16), (NRM, INDEX16), (CLR0, INDEX16), (TEX0, INDEX16)]
+    body_strip = []
+    for k in range(5):
+        a, b = k % 4, (k + 1) % 4
+        body_strip += [(0, a), (3, 4 + a)] if k < 4 else [(0, 0), (3, 4)]
+    upper = [(3 if k % 2 else 6, (4 if k % 2 == 0 else 8) + k // 2 % 4) for k in range(10)]
+    multi = shape([(PNMTXIDX, DIRECT)] + attrs, [
+        packet([0, 3], [("strip", [(m, i, i, i, i) for m, i in body_strip])]),
+        packet([0xFFFF, 4, 1], [("strip", [(m, i, i, i, i) for m, i in upper]),
+                                ("fan", [(6, 12, 12, 12, 12)] + [(3, 8 + k, 8 + k, 8 + k, 8 + k) for k in (0, 1, 2, 3, 0)])]),
+    ], matrix_type=3)
+    rigid = shape(attrs, [packet([2], [("triangles", [(13 + k,) * 4 for k in range(3)]),
+                                       ("quads", [(13,) * 4, (14,) * 4, (16,) * 4, (15,) * 4])])])
+    nodes = [(JOINT, 0), (OPEN, 0), (MATERIAL, 0), (OPEN, 0), (SHAPE, 0), (CLOSE, 0), (JOINT, 1), (OPEN, 0),
+             (JOINT, 2), (OPEN, 0), (MATERIAL, 1), (OPEN, 0), (SHAPE, 1), (CLOSE, 0), (CLOSE, 0), (CLOSE, 0),
+             (CLOSE, 0), (END, 0)]
+    checker = b"".join(struct.pack(">HH", 0xF800, 0x001F) + bytes([0x1B, 0xE4, 0x1B, 0xE4]) for _ in range(16))
+    palette = b"".join(struct.pack(">H", 0x8000 | (i * 1057) & 0x7FFF) for i in range(16))
+    textures = [texture("skin", "CMPR", 16, 16, checker, wrap_s=1, wrap_t=2),
+                texture("eyes", "C8", 8, 4, bytes(i % 16 for i in range(32)), palette=palette, palette_format=2,
+                        wrap_s=0, wrap_t=0),
+                texture("mask", "I4", 8, 8, bytes((17 * i) & 0xFF for i in range(32)))]
+    materials = [material("body", textures=(0, 2), stages=((0, 0, 4), (0, 1, 0xFF))),
+                 material("head", mode=4, cull=0, textures=(1,), blend=(1, 4, 5, 0), alpha_compare=(6, 128, 0, 3, 0))]
+    extra = [("VTX1", vtx1_body(arrays)), ("SHP1", shp1_body([multi, rigid])), ("MAT3", mat3_body(materials)),
+             ("TEX1", tex1_body(textures))]
+    return write_j3d_model(joints, parents, nodes=nodes, calc="basic", kind=kind, envelopes=envelopes,
+                           inverse_binds=binds, draw=draw, extra_chunks=extra)
+
+
 def seed_models():
     """A few small models of each family, bare and compressed: the fuzz
     corpus seeds (fuzz/corpus/model/, python3 tools/make_models.py --seeds DIR)."""
@@ -531,6 +580,7 @@ def seed_models():
                                            envelopes=[[(1, 0.5), (2, 0.5)], [(3, 1.0)]],
                                            inverse_binds=[[1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0]] * 4,
                                            draw=[(0, 0), (1, 0), (1, 1)]),
+        "j3d_mesh.bmd": mesh_model(),
         "sm64ds.bmd": write_sm64ds_bmd([sm64ds_bone("r"), sm64ds_bone("body", 0, rotation_raw=(1024, 0, 0)),
                                         sm64ds_bone("head", 1, translation_fixed=(0, 4096, 0))], scale_shift=2),
         "bk_model.bin": write_bk_model([((0.0, 0.0, 0.0), 1, -1), ((0.0, 10.0, 0.0), 2, 0), ((1.0, 2.0, 3.0), 3, 1)],

@@ -155,6 +155,51 @@ static void cmpr_block(const uint8_t *s, uint32_t x0, uint32_t y0, uint32_t w, u
 
 /* ------------------------------------------------------------------ */
 
+/* The texels of one block (not CMPR), row by row, into t. */
+static void decode_block(int format, const uint8_t *s, uint32_t n, const uint8_t (*lut)[4], const uint8_t *palette,
+                         uint32_t palette_count, int palette_format, uint8_t (*t)[4])
+{
+    uint32_t i;
+    switch (format) {
+    case GA_GX_I4:
+        for (i = 0; i < n; i++) {
+            uint8_t v = x4((s[i >> 1] >> ((i & 1) ? 0 : 4)) & 15);
+            set4(t[i], v, v, v, v);
+        }
+        break;
+    case GA_GX_I8:
+        for (i = 0; i < n; i++) set4(t[i], s[i], s[i], s[i], s[i]);
+        break;
+    case GA_GX_IA4:
+        for (i = 0; i < n; i++) {
+            uint8_t v = x4(s[i] & 15);
+            set4(t[i], v, v, v, x4(s[i] >> 4));
+        }
+        break;
+    case GA_GX_IA8:
+        for (i = 0; i < n; i++) set4(t[i], s[2 * i + 1], s[2 * i + 1], s[2 * i + 1], s[2 * i]);
+        break;
+    case GA_GX_RGB565:
+        for (i = 0; i < n; i++) rgb565(be16(s + 2 * i), t[i]);
+        break;
+    case GA_GX_RGB5A3:
+        for (i = 0; i < n; i++) rgb5a3(be16(s + 2 * i), t[i]);
+        break;
+    case GA_GX_RGBA8: /* 16 (A, R) pairs, then 16 (G, B) pairs */
+        for (i = 0; i < n; i++) set4(t[i], s[2 * i + 1], s[32 + 2 * i], s[32 + 2 * i + 1], s[2 * i]);
+        break;
+    case GA_GX_C4:
+        for (i = 0; i < n; i++) memcpy(t[i], lut[(s[i >> 1] >> ((i & 1) ? 0 : 4)) & 15], 4);
+        break;
+    case GA_GX_C8:
+        for (i = 0; i < n; i++) memcpy(t[i], lut[s[i]], 4);
+        break;
+    default: /* C14X2: low 14 bits index the palette */
+        for (i = 0; i < n; i++) palette_entry(palette, palette_count, palette_format, be16(s + 2 * i) & 0x3FFFu, t[i]);
+        break;
+    }
+}
+
 void ga_gx_decode(int format, const uint8_t *src, uint32_t width, uint32_t height, const uint8_t *palette,
                   uint32_t palette_count, int palette_format, uint8_t *out)
 {
@@ -162,6 +207,11 @@ void ga_gx_decode(int format, const uint8_t *src, uint32_t width, uint32_t heigh
     if (!f) return;
     const uint32_t bw = f->bw, bh = f->bh;
     const uint8_t *s = src;
+    /* C4 / C8: the palette converted once (C14X2's 16384 indices convert per texel) */
+    uint8_t lut[256][4];
+    if (format == GA_GX_C4 || format == GA_GX_C8)
+        for (uint32_t i = 0; i < 256; i++) palette_entry(palette, palette_count, palette_format, i, lut[i]);
+    uint8_t block[64][4];
     for (uint32_t by = 0; by < height; by += bh)
         for (uint32_t bx = 0; bx < width; bx += bw, s += f->bytes) {
             if (format == GA_GX_CMPR) {
@@ -169,42 +219,11 @@ void ga_gx_decode(int format, const uint8_t *src, uint32_t width, uint32_t heigh
                     cmpr_block(s + 8 * q, bx + 4 * (q & 1), by + 4 * (q >> 1), width, height, out);
                 continue;
             }
-            for (uint32_t y = 0; y < bh; y++) {
-                uint32_t py = by + y;
-                if (py >= height) break;
-                for (uint32_t x = 0; x < bw; x++) {
-                    uint32_t px = bx + x;
-                    if (px >= width) break;
-                    uint32_t i = y * bw + x; /* texel number inside the block */
-                    uint8_t *p = out + ((size_t)py * width + px) * 4;
-                    switch (format) {
-                    case GA_GX_I4: {
-                        uint8_t v = x4((s[i >> 1] >> ((i & 1) ? 0 : 4)) & 15);
-                        set4(p, v, v, v, v);
-                        break;
-                    }
-                    case GA_GX_I8: set4(p, s[i], s[i], s[i], s[i]); break;
-                    case GA_GX_IA4: {
-                        uint8_t a = x4(s[i] >> 4), v = x4(s[i] & 15);
-                        set4(p, v, v, v, a);
-                        break;
-                    }
-                    case GA_GX_IA8: set4(p, s[2 * i + 1], s[2 * i + 1], s[2 * i + 1], s[2 * i]); break;
-                    case GA_GX_RGB565: rgb565(be16(s + 2 * i), p); break;
-                    case GA_GX_RGB5A3: rgb5a3(be16(s + 2 * i), p); break;
-                    case GA_GX_RGBA8:
-                        set4(p, s[2 * i + 1], s[32 + 2 * i], s[32 + 2 * i + 1], s[2 * i]);
-                        break;
-                    case GA_GX_C4:
-                        palette_entry(palette, palette_count, palette_format, (s[i >> 1] >> ((i & 1) ? 0 : 4)) & 15,
-                                      p);
-                        break;
-                    case GA_GX_C8: palette_entry(palette, palette_count, palette_format, s[i], p); break;
-                    default: /* C14X2 */
-                        palette_entry(palette, palette_count, palette_format, be16(s + 2 * i) & 0x3FFFu, p);
-                        break;
-                    }
-                }
-            }
+            decode_block(format, s, bw * bh, (const uint8_t(*)[4])lut, palette, palette_count, palette_format,
+                         block);
+            /* the block's rows that lie inside the image */
+            uint32_t cols = width - bx < bw ? width - bx : bw;
+            for (uint32_t y = 0; y < bh && by + y < height; y++)
+                memcpy(out + ((size_t)(by + y) * width + bx) * 4, block[y * bw], (size_t)cols * 4);
         }
 }
