@@ -142,8 +142,6 @@ int ga_model_world_matrices(const ga_model *m, const ga_clip *clip, const ga_for
  * field and offset.  Notes: ../shared/formats/j3d_meshes.md; API and
  * choices: docs/meshes.md. */
 
-#define GA_MESH_MAX_INFLUENCES 10u /* joints per vertex (the GX has 10 matrix slots; EVP1 up to 255) */
-
 /* One SHP1 shape as a triangle mesh.  A vertex is one distinct
  * combination of the attribute indices and the draw matrix (DRW1 entry)
  * the display lists give it; all arrays hold nverts entries of their

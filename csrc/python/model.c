@@ -406,7 +406,8 @@ static PyType_Slot Model_slots[] = {
     {Py_tp_repr, Model_repr},
     {Py_tp_getset, Model_getset},
     {Py_tp_methods, Model_methods},
-    {Py_tp_doc, "A model file's skeleton, read-only.  Made by gameanim.load_model."},
+    {Py_tp_doc, "A model file's skeleton (and, for J3D, its meshes, materials and textures), read-only.  Made by "
+                 "gameanim.load_model."},
     {0, NULL},
 };
 
@@ -579,7 +580,6 @@ static const char *const WRAP_NAMES[3] = {"clamp", "repeat", "mirror"};
 
 static PyObject *make_texture(ga_state *st, const ga_texture *t, uint32_t i)
 {
-    (void)st;
     RecordObject *r = new_record(st->TextureType);
     if (!r) return NULL;
     int indexed = ga_gx_is_indexed(t->format);
