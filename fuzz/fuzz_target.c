@@ -580,6 +580,50 @@ static void fuzz_edit(const uint8_t *data, size_t size)
 #endif
 
 #ifdef GA_FUZZ_MODEL
+static void geometry_error(int rc, const ga_error *err, const char *what)
+{
+    if (rc != GA_ERR_FORMAT && rc != GA_ERR_LIMIT && rc != GA_ERR_NOMEM) {
+        fprintf(stderr, "%s: unexpected error %d: %s\n", what, rc, err->message);
+        abort();
+    }
+}
+
+/* Meshes, textures and materials: what decodes holds together (indices in
+ * range, buffers of their sizes); anything else is a FormatError. */
+static void fuzz_geometry(const ga_model *m)
+{
+    ga_error err;
+    ga_mesh *meshes;
+    uint32_t n;
+    int rc = ga_model_meshes(m, &meshes, &n, &err);
+    if (rc) geometry_error(rc, &err, "meshes");
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        const ga_mesh *s = &meshes[i];
+        for (size_t t = 0; t < (size_t)s->ntris * 3; t++)
+            if (s->triangles[t] >= s->nverts) abort();
+        for (size_t v = 0; v < (size_t)s->nverts * s->influences; v++)
+            if (s->joints[v] >= m->nbones) abort();
+        for (uint32_t v = 0; v < s->nverts; v++)
+            if (s->draw_index[v] >= m->n_draw) abort();
+        if (s->ncolors > 2 || s->nuvs > 8 || s->influences < 1) abort();
+    }
+    if (!rc) ga_meshes_free(meshes, n);
+    ga_texture *tex;
+    rc = ga_model_textures(m, &tex, &n, &err);
+    if (rc) geometry_error(rc, &err, "textures");
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        volatile uint8_t last = tex[i].pixels[(size_t)tex[i].width * tex[i].height * 4 - 1];
+        (void)last;
+    }
+    if (!rc) ga_textures_free(tex, n);
+    ga_material *mats;
+    rc = ga_model_materials(m, &mats, &n, &err);
+    if (rc) geometry_error(rc, &err, "materials");
+    for (uint32_t i = 0; !rc && i < n; i++)
+        if (mats[i].nstages > GA_MAT_STAGES) abort();
+    if (!rc) ga_materials_free(mats, n);
+}
+
 static void fuzz_model(const uint8_t *data, size_t size)
 {
     ga_model m;
@@ -618,6 +662,7 @@ static void fuzz_model(const uint8_t *data, size_t size)
         (void)rc; /* any error code is fine: what matters is no memory error */
         free(out);
     }
+    fuzz_geometry(&m);
     ga_model_free(&m);
 }
 #endif

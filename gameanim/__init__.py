@@ -21,14 +21,18 @@ from ._core import (  # noqa: F401  (the public API is the C core's)
     Bone,
     EncodeError,
     FormatError,
+    Material,
+    Mesh,
     Model,
     PrecisionWarning,
+    Texture,
     Track,
     __version__,
     bake_pose,
     compress,
     compression_extensions,
     compressions,
+    decode_texture,
     decompress,
     detect,
     evaluate_fcurve,
@@ -44,9 +48,9 @@ from ._core import (  # noqa: F401  (the public API is the C core's)
 )
 
 __all__ = [
-    "Animation", "Track", "Model", "Bone", "FormatError", "EncodeError", "PrecisionWarning",
+    "Animation", "Track", "Model", "Bone", "Mesh", "Texture", "Material", "FormatError", "EncodeError", "PrecisionWarning",
     "load", "load_model", "save", "detect", "write_atomic", "frame_at", "bake_pose", "evaluate_fcurve", "local_from_basis",
-    "formats", "model_formats", "compressions", "compression_extensions", "compress", "decompress", "file_extensions",
+    "formats", "model_formats", "compressions", "compression_extensions", "compress", "decompress", "decode_texture", "file_extensions",
     "Archive", "ArchiveMember", "open_archive", "ARCHIVE_EXTENSIONS",
     "CONSTANT", "LINEAR", "BEZIER", "LOOP_MODES", "LIMITS", "__version__",
 ]

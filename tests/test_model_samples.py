@@ -17,6 +17,7 @@ FIGURE_PARENTS = [-1, 0, 1, 2, 3, 2, 5, 6, 7, 2, 9, 10, 11, 0, 13, 14, 0, 16, 17
 CASES = [
     ("j3d/figure_maya.bmd", "bmd", "maya", ["j3d/figure_maya_walk.bck", "j3d/figure_maya_wave.bck"]),
     ("j3d/figure_basic.bdl", "bdl", "basic", ["j3d/figure_basic_walk.bck"]),
+    ("j3d/figure_skinned.bdl", "bdl", "basic", ["j3d/figure_skinned_walk.bck"]),
     ("sm64ds/figure.bmd", "sm64ds_bmd", None, ["sm64ds/figure_walk.bca"]),
     ("bk/figure.bin", "bk_model", None, ["bk/figure_walk.bin"]),
 ]
@@ -57,6 +58,35 @@ def test_maya_sample_has_a_scaled_chest_whose_children_compensate():
     assert chest.scale[0] != chest.scale[2] and chest.scale[0] != 1.0
     kids = [b for b in model.bones if b.parent == 2]
     assert kids and all(b.scale_compensate for b in kids)
+
+
+def test_skinned_sample_is_dressed_on_its_joints():
+    """figure_skinned.bdl: an envelope-skinned torso between the hips and the
+    neck, and a rigid box on each limb joint and the head that comes out of
+    its joint's space onto the joint (the box spans the joint and its child
+    at rest), textured with its two CMPR textures."""
+    model = gameanim.load_model(MODELS / "j3d" / "figure_skinned.bdl")
+    p = positions(model)
+    j = {name: i for i, name in enumerate(FIGURE_JOINTS)}
+    torso, *boxes = model.meshes
+    assert torso.matrix_type == 3 and torso.influences == 2
+    ys = torso.positions[1::3]
+    assert min(ys) < p[j["hips"]][1] and max(ys) == pytest.approx(p[j["neck"]][1])
+    assert set(torso.joints) <= {j["hips"], j["spine"], j["chest"], 0}
+    limbs = ["upperarm_L", "forearm_L", "upperarm_R", "forearm_R", "thigh_L", "shin_L", "thigh_R", "shin_R", "head"]
+    for box, name in zip(boxes, limbs):
+        assert box.influences == 1 and set(box.joints) == {j[name]}
+        child = [k for k, parent in enumerate(FIGURE_PARENTS) if parent == j[name]]
+        ends = [p[j[name]]] + ([p[child[0]]] if child else [])
+        for end in ends:  # the joint (and its child) lie inside the box, 3 units from its sides
+            for axis in range(3):
+                coords = box.positions[axis::3]
+                assert min(coords) < end[axis] < max(coords), (name, axis)
+        assert len(box.triangles) == 3 * 12 and box.normals is not None and len(box.uvs) == 1
+    assert [t.format for t in model.textures] == ["CMPR", "CMPR"]
+    assert all(len(set(t.pixels[i:i + 4] for i in range(0, len(t.pixels), 4))) == 2 for t in model.textures)
+    assert [m.stage_textures for m in model.materials] == [(0,), (1,)]
+    assert [model.meshes[i].material for i in (0, 2, 9)] == [0, 1, 1]
 
 
 @pytest.mark.parametrize("model_rel, fmt, calc, anims", CASES, ids=[c[0] for c in CASES])

@@ -70,7 +70,8 @@ def test_stubs_name_every_public_name_of_the_core_and_nothing_else():
     assert not typing_only & set(dir(core)), typing_only & set(dir(core))
 
 
-@pytest.mark.parametrize("cls", ["Animation", "Track", "Model", "Bone", "Archive", "ArchiveMember"])
+@pytest.mark.parametrize("cls", ["Animation", "Track", "Model", "Bone", "Mesh", "Texture", "Material", "Archive",
+                                 "ArchiveMember"])
 def test_stubs_describe_every_attribute_and_method_of_the_classes(cls):
     members = stub_class_members(stub_tree(), cls)
     built = {n for n in dir(getattr(core, cls)) if not n.startswith("_")}

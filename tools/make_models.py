@@ -1,6 +1,7 @@
-"""Writers for test models: J3D BMD/BDL (JNT1, INF1, optional EVP1/DRW1 and
-opaque filler chunks), Super Mario 64 DS BMD bone tables and Banjo-Kazooie
-model bins.  Pure Python (struct only), independent of gameanim's C
+"""Writers for test models: J3D BMD/BDL (JNT1, INF1, optional EVP1/DRW1,
+the geometry chunks VTX1/SHP1/MAT3/TEX1 (their bodies: vtx1_body,
+shp1_body, mat3_body, tex1_body, passed as extra chunks) and opaque filler
+chunks), Super Mario 64 DS BMD bone tables and Banjo-Kazooie model bins.  Pure Python (struct only), independent of gameanim's C
 decoders, so that tests can check the decoders against what was written.
 Only the parts a skeleton needs are meaningful; everything else is zeros
 or opaque filler.  Layouts: docs/models.md.
@@ -155,6 +156,14 @@ def drw1_chunk(entries) -> bytes:
     return chunk("DRW1", head + kinds + idx)
 
 
+def find_chunk(data, tag):
+    """File offset of the first chunk `tag` (b"TEX1") of a written J3D file."""
+    at = 0x20
+    while data[at:at + 4] != tag:
+        at += struct.unpack_from(">I", data, at + 4)[0]
+    return at
+
+
 def write_j3d_model(joints, parents=None, *, nodes=None, calc="basic", flags_extra=0, remap=None, names=True,
                     kind="bmd", with_shapes=False, envelopes=None, inverse_binds=None, draw=None,
                     extra_chunks=(("SHP1", b"opaque shape data"), ("MAT3", b"opaque material data"))):
@@ -179,6 +188,275 @@ def write_j3d_model(joints, parents=None, *, nodes=None, calc="basic", flags_ext
     magic = {"bmd": b"J3D2bmd3", "bdl": b"J3D2bdl4"}[kind]
     header = magic + struct.pack(">II", 0x20 + len(body), len(chunks)) + b"SVR3" + b"\xff" * 12
     return header + body
+
+
+# ---------------------------------------------------------------- J3D geometry
+# Bodies (everything after a chunk's tag and size) for write_j3d_model's
+# extra_chunks; offsets inside are relative to the chunk start, so the body
+# starts at 8.  Layouts: ../shared/formats/j3d_meshes.md, docs/meshes.md.
+
+# GX attribute ids
+PNMTXIDX, POS, NRM, CLR0, CLR1, TEX0 = 0, 9, 10, 11, 12, 13
+COMP_TYPES = {"u8": (0, "B"), "s8": (1, "b"), "u16": (2, "H"), "s16": (3, "h"), "f32": (4, "f")}
+COLOR_TYPES = {"RGB565": 0, "RGB8": 1, "RGBX8": 2, "RGBA4": 3, "RGBA6": 4, "RGBA8": 5}
+PRIMITIVES = {"quads": 0x80, "triangles": 0x90, "strip": 0x98, "fan": 0xA0, "lines": 0xA8, "points": 0xB8}
+INDEX8, INDEX16, DIRECT = 2, 3, 1
+
+
+def vertex_array(values, comp_type="f32", shift=0, comp_count=None):
+    """A VTX1 array of POS / NRM / TEXn: values = tuples of numbers (2 or 3
+    for POS, 3 for NRM, 1 or 2 for TEXn); integer types store
+    round(v * 2**shift) (normals: the value itself, as the caller gives
+    it).  comp_count: the stored component-count code (default: from the
+    tuple length)."""
+    return dict(kind="vector", values=[tuple(v) for v in values], comp_type=comp_type, shift=shift,
+                comp_count=comp_count)
+
+
+def color_array(rgba, color_type="RGBA8", has_alpha=True):
+    """A VTX1 colour array: rgba = tuples of 4 bytes (0..255), stored as
+    color_type (the stored value is the colour's top bits in that
+    format's layout)."""
+    return dict(kind="color", values=[tuple(v) for v in rgba], color_type=color_type, has_alpha=has_alpha)
+
+
+def _encode_vector(a, attr):
+    code, fmt = COMP_TYPES[a["comp_type"]]
+    out = b""
+    for v in a["values"]:
+        if code == 4:
+            out += struct.pack(">%df" % len(v), *v)
+        elif attr == NRM:
+            out += struct.pack(">%d%s" % (len(v), fmt), *[int(x) for x in v])
+        else:
+            out += struct.pack(">%d%s" % (len(v), fmt), *[int(round(x * (1 << a["shift"]))) for x in v])
+    return out
+
+
+def encode_color(rgba, color_type):
+    """One vertex colour in a VTX1 colour format (the top bits of each channel)."""
+    r, g, b, a = rgba
+    if color_type == "RGB565":
+        return struct.pack(">H", (r >> 3) << 11 | (g >> 2) << 5 | b >> 3)
+    if color_type == "RGB8":
+        return bytes((r, g, b))
+    if color_type == "RGBX8":
+        return bytes((r, g, b, 0))
+    if color_type == "RGBA4":
+        return struct.pack(">H", (r >> 4) << 12 | (g >> 4) << 8 | (b >> 4) << 4 | a >> 4)
+    if color_type == "RGBA6":
+        v = (r >> 2) << 18 | (g >> 2) << 12 | (b >> 2) << 6 | a >> 2
+        return v.to_bytes(3, "big")
+    return bytes((r, g, b, a))
+
+
+def vtx1_body(arrays):
+    """VTX1: arrays = {attr id: vertex_array() or color_array()}; each
+    array padded to 32 bytes.  Format list at 0x40, arrays after it."""
+    slot_of = {POS: 0, NRM: 1, CLR0: 3, CLR1: 4}
+    slot_of.update({TEX0 + n: 5 + n for n in range(8)})
+    fmt = b""
+    for attr in sorted(arrays):
+        a = arrays[attr]
+        if a["kind"] == "color":
+            count, ctype, shift = (1 if a["has_alpha"] else 0), COLOR_TYPES[a["color_type"]], 0
+        else:
+            n = len(a["values"][0]) if a["values"] else (3 if attr != TEX0 else 2)
+            count = a["comp_count"]
+            if count is None:
+                count = {POS: n - 2, NRM: 0}.get(attr, n - 1)
+            ctype, shift = COMP_TYPES[a["comp_type"]][0], a["shift"]
+        fmt += struct.pack(">IIIB3x", attr, count, ctype, shift)
+    fmt += struct.pack(">IIIB3x", 0xFF, 0, 0, 0)
+    offsets = [0] * 13
+    data = b""
+    base = 8 + 0x38 + len(fmt)
+    base += -base % 32
+    for attr in sorted(arrays):
+        a = arrays[attr]
+        blob = b"".join(encode_color(v, a["color_type"]) for v in a["values"]) if a["kind"] == "color" \
+            else _encode_vector(a, attr)
+        offsets[slot_of[attr]] = base + len(data)
+        data += _pad(blob, 32)
+    head = struct.pack(">I13I", 0x40, *offsets) + fmt
+    head += bytes(-(8 + len(head)) % 32)
+    return head + data
+
+
+def packet(matrix_table, primitives, use_matrix=None):
+    """One SHP1 packet: matrix_table = DRW1 entries for GX slots 0.. (0xFFFF:
+    keep the slot); primitives = [(kind, [vertex, ...]), ...], kind a name
+    of PRIMITIVES, vertex = one value per descriptor attribute in ascending
+    attribute order (PNMTXIDX: the row address 3 * slot)."""
+    return dict(matrix_table=list(matrix_table), primitives=primitives,
+                use_matrix=matrix_table[0] if use_matrix is None else use_matrix)
+
+
+def shape(attrs, packets, matrix_type=0):
+    """One SHP1 shape: attrs = [(attr id, INDEX8 / INDEX16 / DIRECT), ...]
+    in ascending attribute order; packets: packet() dicts."""
+    return dict(attrs=list(attrs), packets=packets, matrix_type=matrix_type)
+
+
+def display_list(attrs, primitives):
+    out = b""
+    for kind, verts in primitives:
+        out += struct.pack(">BH", PRIMITIVES[kind] if isinstance(kind, str) else kind, len(verts))
+        for v in verts:
+            for (attr, typ), x in zip(attrs, v):
+                out += struct.pack(">H", x) if typ == INDEX16 else struct.pack(">B", x)
+    return _pad(out, 32)
+
+
+def shp1_body(shapes):
+    """SHP1 for shape() dicts.  Header 0x2C (offsets at 0x0C..0x28, names
+    0), then shape records, remap, descriptors, matrix table, display lists,
+    matrix data and packet locations."""
+    records, descs, mtable, dls, mdata, plocs = b"", b"", [], b"", b"", b""
+    npk = 0
+    for s in shapes:
+        desc_off = len(descs)
+        descs += b"".join(struct.pack(">II", a, t) for a, t in s["attrs"]) + struct.pack(">II", 0xFF, 0)
+        records += struct.pack(">BBHHHHH7f", s["matrix_type"], 0xFF, len(s["packets"]), desc_off, npk, npk, 0xFFFF,
+                               0.0, 0, 0, 0, 0, 0, 0)
+        for p in s["packets"]:
+            dl = display_list(s["attrs"], p["primitives"])
+            mdata += struct.pack(">HHI", p["use_matrix"], len(p["matrix_table"]), len(mtable))
+            mtable += p["matrix_table"]
+            plocs += struct.pack(">II", len(dl), len(dls))
+            dls += dl
+            npk += 1
+    o_shapes = 0x2C
+    remap = _pad(struct.pack(">%dH" % len(shapes), *range(len(shapes))), 4)
+    o_remap = o_shapes + len(records)
+    o_desc = o_remap + len(remap)
+    mt = _pad(struct.pack(">%dH" % len(mtable), *mtable), 4)
+    o_mtable = o_desc + len(descs)
+    o_dl = o_mtable + len(mt)
+    o_dl += -o_dl % 32
+    o_mdata = o_dl + len(dls)
+    o_ploc = o_mdata + len(mdata)
+    head = struct.pack(">HHIIIIIIII", len(shapes), 0xFFFF, o_shapes, o_remap, 0, o_desc, o_mtable, o_dl, o_mdata,
+                       o_ploc)
+    body = head + bytes(o_shapes - 8 - len(head)) + records + remap + descs + mt
+    body += bytes(o_dl - 8 - len(body))
+    return body + dls + mdata + plocs
+
+
+def material(name="mat", *, mode=1, cull=2, color=(255, 255, 255, 255), ambient=(50, 50, 50, 255),
+             channel=(0, 1, 0, 0, 0, 0), texgens=((1, 4, 60),), textures=(0,), stages=((0, 0, 0),),
+             tev_colors=(), konst=(), alpha_compare=(7, 0, 0, 7, 0), blend=(0, 1, 0, 0), z_mode=(1, 3, 1)):
+    """One MAT3 material: textures = TEX1 index per texture slot; stages =
+    TEV orders (texcoord, texmap, colour channel); None for an unused table
+    index (cull, colours, alpha compare, blend, z mode)."""
+    return dict(name=name, mode=mode, cull=cull, color=color, ambient=ambient, channel=channel, texgens=texgens,
+                textures=textures, stages=stages, tev_colors=tev_colors, konst=konst, alpha_compare=alpha_compare,
+                blend=blend, z_mode=z_mode)
+
+
+def mat3_body(materials):
+    """MAT3 for material() dicts: each value in its own table entry (no
+    sharing), entry i for material i (identity remap)."""
+    tables = {k: b"" for k in (0x1C, 0x20, 0x24, 0x28, 0x2C, 0x34, 0x38, 0x48, 0x4C, 0x50, 0x54, 0x58, 0x6C,
+                               0x70, 0x74)}
+    sizes = {0x1C: 4, 0x20: 4, 0x24: 1, 0x28: 8, 0x2C: 4, 0x34: 1, 0x38: 4, 0x48: 2, 0x4C: 4, 0x50: 8, 0x54: 4,
+             0x58: 1, 0x6C: 8, 0x70: 4, 0x74: 4}
+
+    def add(table, item):
+        i = len(tables[table]) // sizes[table]
+        tables[table] += item
+        return i
+
+    entries = b""
+    for m in materials:
+        e = bytearray(b"\xff" * 0x14C)
+        e[0] = m["mode"]
+        if m["cull"] is not None:
+            e[1] = add(0x1C, struct.pack(">I", m["cull"]))
+        e[2] = add(0x24, bytes((1,)))
+        e[3] = add(0x34, bytes((len(m["texgens"]),)))
+        e[4] = add(0x58, bytes((len(m["stages"]),)))
+        if m["z_mode"] is not None:
+            e[6] = add(0x74, bytes(m["z_mode"]) + b"\0")
+        if m["color"] is not None:
+            struct.pack_into(">H", e, 0x08, add(0x20, bytes(m["color"])))
+        if m["channel"] is not None:
+            struct.pack_into(">H", e, 0x0C, add(0x28, bytes(m["channel"]) + b"\0\0"))
+        if m["ambient"] is not None:
+            struct.pack_into(">H", e, 0x14, add(0x2C, bytes(m["ambient"])))
+        for k, tg in enumerate(m["texgens"]):
+            struct.pack_into(">H", e, 0x28 + 2 * k, add(0x38, bytes(tg) + b"\0"))
+        for k, t in enumerate(m["textures"]):
+            struct.pack_into(">H", e, 0x84 + 2 * k, add(0x48, struct.pack(">H", t)))
+        for k, c in enumerate(m["konst"]):
+            struct.pack_into(">H", e, 0x94 + 2 * k, add(0x54, bytes(c)))
+        for k, st in enumerate(m["stages"]):
+            struct.pack_into(">H", e, 0xBC + 2 * k, add(0x4C, bytes(st) + b"\xff"))
+        for k, c in enumerate(m["tev_colors"]):
+            struct.pack_into(">H", e, 0xDC + 2 * k, add(0x50, struct.pack(">4h", *c)))
+        if m["alpha_compare"] is not None:
+            struct.pack_into(">H", e, 0x146, add(0x6C, bytes(m["alpha_compare"]) + b"\0\0\0"))
+        if m["blend"] is not None:
+            struct.pack_into(">H", e, 0x148, add(0x70, bytes(m["blend"])))
+        entries += bytes(e)
+    n = len(materials)
+    layout = [(0x0C, entries), (0x10, _pad(struct.pack(">%dH" % n, *range(n)), 4)),
+              (0x14, _pad(name_table([m["name"] for m in materials]), 4))]
+    layout += [(k, _pad(tables[k], 4)) for k in sorted(tables) if tables[k]]
+    head = bytearray(0x84 - 8)
+    struct.pack_into(">HH", head, 0, n, 0xFFFF)
+    body = b""
+    pos = 0x84
+    for field, blob in layout:
+        struct.pack_into(">I", head, field - 8, pos + len(body))
+        body += blob
+    return bytes(head) + body
+
+
+def texture(name="tex", fmt="I8", width=8, height=4, data=b"", *, palette=b"", palette_format=0, wrap_s=1, wrap_t=1,
+            alpha=0, min_filter=1, mag_filter=1, mip_count=1, data_from=None):
+    """One TEX1 texture: data = the tiled texels as stored; palette = u16
+    entries (bytes) for C4/C8/C14X2; data_from: index of an earlier texture
+    whose image this header points at (shared data)."""
+    return dict(name=name, fmt=fmt, width=width, height=height, data=data, palette=palette,
+                palette_format=palette_format, wrap_s=wrap_s, wrap_t=wrap_t, alpha=alpha, min_filter=min_filter,
+                mag_filter=mag_filter, mip_count=mip_count, data_from=data_from)
+
+
+GX_FORMATS = {"I4": 0, "I8": 1, "IA4": 2, "IA8": 3, "RGB565": 4, "RGB5A3": 5, "RGBA8": 6, "C4": 8, "C8": 9,
+              "C14X2": 10, "CMPR": 14}
+
+
+def tex1_body(textures):
+    """TEX1: headers (0x20 each) at 0x20, the name table, then each palette
+    and image (32-byte aligned); header offsets are relative to the header."""
+    n = len(textures)
+    o_headers = 0x20
+    names = _pad(name_table([t["name"] for t in textures]), 32)
+    o_names = o_headers + 0x20 * n
+    pos = o_names + len(names)
+    blobs = b""
+    at = []  # (palette offset, image offset) in the chunk
+    for t in textures:
+        p_off = pos + len(blobs) if t["palette"] else 0
+        blobs += _pad(t["palette"], 32)
+        if t["data_from"] is not None:
+            i_off = at[t["data_from"]][1]
+        else:
+            i_off = pos + len(blobs)
+            blobs += _pad(t["data"], 32)
+        at.append((p_off, i_off))
+    headers = b""
+    for i, t in enumerate(textures):
+        h = o_headers + 0x20 * i
+        p_off, i_off = at[i]
+        headers += struct.pack(">BBHHBBBBHIIBBbbBxhI", GX_FORMATS[t["fmt"]], t["alpha"], t["width"], t["height"],
+                               t["wrap_s"], t["wrap_t"], 1 if t["palette"] else 0, t["palette_format"],
+                               len(t["palette"]) // 2, (p_off - h) if p_off else 0, 0, t["min_filter"],
+                               t["mag_filter"], 0, 0, t["mip_count"], 0, i_off - h)
+    head = struct.pack(">HHII", n, 0xFFFF, o_headers, o_names) + bytes(o_headers - 8 - 12)
+    return head + headers + names + blobs
+
 
 
 def sm64ds_bone(name="bone", parent=-1, *, scale_fixed=(4096, 4096, 4096), rotation_raw=(0, 0, 0),
@@ -239,6 +517,55 @@ def write_bk_model(bones, scale=1.0, *, table=True, extra=b""):
     return bytes(header) + body + b"GEOLAYOU" + extra
 
 
+def mesh_model(kind="bmd"):
+    """A small skinned, textured J3D model: three joints, a rigid shape, an
+    envelope-skinned multi-matrix shape (strips, a fan, triangles and
+    quads), colours and UVs, two materials and three textures (CMPR, C8
+    with an RGB5A3 palette, I4 sharing nothing).  Deterministic bytes."""
+    joints = [joint("root"), joint("body", translation=(0.0, 10.0, 0.0), rotation_raw=(0, 0, 4096)),
+              joint("head", translation=(0.0, 6.0, 0.0), scale=(1.0, 1.5, 1.0))]
+    parents = [-1, 0, 1]
+    ident = [1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0]
+    binds = [ident, [1.0, 0, 0, 0, 0, 1.0, 0, -10.0, 0, 0, 1.0, 0], [1.0, 0, 0, 0, 0, 1.0, 0, -16.0, 0, 0, 1.0, 0]]
+    envelopes = [[(0, 0.5), (1, 0.5)], [(1, 0.75), (2, 0.25)]]
+    draw = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)]
+    ring = [(2.0 * c, y, 2.0 * s) for y in (0.0, 8.0, 16.0) for c, s in ((1, 0), (0, 1), (-1, 0), (0, -1))]
+    pos = ring + [(0.0, 20.0, 0.0), (-1.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 2.0, 0.0), (0.0, 0.0, 1.0)]
+    nrm = [(x / 2, 0.0, z / 2) for x, _, z in ring] + [(0.0, 1.0, 0.0)] * 5
+    colors = [((37 * i) % 256, (91 * i) % 256, (53 * i) % 256, 255) for i in range(len(pos))]
+    uvs = [((i % 4) / 4.0, (i // 4) / 3.0) for i in range(len(pos))]
+    arrays = {POS: vertex_array(pos, "s16", 8), NRM: vertex_array([tuple(int(v * 64) for v in n) for n in nrm], "s8"),
+              CLR0: color_array(colors, "RGBA8"), TEX0: vertex_array(uvs, "u16", 14)}
+    attrs = [(POS, INDEX16), (NRM, INDEX16), (CLR0, INDEX16), (TEX0, INDEX16)]
+    body_strip = []
+    for k in range(5):
+        a, b = k % 4, (k + 1) % 4
+        body_strip += [(0, a), (3, 4 + a)] if k < 4 else [(0, 0), (3, 4)]
+    upper = [(3 if k % 2 else 6, (4 if k % 2 == 0 else 8) + k // 2 % 4) for k in range(10)]
+    multi = shape([(PNMTXIDX, DIRECT)] + attrs, [
+        packet([0, 3], [("strip", [(m, i, i, i, i) for m, i in body_strip])]),
+        packet([0xFFFF, 4, 1], [("strip", [(m, i, i, i, i) for m, i in upper]),
+                                ("fan", [(6, 12, 12, 12, 12)] + [(3, 8 + k, 8 + k, 8 + k, 8 + k) for k in (0, 1, 2, 3, 0)])]),
+    ], matrix_type=3)
+    rigid = shape(attrs, [packet([2], [("triangles", [(13 + k,) * 4 for k in range(3)]),
+                                       ("quads", [(13,) * 4, (14,) * 4, (16,) * 4, (15,) * 4])])])
+    nodes = [(JOINT, 0), (OPEN, 0), (MATERIAL, 0), (OPEN, 0), (SHAPE, 0), (CLOSE, 0), (JOINT, 1), (OPEN, 0),
+             (JOINT, 2), (OPEN, 0), (MATERIAL, 1), (OPEN, 0), (SHAPE, 1), (CLOSE, 0), (CLOSE, 0), (CLOSE, 0),
+             (CLOSE, 0), (END, 0)]
+    checker = b"".join(struct.pack(">HH", 0xF800, 0x001F) + bytes([0x1B, 0xE4, 0x1B, 0xE4]) for _ in range(16))
+    palette = b"".join(struct.pack(">H", 0x8000 | (i * 1057) & 0x7FFF) for i in range(16))
+    textures = [texture("skin", "CMPR", 16, 16, checker, wrap_s=1, wrap_t=2),
+                texture("eyes", "C8", 8, 4, bytes(i % 16 for i in range(32)), palette=palette, palette_format=2,
+                        wrap_s=0, wrap_t=0),
+                texture("mask", "I4", 8, 8, bytes((17 * i) & 0xFF for i in range(32)))]
+    materials = [material("body", textures=(0, 2), stages=((0, 0, 4), (0, 1, 0xFF))),
+                 material("head", mode=4, cull=0, textures=(1,), blend=(1, 4, 5, 0), alpha_compare=(6, 128, 0, 3, 0))]
+    extra = [("VTX1", vtx1_body(arrays)), ("SHP1", shp1_body([multi, rigid])), ("MAT3", mat3_body(materials)),
+             ("TEX1", tex1_body(textures))]
+    return write_j3d_model(joints, parents, nodes=nodes, calc="basic", kind=kind, envelopes=envelopes,
+                           inverse_binds=binds, draw=draw, extra_chunks=extra)
+
+
 def seed_models():
     """A few small models of each family, bare and compressed: the fuzz
     corpus seeds (fuzz/corpus/model/, python3 tools/make_models.py --seeds DIR)."""
@@ -253,6 +580,7 @@ def seed_models():
                                            envelopes=[[(1, 0.5), (2, 0.5)], [(3, 1.0)]],
                                            inverse_binds=[[1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0]] * 4,
                                            draw=[(0, 0), (1, 0), (1, 1)]),
+        "j3d_mesh.bmd": mesh_model(),
         "sm64ds.bmd": write_sm64ds_bmd([sm64ds_bone("r"), sm64ds_bone("body", 0, rotation_raw=(1024, 0, 0)),
                                         sm64ds_bone("head", 1, translation_fixed=(0, 4096, 0))], scale_shift=2),
         "bk_model.bin": write_bk_model([((0.0, 0.0, 0.0), 1, -1), ((0.0, 10.0, 0.0), 2, 0), ((1.0, 2.0, 3.0), 3, 1)],

@@ -8,6 +8,11 @@ gameanim's encoders for the animations).
   figure_maya_wave.bck.
 * models/j3d/figure_basic.bdl: the same figure under the Basic rule with
   rest rotations on the shoulders and hips; figure_basic_walk.bck.
+* models/j3d/figure_skinned.bdl: the plain figure (Basic rule) with a
+  textured, skinned mesh: a torso skinned by envelopes over hips, spine
+  and chest (stored in bind space), a box on each limb joint and the head
+  (rigid, stored in its joint's space), two CMPR textures;
+  figure_skinned_walk.bck.
 * models/sm64ds/figure.bmd: the figure as an SM64DS bone table;
   figure_walk.bca.
 * models/bk/figure.bin: the figure as a Banjo-Kazooie model bone table
@@ -237,6 +242,127 @@ def j3d_file(joints, calc, kind):
         parents=[j["parent"] for j in joints], calc=calc, kind=kind)
 
 
+def _checker_cmpr(side, c0, c1):
+    """A CMPR image of side x side texels: 4x4 sub-blocks alternating between
+    colour c0 and c1 (RGB565, c0 > c1) like a checkerboard."""
+    assert c0 > c1
+    out = b""
+    for by in range(side // 8):
+        for bx in range(side // 8):
+            for q in range(4):
+                x, y = 2 * bx + (q & 1), 2 * by + (q >> 1)
+                index = 0x00 if (x + y) % 2 == 0 else 0x55  # every texel colour 0, or every texel colour 1
+                out += c0.to_bytes(2, "big") + c1.to_bytes(2, "big") + bytes([index] * 4)
+    return out
+
+
+def _box(lo, hi):
+    """A box's 24 corners (4 per face) with their face normals and UVs, and
+    its faces as quads of corner indices (GX order: clockwise from outside)."""
+    faces = [  # axis, side, the corners of the face in clockwise order seen from outside
+        (0, 1, [(1, 0, 0), (1, 1, 0), (1, 1, 1), (1, 0, 1)]), (0, 0, [(0, 0, 0), (0, 0, 1), (0, 1, 1), (0, 1, 0)]),
+        (1, 1, [(0, 1, 0), (0, 1, 1), (1, 1, 1), (1, 1, 0)]), (1, 0, [(0, 0, 0), (1, 0, 0), (1, 0, 1), (0, 0, 1)]),
+        (2, 1, [(0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)]), (2, 0, [(0, 0, 0), (0, 1, 0), (1, 1, 0), (1, 0, 0)]),
+    ]
+    pos, nrm, quads = [], [], []
+    for axis, side, corners in faces:
+        n = [0, 0, 0]
+        n[axis] = 1 if side else -1
+        quads.append(list(range(len(pos), len(pos) + 4)))
+        for c in corners:
+            pos.append(tuple(float(hi[k] if c[k] else lo[k]) for k in range(3)))
+            nrm.append(tuple(n))
+    return pos, nrm, quads
+
+
+def skinned_j3d_file(joints):
+    """The figure (no rest rotations on the torso) with a mesh: see the
+    module's docstring.  Exact: positions are integers, the torso's inverse
+    binds are translations by minus the joints' rest positions (sums of
+    integers), weights are binary fractions."""
+    mm = make_models
+    world = []  # rest positions of the joints (the torso's rotations are zero)
+    for j in joints:
+        p = world[j["parent"]] if j["parent"] >= 0 else (0.0, 0.0, 0.0)
+        world.append(tuple(p[k] + j["translation"][k] for k in range(3)))
+    hips, spine, chest = JOINT["hips"], JOINT["spine"], JOINT["chest"]
+    envelopes = [[(hips, 1.0)], [(hips, 0.5), (spine, 0.5)], [(spine, 0.5), (chest, 0.5)], [(chest, 1.0)]]
+    inverse_binds = []
+    for w in world:
+        inverse_binds.append([1.0, 0.0, 0.0, -w[0], 0.0, 1.0, 0.0, -w[1], 0.0, 0.0, 1.0, -w[2]])
+    pos, nrm, uv = [], [], []
+    draw = [(1, e) for e in range(len(envelopes))]
+    # the torso: four rings (one per envelope) of 4 corners around Y, in model space
+    ring_y = [world[hips][1] - 6, world[spine][1], world[chest][1], world[JOINT["neck"]][1]]
+    corners = [(-9, -5), (9, -5), (9, 5), (-9, 5)]
+    for r, y in enumerate(ring_y):
+        for k, (x, z) in enumerate(corners + corners[:1]):
+            pos.append((float(x), y, float(z)))
+            nrm.append((x, 0, z))
+            uv.append((k / 4.0, r / 3.0))
+    attrs = [(mm.PNMTXIDX, mm.DIRECT), (mm.POS, mm.INDEX16), (mm.NRM, mm.INDEX16), (mm.TEX0, mm.INDEX16)]
+    strips = []
+    for r in range(3):  # matrix slots: ring r -> slot r (envelope r), ring r + 1 -> slot r + 1
+        strip = []
+        for k in range(5):
+            for rr in (r + 1, r):
+                i = 5 * rr + k
+                strip.append((3 * rr, i, i, i))
+        strips.append(("strip", strip))
+    torso = mm.shape(attrs, [mm.packet([0, 1, 2, 3], strips)], matrix_type=3)
+    # rigid boxes, each in its joint's space: limbs towards their child, the head upwards
+    limbs = ["upperarm_L", "forearm_L", "upperarm_R", "forearm_R", "thigh_L", "shin_L", "thigh_R", "shin_R", "head"]
+    rigid_attrs = [(mm.POS, mm.INDEX16), (mm.NRM, mm.INDEX16), (mm.TEX0, mm.INDEX16)]
+    shapes = [torso]
+    for name in limbs:
+        j = JOINT[name]
+        kids = [k for k, jj in enumerate(joints) if jj["parent"] == j]
+        end = joints[kids[0]]["translation"] if kids else (0.0, 14.0, 0.0)
+        lo = tuple(min(0.0, end[k]) - 3.0 for k in range(3))
+        hi = tuple(max(0.0, end[k]) + 3.0 for k in range(3))
+        bpos, bnrm, quads = _box(lo, hi)
+        base = len(pos)
+        pos += bpos
+        nrm += bnrm
+        uv += [(float(c % 4 in (1, 2)), float(c % 4 in (2, 3))) for c in range(len(bpos))]
+        draw.append((0, j))
+        verts = [(base + i,) * 3 for q in quads for i in q]
+        shapes.append(mm.shape(rigid_attrs, [mm.packet([len(draw) - 1], [("quads", verts)])]))
+    arrays = {mm.POS: mm.vertex_array(pos, "s16", 4), mm.NRM: mm.vertex_array(nrm, "s8"),
+              mm.TEX0: mm.vertex_array(uv, "u16", 14)}
+    textures = [mm.texture("cloth", "CMPR", 32, 32, _checker_cmpr(32, 0xFC00, 0x21A8), wrap_s=1, wrap_t=1),
+                mm.texture("skin", "CMPR", 16, 16, _checker_cmpr(16, 0xFE8C, 0xF5A8), wrap_s=2, wrap_t=2)]
+    materials = [mm.material("cloth", textures=(0,)), mm.material("skin", textures=(1,))]
+    # INF1: the skeleton, with the torso under the hips (material 0) and each box under its joint
+    # (material 1 for the head and forearms, 0 for the rest)
+    children = {i: [k for k, j in enumerate(joints) if j["parent"] == i] for i in range(-1, len(joints))}
+    shape_of = {JOINT[n]: 1 + i for i, n in enumerate(limbs)}
+    shape_of_hips = 0
+    skin = {JOINT["head"], JOINT["forearm_L"], JOINT["forearm_R"]}
+    nodes = []
+
+    def visit(j):
+        nodes.append((mm.JOINT, j))
+        shapes_here = ([shape_of_hips] if j == hips else []) + ([shape_of[j]] if j in shape_of else [])
+        if shapes_here or children[j]:
+            nodes.append((mm.OPEN, 0))
+            for sh in shapes_here:
+                nodes.extend([(mm.MATERIAL, 1 if j in skin else 0), (mm.OPEN, 0), (mm.SHAPE, sh), (mm.CLOSE, 0)])
+            for k in children[j]:
+                visit(k)
+            nodes.append((mm.CLOSE, 0))
+
+    for r in children[-1]:
+        visit(r)
+    nodes.append((mm.END, 0))
+    extra = [("VTX1", mm.vtx1_body(arrays)), ("SHP1", mm.shp1_body(shapes)), ("MAT3", mm.mat3_body(materials)),
+             ("TEX1", mm.tex1_body(textures))]
+    return mm.write_j3d_model(
+        [mm.joint(j["name"], scale=j["scale"], rotation_raw=j["rot_raw"], translation=j["translation"])
+         for j in joints], nodes=nodes, calc="basic", kind="bdl", envelopes=envelopes, inverse_binds=inverse_binds,
+        draw=draw, extra_chunks=extra)
+
+
 def sm64ds_file(joints):
     """The figure at 1/16 of the J3D size (SM64DS units are larger), its
     rotations at 4096 per turn."""
@@ -274,6 +400,8 @@ def generate():
     out["models/j3d/figure_basic_walk.bck"] = bck(basic, walk_keys(32), 32)
 
     plain = figure()
+    out["models/j3d/figure_skinned.bdl"] = skinned_j3d_file(plain)
+    out["models/j3d/figure_skinned_walk.bck"] = bck(plain, walk_keys(32), 32)
     out["models/sm64ds/figure.bmd"] = sm64ds_file(plain)
     out["models/sm64ds/figure_walk.bca"] = bca(plain, walk_keys(32), 32)
 

@@ -81,6 +81,9 @@ typedef struct ga_model {
     /* The unwrapped file, owned (chunks point into it). */
     uint8_t *data;
     size_t size;
+    /* The load's options (decoded-size limit) for the mesh, material and
+     * texture decoders, which run later (on demand). */
+    ga_decode_opts opts;
 } ga_model;
 
 /* A model family's decoder (csrc/models/, one file each). */
@@ -130,5 +133,96 @@ int ga_model_read_name(const ga_reader *r, size_t off, const char *field, char *
  * Tracks address bones by index (J3D, BCA) or bone ID (BK). */
 int ga_model_world_matrices(const ga_model *m, const ga_clip *clip, const ga_format *fmt, const double *frames,
                             size_t nframes, float *out, ga_error *err);
+
+/* ------------------------------------------------------------------ */
+/* J3D geometry, materials and textures (csrc/models/j3d_geometry.c,
+ * j3d_materials.c).  Decoded on demand from the raw chunks of a J3D
+ * ga_model; a model of another family has none (count 0).  Each call
+ * decodes everything of its kind or fails with a FormatError naming the
+ * field and offset.  Notes: ../shared/formats/j3d_meshes.md; API and
+ * choices: docs/meshes.md. */
+
+/* One SHP1 shape as a triangle mesh.  A vertex is one distinct
+ * combination of the attribute indices and the draw matrix (DRW1 entry)
+ * the display lists give it; all arrays hold nverts entries of their
+ * width. */
+typedef struct ga_mesh {
+    uint8_t matrix_type;  /* SHP1: 0 single, 1 billboard, 2 Y billboard, 3 multi */
+    int32_t material;     /* MAT3 material index (INF1), -1 when none */
+    uint32_t nverts, ntris;
+    float *positions;     /* 3 per vertex, model space at the rest pose */
+    float *normals;       /* 3 per vertex, unit length; NULL without NRM */
+    uint32_t ncolors;     /* colour sets: CLR0, CLR1 present */
+    uint8_t color_channel[2];
+    float *colors[2];     /* 4 per vertex, 0..1 */
+    uint32_t nuvs;
+    uint8_t uv_channel[8]; /* the TEXn of each set */
+    float *uvs[8];        /* 2 per vertex (s, t) as stored */
+    uint32_t *triangles;  /* 3 per triangle, counter-clockwise from the front */
+    uint32_t influences;  /* joints per vertex in joints / weights (>= 1) */
+    uint32_t *joints;     /* influences per vertex, unused slots joint 0 weight 0 */
+    float *weights;
+    uint32_t *position_index; /* per vertex: its VTX1 position index */
+    uint32_t *draw_index;     /* per vertex: its DRW1 entry */
+} ga_mesh;
+
+typedef struct ga_texture {
+    char *name;           /* TEX1 name table entry (cp932 bytes), NULL without one */
+    uint8_t format;       /* GX format id (gx_texture.h) */
+    uint8_t alpha;        /* the header's alpha flag */
+    uint8_t wrap_s, wrap_t; /* 0 clamp, 1 repeat, 2 mirror */
+    uint8_t has_palette, palette_format;
+    uint16_t palette_count;
+    uint8_t min_filter, mag_filter, mip_count;
+    int8_t min_lod, max_lod;
+    int16_t lod_bias;
+    uint16_t width, height;
+    uint8_t *pixels;      /* width * height * 4 RGBA8, top row first */
+} ga_texture;
+
+#define GA_MAT_STAGES 16
+typedef struct ga_material {
+    char *name;           /* MAT3 name table entry, NULL without one */
+    uint32_t entry;       /* the entry record used (remap) */
+    uint8_t mode;         /* 1 opaque, 2 alpha test, 4 translucent */
+    int32_t cull_mode;    /* 0 none, 1 front, 2 back, 3 all; -1 unset */
+    uint8_t nstages;
+    /* TEV order of each stage: texcoord (texgen), texmap (slot, 0xFF none),
+     * colour channel; texture: the TEX1 index the stage samples or -1. */
+    uint8_t stage_texcoord[GA_MAT_STAGES], stage_texmap[GA_MAT_STAGES], stage_channel[GA_MAT_STAGES];
+    int32_t stage_texture[GA_MAT_STAGES];
+    int32_t textures[8];  /* TEX1 index of each texture slot, -1 unused */
+    uint8_t ntexgens;
+    uint8_t texgen[8][3]; /* type, source, matrix */
+    uint8_t has_texgen[8];
+    uint8_t nchannels;
+    uint8_t has_color[2], color[2][4];     /* material colours */
+    uint8_t has_ambient[2], ambient[2][4];
+    uint8_t has_channel[4], channel[4][6]; /* colour 0, alpha 0, colour 1, alpha 1 controls */
+    uint8_t has_tev_color[4];
+    int16_t tev_color[4][4];
+    uint8_t has_konst[4], konst[4][4];
+    uint8_t has_alpha_compare, alpha_compare[5]; /* comp0, ref0, op, comp1, ref1 */
+    uint8_t has_blend, blend[4];                 /* type, src, dst, logic op */
+    uint8_t has_z_mode, z_mode[3];               /* test, function, write */
+} ga_material;
+
+int ga_model_meshes(const ga_model *m, ga_mesh **out, uint32_t *n, ga_error *err);
+void ga_meshes_free(ga_mesh *meshes, uint32_t n);
+int ga_model_textures(const ga_model *m, ga_texture **out, uint32_t *n, ga_error *err);
+void ga_textures_free(ga_texture *t, uint32_t n);
+int ga_model_materials(const ga_model *m, ga_material **out, uint32_t *n, ga_error *err);
+void ga_materials_free(ga_material *mats, uint32_t n);
+
+/* Shared by the J3D decoders (bmd.c): the chunk with this tag or -1, and
+ * a sub-table offset (chunk start + the u32 stored at field_at, inside the
+ * chunk). */
+long ga_j3d_find_chunk(const ga_model *m, const char *tag);
+int ga_j3d_table_at(const ga_reader *r, const ga_model_chunk *c, size_t field_at, const char *field, size_t *out);
+/* For the on-demand decoders: r over m's file, *c the chunk `tag` and
+ * *count its u16 count at +8; *c NULL and *count 0 (GA_OK) when m is not
+ * J3D or has no such chunk. */
+int ga_j3d_chunk_count(const ga_model *m, const char *tag, const char *count_field, ga_reader *r, ga_error *err,
+                       const ga_model_chunk **c, uint16_t *count);
 
 #endif

@@ -22,12 +22,23 @@ static int bmd_kind(const uint8_t *data, size_t size)
 
 static int bmd_probe(const uint8_t *data, size_t size) { return bmd_kind(data, size) ? 100 : 0; }
 
-/* The chunk with this tag, or -1. */
-static long find_chunk(const ga_model *m, const char *tag)
+long ga_j3d_find_chunk(const ga_model *m, const char *tag)
 {
     for (uint32_t i = 0; i < m->nchunks; i++)
         if (memcmp(m->chunks[i].tag, tag, 4) == 0) return (long)i;
     return -1;
+}
+
+int ga_j3d_chunk_count(const ga_model *m, const char *tag, const char *count_field, ga_reader *r, ga_error *err,
+                       const ga_model_chunk **c, uint16_t *count)
+{
+    *c = NULL;
+    *count = 0;
+    ga_reader_init(r, m->data, m->size, m->format, err);
+    long ci = m->family == GA_RIG_J3D ? ga_j3d_find_chunk(m, tag) : -1;
+    if (ci < 0) return GA_OK;
+    *c = &m->chunks[ci];
+    return ga_rd_u16be(r, (*c)->offset + 8, count_field, count);
 }
 
 static int read_chunks(const ga_reader *r, ga_model *m)
@@ -62,7 +73,7 @@ static int read_chunks(const ga_reader *r, ga_model *m)
 }
 
 /* A sub-table of a chunk: chunk start + the u32 offset stored at field_at. */
-static int table_at(const ga_reader *r, const ga_model_chunk *c, size_t field_at, const char *field, size_t *out)
+int ga_j3d_table_at(const ga_reader *r, const ga_model_chunk *c, size_t field_at, const char *field, size_t *out)
 {
     uint32_t rel;
     int rc = ga_rd_u32be(r, c->offset + field_at, field, &rel);
@@ -102,12 +113,12 @@ static int read_jnt1(const ga_reader *r, const ga_model_chunk *c, ga_model *m)
         return ga_fail(r->err, GA_ERR_FORMAT, r->format, "JNT1 joint count", (long long)c->offset + 8,
                        "the model has no joints");
     size_t records, remap, names = 0;
-    if ((rc = table_at(r, c, 0x0C, "JNT1 joint data offset", &records))) return rc;
-    if ((rc = table_at(r, c, 0x10, "JNT1 remap table offset", &remap))) return rc;
+    if ((rc = ga_j3d_table_at(r, c, 0x0C, "JNT1 joint data offset", &records))) return rc;
+    if ((rc = ga_j3d_table_at(r, c, 0x10, "JNT1 remap table offset", &remap))) return rc;
     if ((rc = ga_need(r, remap, (size_t)count * 2, "JNT1 remap table"))) return rc;
     uint32_t name_rel;
     if ((rc = ga_rd_u32be(r, c->offset + 0x14, "JNT1 name table offset", &name_rel))) return rc;
-    if (name_rel && (rc = table_at(r, c, 0x14, "JNT1 name table offset", &names))) return rc;
+    if (name_rel && (rc = ga_j3d_table_at(r, c, 0x14, "JNT1 name table offset", &names))) return rc;
     if ((rc = ga_model_alloc_bones(m, count, r->err))) return rc;
     for (uint32_t j = 0; j < count; j++) {
         ga_model_bone *b = &m->bones[j];
@@ -154,7 +165,7 @@ static int read_inf1(const ga_reader *r, const ga_model_chunk *c, ga_model *m)
                        flags);
     }
     size_t at;
-    if ((rc = table_at(r, c, 0x14, "INF1 hierarchy offset", &at))) return rc;
+    if ((rc = ga_j3d_table_at(r, c, 0x14, "INF1 hierarchy offset", &at))) return rc;
     size_t end = c->offset + c->size;
     size_t cap = (end - at) / 4 + 1;
     int32_t *stack = malloc(cap * sizeof *stack);
@@ -221,10 +232,10 @@ static int read_evp1(const ga_reader *r, const ga_model_chunk *c, ga_model *m)
     int rc = ga_rd_u16be(r, c->offset + 8, "EVP1 envelope count", &count);
     if (rc || count == 0) return rc;
     size_t wcounts, indices, weights, binds;
-    if ((rc = table_at(r, c, 0x0C, "EVP1 weight count table offset", &wcounts))) return rc;
-    if ((rc = table_at(r, c, 0x10, "EVP1 joint index table offset", &indices))) return rc;
-    if ((rc = table_at(r, c, 0x14, "EVP1 weight table offset", &weights))) return rc;
-    if ((rc = table_at(r, c, 0x18, "EVP1 inverse bind table offset", &binds))) return rc;
+    if ((rc = ga_j3d_table_at(r, c, 0x0C, "EVP1 weight count table offset", &wcounts))) return rc;
+    if ((rc = ga_j3d_table_at(r, c, 0x10, "EVP1 joint index table offset", &indices))) return rc;
+    if ((rc = ga_j3d_table_at(r, c, 0x14, "EVP1 weight table offset", &weights))) return rc;
+    if ((rc = ga_j3d_table_at(r, c, 0x18, "EVP1 inverse bind table offset", &binds))) return rc;
     if ((rc = ga_need(r, wcounts, count, "EVP1 weight count table"))) return rc;
     size_t total = 0;
     for (uint32_t i = 0; i < count; i++) total += r->data[wcounts + i];
@@ -261,8 +272,8 @@ static int read_drw1(const ga_reader *r, const ga_model_chunk *c, ga_model *m)
     int rc = ga_rd_u16be(r, c->offset + 8, "DRW1 count", &count);
     if (rc || count == 0) return rc;
     size_t kinds, indices;
-    if ((rc = table_at(r, c, 0x0C, "DRW1 kind table offset", &kinds))) return rc;
-    if ((rc = table_at(r, c, 0x10, "DRW1 index table offset", &indices))) return rc;
+    if ((rc = ga_j3d_table_at(r, c, 0x0C, "DRW1 kind table offset", &kinds))) return rc;
+    if ((rc = ga_j3d_table_at(r, c, 0x10, "DRW1 index table offset", &indices))) return rc;
     if ((rc = ga_need(r, kinds, count, "DRW1 kind table"))) return rc;
     if ((rc = ga_need(r, indices, (size_t)count * 2, "DRW1 index table"))) return rc;
     m->draw_is_envelope = malloc(count);
@@ -287,16 +298,16 @@ static int read_drw1(const ga_reader *r, const ga_model_chunk *c, ga_model *m)
 
 static int bmd_decode(const uint8_t *data, size_t size, const ga_decode_opts *opts, ga_model *out, ga_error *err)
 {
-    (void)opts;
     int kind = bmd_kind(data, size);
     const char *name = kind == 2 ? "bdl" : "bmd";
     if (!kind) return ga_fail(err, GA_ERR_FORMAT, "bmd", "magic", 0, "not a J3D2bmd3 / J3D2bdl4 file");
     int rc = ga_model_start(out, name, GA_RIG_J3D, data, size, err);
     if (rc) return rc;
+    if (opts) out->opts = *opts;
     ga_reader r;
     ga_reader_init(&r, out->data, out->size, name, err);
     if ((rc = read_chunks(&r, out))) goto fail;
-    long jnt1 = find_chunk(out, "JNT1"), inf1 = find_chunk(out, "INF1");
+    long jnt1 = ga_j3d_find_chunk(out, "JNT1"), inf1 = ga_j3d_find_chunk(out, "INF1");
     if (jnt1 < 0 || inf1 < 0) {
         rc = ga_fail(err, GA_ERR_FORMAT, name, jnt1 < 0 ? "JNT1" : "INF1", -1,
                      "the model has no %s chunk (a skeleton needs JNT1 and INF1)", jnt1 < 0 ? "JNT1" : "INF1");
@@ -304,7 +315,7 @@ static int bmd_decode(const uint8_t *data, size_t size, const ga_decode_opts *op
     }
     if ((rc = read_jnt1(&r, &out->chunks[jnt1], out))) goto fail;
     if ((rc = read_inf1(&r, &out->chunks[inf1], out))) goto fail;
-    long evp1 = find_chunk(out, "EVP1"), drw1 = find_chunk(out, "DRW1");
+    long evp1 = ga_j3d_find_chunk(out, "EVP1"), drw1 = ga_j3d_find_chunk(out, "DRW1");
     if (evp1 >= 0 && (rc = read_evp1(&r, &out->chunks[evp1], out))) goto fail;
     if (drw1 >= 0 && (rc = read_drw1(&r, &out->chunks[drw1], out))) goto fail;
     return GA_OK;

@@ -22,7 +22,7 @@
 /* ------------------------------------------------------------------ */
 /* Module state (module.c)                                             */
 
-#define GA_NZERO 4
+#define GA_NZERO 5
 
 typedef struct ga_state {
     PyObject *FormatError;
@@ -33,6 +33,9 @@ typedef struct ga_state {
     PyTypeObject *AnimationType;
     PyTypeObject *ModelType;
     PyTypeObject *BoneType;
+    PyTypeObject *MeshType;     /* model.c: Model.meshes, .textures, .materials items */
+    PyTypeObject *TextureType;
+    PyTypeObject *MaterialType;
     PyTypeObject *ArchiveType;       /* archive.c */
     PyTypeObject *ArchiveMemberType; /* archive.c (a struct sequence) */
     /* One-item zero arrays ('f', 'i', 'B', 'd'): repeating one makes a new
@@ -138,6 +141,11 @@ PyObject *wrap_payload(ga_state *st, const ga_wrapper *w, const uint8_t *data, s
 
 extern PyType_Spec Model_spec;
 extern PyType_Spec Bone_spec;
+extern PyType_Spec Mesh_spec;
+extern PyType_Spec Texture_spec;
+extern PyType_Spec Material_spec;
+/* gameanim.decode_texture (model.c) */
+PyObject *mod_decode_texture(PyObject *mod, PyObject *args, PyObject *kw);
 PyObject *model_from_data(ga_state *st, PyObject *data_obj, const ga_decode_opts *opts);
 
 /* ------------------------------------------------------------------ */

@@ -9,7 +9,7 @@
 #include "pose.h"
 
 
-static const char ZeroCodes[GA_NZERO] = {'f', 'i', 'B', 'd'};
+static const char ZeroCodes[GA_NZERO] = {'f', 'i', 'B', 'd', 'I'};
 
 int make_zero_arrays(ga_state *st)
 {

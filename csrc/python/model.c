@@ -6,10 +6,47 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "gx_texture.h"
 #include "model.h"
 
 /* ------------------------------------------------------------------ */
-/* Bone: a fixed set of read-only attributes                            */
+/* Read-only records: Bone, Mesh, Texture, Material (a fixed set of
+ * attributes each, f[i] read by Record_get)                           */
+
+#define REC_MAX 24
+
+typedef struct {
+    PyObject_HEAD
+    PyObject *f[REC_MAX];
+} RecordObject;
+
+static void Record_dealloc(PyObject *self)
+{
+    RecordObject *b = (RecordObject *)self;
+    for (int i = 0; i < REC_MAX; i++) Py_XDECREF(b->f[i]);
+    PyTypeObject *tp = Py_TYPE(self);
+    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    f(self);
+    Py_DECREF(tp);
+}
+
+static PyObject *Record_get(PyObject *self, void *closure)
+{
+    PyObject *v = ((RecordObject *)self)->f[(intptr_t)closure];
+    return Py_NewRef(v ? v : Py_None);
+}
+
+static PyObject *Record_repr(PyObject *self)
+{
+    RecordObject *b = (RecordObject *)self;
+    PyObject *name = PyType_GetName(Py_TYPE(self));
+    if (!name) return NULL;
+    PyObject *res = PyUnicode_FromFormat("<gameanim.%U %S %R>", name, b->f[0], b->f[1] ? b->f[1] : Py_None);
+    Py_DECREF(name);
+    return res;
+}
+
+
 
 enum {
     BF_INDEX, BF_NAME, BF_NAME_HASH, BF_PARENT, BF_SCALE, BF_ROTATION, BF_TRANSLATION, BF_ROTATION_RAW,
@@ -17,33 +54,13 @@ enum {
     BF_TRANSLATION_FIXED, BF_BOUND_RADIUS, BF_BOUND_MIN, BF_BOUND_MAX, BF_COUNT
 };
 
-typedef struct {
-    PyObject_HEAD
-    PyObject *f[BF_COUNT];
-} BoneObject;
-
-static void Bone_dealloc(PyObject *self)
-{
-    BoneObject *b = (BoneObject *)self;
-    for (int i = 0; i < BF_COUNT; i++) Py_XDECREF(b->f[i]);
-    PyTypeObject *tp = Py_TYPE(self);
-    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
-    f(self);
-    Py_DECREF(tp);
-}
-
-static PyObject *Bone_get(PyObject *self, void *closure)
-{
-    return Py_NewRef(((BoneObject *)self)->f[(intptr_t)closure]);
-}
-
 static PyObject *Bone_repr(PyObject *self)
 {
-    BoneObject *b = (BoneObject *)self;
+    RecordObject *b = (RecordObject *)self;
     return PyUnicode_FromFormat("<gameanim.Bone %S %R parent %S>", b->f[BF_INDEX], b->f[BF_NAME], b->f[BF_PARENT]);
 }
 
-#define BONE_FIELD(name, i, doc) {name, Bone_get, NULL, doc, (void *)(intptr_t)(i)}
+#define BONE_FIELD(name, i, doc) {name, Record_get, NULL, doc, (void *)(intptr_t)(i)}
 static PyGetSetDef Bone_getset[] = {
     BONE_FIELD("index", BF_INDEX, "Position in Model.bones (J3D: joint number; SM64DS, BK: table order)."),
     BONE_FIELD("name", BF_NAME, "The stored name decoded (cp932, undecodable bytes kept as surrogates), or None."),
@@ -69,14 +86,14 @@ static PyGetSetDef Bone_getset[] = {
 };
 
 static PyType_Slot Bone_slots[] = {
-    {Py_tp_dealloc, Bone_dealloc},
+    {Py_tp_dealloc, Record_dealloc},
     {Py_tp_repr, Bone_repr},
     {Py_tp_getset, Bone_getset},
     {Py_tp_doc, "One bone (joint) of a Model, read-only.  Made by gameanim.load_model."},
     {0, NULL},
 };
 
-PyType_Spec Bone_spec = {"gameanim.Bone", sizeof(BoneObject), 0, Py_TPFLAGS_DEFAULT, Bone_slots};
+PyType_Spec Bone_spec = {"gameanim.Bone", sizeof(RecordObject), 0, Py_TPFLAGS_DEFAULT, Bone_slots};
 
 static PyObject *float3(const float v[3]) { return Py_BuildValue("(ddd)", (double)v[0], (double)v[1], (double)v[2]); }
 static PyObject *int3(const int32_t v[3]) { return Py_BuildValue("(iii)", (int)v[0], (int)v[1], (int)v[2]); }
@@ -86,7 +103,7 @@ static PyObject *make_bone(ga_state *st, const ga_model *m, uint32_t i)
     const ga_model_bone *c = &m->bones[i];
     int j3d = m->family == GA_RIG_J3D, sm64 = m->family == GA_RIG_SM64DS;
     allocfunc alloc = (allocfunc)PyType_GetSlot(st->BoneType, Py_tp_alloc);
-    BoneObject *b = (BoneObject *)alloc(st->BoneType, 0);
+    RecordObject *b = (RecordObject *)alloc(st->BoneType, 0);
     if (!b) return NULL;
     int32_t rot[3] = {c->rot_raw[0], c->rot_raw[1], c->rot_raw[2]};
     b->f[BF_INDEX] = PyLong_FromUnsignedLong(i);
@@ -123,6 +140,7 @@ typedef struct {
     PyObject_HEAD
     ga_model m;
     PyObject *compression, *bones, *chunks, *info, *inverse_binds;
+    PyObject *meshes, *textures, *materials; /* tuples, made on first use */
 } ModelObject;
 
 static void Model_dealloc(PyObject *self)
@@ -133,6 +151,9 @@ static void Model_dealloc(PyObject *self)
     Py_XDECREF(o->chunks);
     Py_XDECREF(o->info);
     Py_XDECREF(o->inverse_binds);
+    Py_XDECREF(o->meshes);
+    Py_XDECREF(o->textures);
+    Py_XDECREF(o->materials);
     ga_model_free(&o->m);
     PyTypeObject *tp = Py_TYPE(self);
     freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
@@ -348,6 +369,8 @@ static PyObject *Model_repr(PyObject *self)
     return PyUnicode_FromFormat("<gameanim.Model %s, %u bones>", o->m.format, (unsigned)o->m.nbones);
 }
 
+static PyObject *Model_geometry(PyObject *self, void *closure);
+
 static PyGetSetDef Model_getset[] = {
     {"format", Model_get, NULL, "'bmd', 'bdl', 'sm64ds_bmd' or 'bk_model'.", (void *)0},
     {"compression", Model_get, NULL, "The compression wrapper the file came in, or None.", (void *)1},
@@ -360,6 +383,12 @@ static PyGetSetDef Model_getset[] = {
     {"inverse_binds", Model_get, NULL, "J3D EVP1 inverse bind matrices: list of 12-float tuples (3x4 row-major) "
                                        "per joint, empty without EVP1.", (void *)6},
     {"family", Model_get, NULL, "'j3d', 'sm64ds' or 'bk': which joint-matrix rules apply.", (void *)7},
+    {"meshes", Model_geometry, NULL, "J3D: tuple of Mesh, one per SHP1 shape in file order (decoded on first use; "
+                                     "FormatError if the geometry is malformed); () for other families.", (void *)0},
+    {"textures", Model_geometry, NULL, "J3D: tuple of Texture, one per TEX1 record in file order, duplicates "
+                                       "included (decoded on first use); () for other families.", (void *)1},
+    {"materials", Model_geometry, NULL, "J3D: tuple of Material in MAT3 order (decoded on first use); () for "
+                                        "other families.", (void *)2},
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -377,8 +406,344 @@ static PyType_Slot Model_slots[] = {
     {Py_tp_repr, Model_repr},
     {Py_tp_getset, Model_getset},
     {Py_tp_methods, Model_methods},
-    {Py_tp_doc, "A model file's skeleton, read-only.  Made by gameanim.load_model."},
+    {Py_tp_doc, "A model file's skeleton (and, for J3D, its meshes, materials and textures), read-only.  Made by "
+                 "gameanim.load_model."},
     {0, NULL},
 };
 
 PyType_Spec Model_spec = {"gameanim.Model", sizeof(ModelObject), 0, Py_TPFLAGS_DEFAULT, Model_slots};
+
+/* ------------------------------------------------------------------ */
+/* Mesh, Texture, Material                                              */
+
+#define REC_FIELD(name, i, doc) {name, Record_get, NULL, doc, (void *)(intptr_t)(i)}
+
+enum {
+    MF_INDEX, MF_MATERIAL, MF_MATRIX_TYPE, MF_POSITIONS, MF_NORMALS, MF_COLORS, MF_COLOR_CHANNELS, MF_UVS,
+    MF_UV_CHANNELS, MF_TRIANGLES, MF_INFLUENCES, MF_JOINTS, MF_WEIGHTS, MF_POSITION_INDICES, MF_DRAW_INDICES,
+    MF_COUNT
+};
+
+static PyGetSetDef Mesh_getset[] = {
+    REC_FIELD("index", MF_INDEX, "Position in Model.meshes (the SHP1 shape number)."),
+    REC_FIELD("material", MF_MATERIAL, "Index into Model.materials (INF1's material node before the shape), or -1."),
+    REC_FIELD("matrix_type", MF_MATRIX_TYPE, "SHP1 matrix type: 0 single, 1 billboard, 2 Y billboard, 3 multi."),
+    REC_FIELD("positions", MF_POSITIONS, "array('f'), 3 per vertex: model space at the rest pose (rigid vertices "
+                                         "moved out of joint space, envelope vertices skinned as the game does)."),
+    REC_FIELD("normals", MF_NORMALS, "array('f'), 3 per vertex, unit length, transformed like the positions; None "
+                                     "without normals."),
+    REC_FIELD("colors", MF_COLORS, "List of colour sets (CLR0, CLR1 present), each array('f') of RGBA 0..1 per "
+                                   "vertex."),
+    REC_FIELD("color_channels", MF_COLOR_CHANNELS, "Tuple: the CLRn of each entry of colors."),
+    REC_FIELD("uvs", MF_UVS, "List of UV sets, each array('f') of (s, t) per vertex as stored (t = 0: top row)."),
+    REC_FIELD("uv_channels", MF_UV_CHANNELS, "Tuple: the TEXn of each entry of uvs."),
+    REC_FIELD("triangles", MF_TRIANGLES, "array('I'), 3 vertex indices per triangle, counter-clockwise from the "
+                                         "front (Blender's winding); degenerate triangles dropped."),
+    REC_FIELD("influences", MF_INFLUENCES, "Joints per vertex in joints and weights (the most any vertex has)."),
+    REC_FIELD("joints", MF_JOINTS, "array('I'), influences per vertex: joint numbers (unused slots 0)."),
+    REC_FIELD("weights", MF_WEIGHTS, "array('f'), influences per vertex (unused slots 0.0; a rigid vertex: 1.0)."),
+    REC_FIELD("position_indices", MF_POSITION_INDICES, "array('I'): each vertex's VTX1 position index."),
+    REC_FIELD("draw_indices", MF_DRAW_INDICES, "array('I'): each vertex's DRW1 entry (its skinning matrix)."),
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+enum {
+    TF_INDEX, TF_NAME, TF_FORMAT, TF_WIDTH, TF_HEIGHT, TF_WRAP_S, TF_WRAP_T, TF_PIXELS, TF_ALPHA, TF_PALETTE_FORMAT,
+    TF_PALETTE_COUNT, TF_MIN_FILTER, TF_MAG_FILTER, TF_MIP_COUNT, TF_LOD_BIAS, TF_COUNT
+};
+
+static PyGetSetDef Texture_getset[] = {
+    REC_FIELD("index", TF_INDEX, "Position in Model.textures (the TEX1 record)."),
+    REC_FIELD("name", TF_NAME, "The TEX1 name (cp932), or None."),
+    REC_FIELD("format", TF_FORMAT, "GX format name: 'I4', 'I8', 'IA4', 'IA8', 'RGB565', 'RGB5A3', 'RGBA8', 'C4', "
+                                   "'C8', 'C14X2' or 'CMPR'."),
+    REC_FIELD("width", TF_WIDTH, "Width in texels."),
+    REC_FIELD("height", TF_HEIGHT, "Height in texels."),
+    REC_FIELD("wrap_s", TF_WRAP_S, "'clamp', 'repeat' or 'mirror'."),
+    REC_FIELD("wrap_t", TF_WRAP_T, "'clamp', 'repeat' or 'mirror'."),
+    REC_FIELD("pixels", TF_PIXELS, "bytes: the first mip level as RGBA8, width * height * 4, top row first."),
+    REC_FIELD("alpha", TF_ALPHA, "The header's alpha flag byte."),
+    REC_FIELD("palette_format", TF_PALETTE_FORMAT, "'IA8', 'RGB565' or 'RGB5A3' for C4 / C8 / C14X2; else None."),
+    REC_FIELD("palette_count", TF_PALETTE_COUNT, "Palette entries (0 without a palette)."),
+    REC_FIELD("min_filter", TF_MIN_FILTER, "GX minification filter (0 nearest, 1 linear, ...)."),
+    REC_FIELD("mag_filter", TF_MAG_FILTER, "GX magnification filter (0 nearest, 1 linear)."),
+    REC_FIELD("mip_count", TF_MIP_COUNT, "Mip levels stored (only the first is decoded)."),
+    REC_FIELD("lod_bias", TF_LOD_BIAS, "The stored LOD bias (s16, hundredths)."),
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+enum {
+    AF_INDEX, AF_NAME, AF_ENTRY, AF_MODE, AF_CULL_MODE, AF_STAGES, AF_STAGE_TEXTURES, AF_TEXTURES, AF_TEXGENS,
+    AF_CHANNEL_COUNT, AF_COLORS, AF_AMBIENT_COLORS, AF_CHANNELS, AF_TEV_COLORS, AF_KONST_COLORS, AF_ALPHA_COMPARE,
+    AF_BLEND, AF_Z_MODE, AF_COUNT
+};
+
+static PyGetSetDef Material_getset[] = {
+    REC_FIELD("index", AF_INDEX, "Position in Model.materials (MAT3 order)."),
+    REC_FIELD("name", AF_NAME, "The MAT3 name (cp932), or None."),
+    REC_FIELD("entry", AF_ENTRY, "The MAT3 entry record used (remap table)."),
+    REC_FIELD("mode", AF_MODE, "Material mode byte: 1 opaque, 2 alpha test, 4 translucent."),
+    REC_FIELD("cull_mode", AF_CULL_MODE, "0 none, 1 front, 2 back, 3 all (GX fronts); None when unset."),
+    REC_FIELD("stages", AF_STAGES, "Tuple per TEV stage: (texcoord, texmap, color channel, texture) with texture "
+                                   "the TEX1 index sampled or -1 (texmap 0xFF: none)."),
+    REC_FIELD("stage_textures", AF_STAGE_TEXTURES, "Tuple: the TEX1 index each TEV stage samples, -1 for none."),
+    REC_FIELD("textures", AF_TEXTURES, "Tuple of 8: the TEX1 index in each texture slot, -1 unused."),
+    REC_FIELD("texgens", AF_TEXGENS, "Tuple per texgen (texgen count): (type, source, matrix) or None."),
+    REC_FIELD("channel_count", AF_CHANNEL_COUNT, "Colour channel count."),
+    REC_FIELD("colors", AF_COLORS, "Material colours 0 and 1: (r, g, b, a) bytes or None."),
+    REC_FIELD("ambient_colors", AF_AMBIENT_COLORS, "Ambient colours 0 and 1: (r, g, b, a) bytes or None."),
+    REC_FIELD("channels", AF_CHANNELS, "Colour 0, alpha 0, colour 1, alpha 1 controls: (lighting, material source, "
+                                       "light mask, diffuse fn, attenuation fn, ambient source) or None."),
+    REC_FIELD("tev_colors", AF_TEV_COLORS, "TEV colour registers 0-3: (r, g, b, a) s16 or None."),
+    REC_FIELD("konst_colors", AF_KONST_COLORS, "Konstant colours 0-3: (r, g, b, a) bytes or None."),
+    REC_FIELD("alpha_compare", AF_ALPHA_COMPARE, "(comp0, ref0, op, comp1, ref1) or None."),
+    REC_FIELD("blend", AF_BLEND, "(type, src factor, dst factor, logic op) or None."),
+    REC_FIELD("z_mode", AF_Z_MODE, "(test, function, write) or None."),
+    {NULL, NULL, NULL, NULL, NULL},
+};
+
+#define RECORD_SPEC(Name, doc)                                                                                  \
+    static PyType_Slot Name##_slots[] = {                                                                       \
+        {Py_tp_dealloc, Record_dealloc}, {Py_tp_repr, Record_repr}, {Py_tp_getset, Name##_getset},              \
+        {Py_tp_doc, doc},                {0, NULL},                                                              \
+    };                                                                                                          \
+    PyType_Spec Name##_spec = {"gameanim." #Name, sizeof(RecordObject), 0, Py_TPFLAGS_DEFAULT, Name##_slots};
+
+RECORD_SPEC(Mesh, "One SHP1 shape of a J3D Model as a triangle mesh, read-only (Model.meshes).")
+RECORD_SPEC(Texture, "One TEX1 texture of a J3D Model decoded to RGBA8, read-only (Model.textures).")
+RECORD_SPEC(Material, "One MAT3 material of a J3D Model, read-only (Model.materials).")
+
+static RecordObject *new_record(PyTypeObject *tp)
+{
+    allocfunc alloc = (allocfunc)PyType_GetSlot(tp, Py_tp_alloc);
+    return (RecordObject *)alloc(tp, 0);
+}
+
+/* Fails (-1) when any of the first n fields could not be made. */
+static int record_check(RecordObject *r, int n)
+{
+    for (int k = 0; k < n; k++)
+        if (!r->f[k]) return -1;
+    return 0;
+}
+
+static PyObject *bytes_tuple(const uint8_t *v, int n)
+{
+    PyObject *t = PyTuple_New(n);
+    for (int k = 0; t && k < n; k++) PyTuple_SetItem(t, k, PyLong_FromLong(v[k]));
+    return t;
+}
+
+static PyObject *maybe(int has, PyObject *v)
+{
+    if (has) return v;
+    Py_XDECREF(v);
+    return Py_NewRef(Py_None);
+}
+
+static PyObject *make_mesh(ga_state *st, const ga_mesh *s, uint32_t i)
+{
+    RecordObject *r = new_record(st->MeshType);
+    if (!r) return NULL;
+    Py_ssize_t nv = s->nverts;
+    r->f[MF_INDEX] = PyLong_FromUnsignedLong(i);
+    r->f[MF_MATERIAL] = PyLong_FromLong(s->material);
+    r->f[MF_MATRIX_TYPE] = PyLong_FromLong(s->matrix_type);
+    r->f[MF_POSITIONS] = new_array(st, "f", s->positions, nv * 12);
+    r->f[MF_NORMALS] = s->normals ? new_array(st, "f", s->normals, nv * 12) : Py_NewRef(Py_None);
+    r->f[MF_COLORS] = PyList_New(s->ncolors);
+    r->f[MF_COLOR_CHANNELS] = PyTuple_New(s->ncolors);
+    for (uint32_t c = 0; c < s->ncolors && r->f[MF_COLORS] && r->f[MF_COLOR_CHANNELS]; c++) {
+        PyList_SetItem(r->f[MF_COLORS], c, new_array(st, "f", s->colors[c], nv * 16));
+        PyTuple_SetItem(r->f[MF_COLOR_CHANNELS], c, PyLong_FromLong(s->color_channel[c]));
+    }
+    r->f[MF_UVS] = PyList_New(s->nuvs);
+    r->f[MF_UV_CHANNELS] = PyTuple_New(s->nuvs);
+    for (uint32_t t = 0; t < s->nuvs && r->f[MF_UVS] && r->f[MF_UV_CHANNELS]; t++) {
+        PyList_SetItem(r->f[MF_UVS], t, new_array(st, "f", s->uvs[t], nv * 8));
+        PyTuple_SetItem(r->f[MF_UV_CHANNELS], t, PyLong_FromLong(s->uv_channel[t]));
+    }
+    r->f[MF_TRIANGLES] = new_array(st, "I", s->triangles, (Py_ssize_t)s->ntris * 12);
+    r->f[MF_INFLUENCES] = PyLong_FromUnsignedLong(s->influences);
+    r->f[MF_JOINTS] = new_array(st, "I", s->joints, nv * s->influences * 4);
+    r->f[MF_WEIGHTS] = new_array(st, "f", s->weights, nv * s->influences * 4);
+    r->f[MF_POSITION_INDICES] = new_array(st, "I", s->position_index, nv * 4);
+    r->f[MF_DRAW_INDICES] = new_array(st, "I", s->draw_index, nv * 4);
+    if (record_check(r, MF_COUNT) < 0 || PyErr_Occurred()) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return (PyObject *)r;
+}
+
+static const char *const WRAP_NAMES[3] = {"clamp", "repeat", "mirror"};
+
+static PyObject *make_texture(ga_state *st, const ga_texture *t, uint32_t i)
+{
+    RecordObject *r = new_record(st->TextureType);
+    if (!r) return NULL;
+    int indexed = ga_gx_is_indexed(t->format);
+    r->f[TF_INDEX] = PyLong_FromUnsignedLong(i);
+    r->f[TF_NAME] = t->name ? name_text(t->name, "cp932") : Py_NewRef(Py_None);
+    r->f[TF_FORMAT] = PyUnicode_FromString(ga_gx_format_name(t->format));
+    r->f[TF_WIDTH] = PyLong_FromLong(t->width);
+    r->f[TF_HEIGHT] = PyLong_FromLong(t->height);
+    r->f[TF_WRAP_S] = PyUnicode_FromString(WRAP_NAMES[t->wrap_s]);
+    r->f[TF_WRAP_T] = PyUnicode_FromString(WRAP_NAMES[t->wrap_t]);
+    r->f[TF_PIXELS] = PyBytes_FromStringAndSize((const char *)t->pixels, (Py_ssize_t)t->width * t->height * 4);
+    r->f[TF_ALPHA] = PyLong_FromLong(t->alpha);
+    r->f[TF_PALETTE_FORMAT] =
+        indexed ? PyUnicode_FromString(ga_gx_palette_format_name(t->palette_format)) : Py_NewRef(Py_None);
+    r->f[TF_PALETTE_COUNT] = PyLong_FromLong(indexed ? t->palette_count : 0);
+    r->f[TF_MIN_FILTER] = PyLong_FromLong(t->min_filter);
+    r->f[TF_MAG_FILTER] = PyLong_FromLong(t->mag_filter);
+    r->f[TF_MIP_COUNT] = PyLong_FromLong(t->mip_count);
+    r->f[TF_LOD_BIAS] = PyLong_FromLong(t->lod_bias);
+    if (record_check(r, TF_COUNT) < 0) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return (PyObject *)r;
+}
+
+static PyObject *make_material(ga_state *st, const ga_material *mt, uint32_t i)
+{
+    RecordObject *r = new_record(st->MaterialType);
+    if (!r) return NULL;
+    r->f[AF_INDEX] = PyLong_FromUnsignedLong(i);
+    r->f[AF_NAME] = mt->name ? name_text(mt->name, "cp932") : Py_NewRef(Py_None);
+    r->f[AF_ENTRY] = PyLong_FromUnsignedLong(mt->entry);
+    r->f[AF_MODE] = PyLong_FromLong(mt->mode);
+    r->f[AF_CULL_MODE] = mt->cull_mode >= 0 ? PyLong_FromLong(mt->cull_mode) : Py_NewRef(Py_None);
+    r->f[AF_STAGES] = PyTuple_New(mt->nstages);
+    r->f[AF_STAGE_TEXTURES] = PyTuple_New(mt->nstages);
+    for (int s = 0; s < mt->nstages && r->f[AF_STAGES] && r->f[AF_STAGE_TEXTURES]; s++) {
+        PyTuple_SetItem(r->f[AF_STAGES], s,
+                        Py_BuildValue("(iiii)", mt->stage_texcoord[s], mt->stage_texmap[s], mt->stage_channel[s],
+                                      (int)mt->stage_texture[s]));
+        PyTuple_SetItem(r->f[AF_STAGE_TEXTURES], s, PyLong_FromLong(mt->stage_texture[s]));
+    }
+    r->f[AF_TEXTURES] = PyTuple_New(8);
+    for (int k = 0; k < 8 && r->f[AF_TEXTURES]; k++) PyTuple_SetItem(r->f[AF_TEXTURES], k, PyLong_FromLong(mt->textures[k]));
+    int ntg = mt->ntexgens > 8 ? 8 : mt->ntexgens;
+    r->f[AF_TEXGENS] = PyTuple_New(ntg);
+    for (int k = 0; k < ntg && r->f[AF_TEXGENS]; k++)
+        PyTuple_SetItem(r->f[AF_TEXGENS], k, maybe(mt->has_texgen[k], bytes_tuple(mt->texgen[k], 3)));
+    r->f[AF_CHANNEL_COUNT] = PyLong_FromLong(mt->nchannels);
+    r->f[AF_COLORS] = PyTuple_New(2);
+    r->f[AF_AMBIENT_COLORS] = PyTuple_New(2);
+    for (int k = 0; k < 2 && r->f[AF_COLORS] && r->f[AF_AMBIENT_COLORS]; k++) {
+        PyTuple_SetItem(r->f[AF_COLORS], k, maybe(mt->has_color[k], bytes_tuple(mt->color[k], 4)));
+        PyTuple_SetItem(r->f[AF_AMBIENT_COLORS], k, maybe(mt->has_ambient[k], bytes_tuple(mt->ambient[k], 4)));
+    }
+    r->f[AF_CHANNELS] = PyTuple_New(4);
+    r->f[AF_TEV_COLORS] = PyTuple_New(4);
+    r->f[AF_KONST_COLORS] = PyTuple_New(4);
+    for (int k = 0; k < 4 && r->f[AF_CHANNELS] && r->f[AF_TEV_COLORS] && r->f[AF_KONST_COLORS]; k++) {
+        PyTuple_SetItem(r->f[AF_CHANNELS], k, maybe(mt->has_channel[k], bytes_tuple(mt->channel[k], 6)));
+        PyTuple_SetItem(r->f[AF_TEV_COLORS], k,
+                        maybe(mt->has_tev_color[k], Py_BuildValue("(iiii)", mt->tev_color[k][0], mt->tev_color[k][1],
+                                                                  mt->tev_color[k][2], mt->tev_color[k][3])));
+        PyTuple_SetItem(r->f[AF_KONST_COLORS], k, maybe(mt->has_konst[k], bytes_tuple(mt->konst[k], 4)));
+    }
+    r->f[AF_ALPHA_COMPARE] = maybe(mt->has_alpha_compare, bytes_tuple(mt->alpha_compare, 5));
+    r->f[AF_BLEND] = maybe(mt->has_blend, bytes_tuple(mt->blend, 4));
+    r->f[AF_Z_MODE] = maybe(mt->has_z_mode, bytes_tuple(mt->z_mode, 3));
+    if (record_check(r, AF_COUNT) < 0 || PyErr_Occurred()) {
+        Py_DECREF(r);
+        return NULL;
+    }
+    return (PyObject *)r;
+}
+
+/* Model.meshes / .textures / .materials: one C call decodes all of a kind
+ * (without the GIL), then the records are made; cached on the Model. */
+static PyObject *Model_geometry(PyObject *self, void *closure)
+{
+    ModelObject *o = (ModelObject *)self;
+    ga_state *st = STATE_OF(self);
+    int kind = (int)(intptr_t)closure;
+    PyObject **slot = kind == 0 ? &o->meshes : kind == 1 ? &o->textures : &o->materials;
+    if (*slot) return Py_NewRef(*slot);
+    void *items = NULL;
+    uint32_t n = 0;
+    ga_error err;
+    int rc;
+    Py_BEGIN_ALLOW_THREADS
+    if (kind == 0)
+        rc = ga_model_meshes(&o->m, (ga_mesh **)&items, &n, &err);
+    else if (kind == 1)
+        rc = ga_model_textures(&o->m, (ga_texture **)&items, &n, &err);
+    else
+        rc = ga_model_materials(&o->m, (ga_material **)&items, &n, &err);
+    Py_END_ALLOW_THREADS
+    if (rc) return raise_error(st, &err);
+    PyObject *t = PyTuple_New(n);
+    for (uint32_t i = 0; t && i < n; i++) {
+        PyObject *r = kind == 0   ? make_mesh(st, (ga_mesh *)items + i, i)
+                      : kind == 1 ? make_texture(st, (ga_texture *)items + i, i)
+                                  : make_material(st, (ga_material *)items + i, i);
+        if (!r) Py_CLEAR(t);
+        else PyTuple_SetItem(t, i, r);
+    }
+    if (kind == 0)
+        ga_meshes_free(items, n);
+    else if (kind == 1)
+        ga_textures_free(items, n);
+    else
+        ga_materials_free(items, n);
+    if (!t) return NULL;
+    if (!*slot) *slot = Py_NewRef(t); /* (another thread may have made it meanwhile) */
+    Py_DECREF(t);
+    return Py_NewRef(*slot);
+}
+
+/* gameanim.decode_texture */
+PyObject *mod_decode_texture(PyObject *mod, PyObject *args, PyObject *kw)
+{
+    ga_state *st = state_of_module(mod);
+    static char *kwlist[] = {"data", "format", "width", "height", "palette", "palette_format", NULL};
+    Py_buffer data, pal = {0};
+    const char *fname, *pfname = "IA8";
+    int width, height;
+    PyObject *palette = Py_None;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "y*sii|$Os:decode_texture", kwlist, &data, &fname, &width, &height,
+                                     &palette, &pfname))
+        return NULL;
+    PyObject *res = NULL;
+    int fmt = ga_gx_format_from_name(fname), pf = ga_gx_palette_format_from_name(pfname);
+    size_t need;
+    ga_error err;
+    if (fmt < 0) {
+        PyErr_Format(PyExc_ValueError, "unknown GX texture format %R", PyTuple_GetItem(args, 1));
+        goto done;
+    }
+    if (pf < 0) {
+        PyErr_Format(PyExc_ValueError, "palette_format must be 'IA8', 'RGB565' or 'RGB5A3', not '%s'", pfname);
+        goto done;
+    }
+    if (width < 1 || height < 1 || (unsigned)width > GA_GX_MAX_SIDE || (unsigned)height > GA_GX_MAX_SIDE) {
+        PyErr_Format(PyExc_ValueError, "width and height must be 1..%u, not %d x %d", GA_GX_MAX_SIDE, width, height);
+        goto done;
+    }
+    if (palette != Py_None && PyObject_GetBuffer(palette, &pal, PyBUF_SIMPLE) < 0) goto done;
+    ga_gx_image_size(fmt, (uint32_t)width, (uint32_t)height, &need);
+    if ((size_t)data.len < need) {
+        ga_fail(&err, GA_ERR_FORMAT, "gx", "texture data", data.len,
+                "a %dx%d %s image needs %zu bytes, %zd given", width, height, fname, need, data.len);
+        raise_error(st, &err);
+        goto done;
+    }
+    res = PyBytes_FromStringAndSize(NULL, (Py_ssize_t)width * height * 4);
+    if (res) {
+        uint8_t *out = (uint8_t *)PyBytes_AsString(res);
+        uint32_t npal = pal.buf ? (uint32_t)((size_t)pal.len / 2 > 65536 ? 65536 : (size_t)pal.len / 2) : 0;
+        Py_BEGIN_ALLOW_THREADS
+        ga_gx_decode(fmt, data.buf, (uint32_t)width, (uint32_t)height, pal.buf, npal, pf, out);
+        Py_END_ALLOW_THREADS
+    }
+done:
+    PyBuffer_Release(&data);
+    if (pal.buf) PyBuffer_Release(&pal);
+    return res;
+}

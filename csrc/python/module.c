@@ -429,6 +429,12 @@ static PyMethodDef module_methods[] = {
     {"model_formats", mod_model_formats, METH_NOARGS,
      "model_formats() -> {name: {'name', 'description', 'extensions'}}\n\nThe model families load_model reads "
      "(the J3D entry also reads 'bdl' files: Model.format tells them apart)."},
+    {"decode_texture", (PyCFunction)(void (*)(void))mod_decode_texture, METH_VARARGS | METH_KEYWORDS,
+     "decode_texture(data, format, width, height, *, palette=None, palette_format='IA8') -> bytes\n\nDecodes "
+     "the first level of a GX texture (format: 'I4', 'I8', 'IA4', 'IA8', 'RGB565', 'RGB5A3', 'RGBA8', 'C4', 'C8', "
+     "'C14X2' or 'CMPR') into RGBA8, top row first.  data: the tiled texels (at least the whole blocks the size "
+     "needs); palette: the u16 entries of C4 / C8 / C14X2 (palette_format 'IA8', 'RGB565' or 'RGB5A3').  "
+     "Raises FormatError when data is too short."},
     {"compression_extensions", mod_compression_extensions, METH_NOARGS,
      "compression_extensions() -> {wrapper name: tuple of file extensions that name a wrapped file}"},
     {"compressions", mod_compressions, METH_NOARGS, "compressions() -> list of wrapper names"},
@@ -508,6 +514,10 @@ static int module_exec(PyObject *m)
     if (!st->ModelType) return -1;
     st->BoneType = new_type(m, &Bone_spec, "Bone");
     if (!st->BoneType) return -1;
+    st->MeshType = new_type(m, &Mesh_spec, "Mesh");
+    st->TextureType = new_type(m, &Texture_spec, "Texture");
+    st->MaterialType = new_type(m, &Material_spec, "Material");
+    if (!st->MeshType || !st->TextureType || !st->MaterialType) return -1;
     if (archive_types_init(m, st) < 0) return -1;
     /* the archives' usual extensions (core/archive.h), for the CLI and the add-on */
     PyObject *arc_ext = archive_extensions();
@@ -548,6 +558,9 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->AnimationType);
     Py_VISIT(st->ModelType);
     Py_VISIT(st->BoneType);
+    Py_VISIT(st->MeshType);
+    Py_VISIT(st->TextureType);
+    Py_VISIT(st->MaterialType);
     Py_VISIT(st->ArchiveType);
     Py_VISIT(st->ArchiveMemberType);
     for (int i = 0; i < GA_NZERO; i++) Py_VISIT(st->ZeroArrays[i]);
@@ -565,6 +578,9 @@ static int module_clear(PyObject *m)
     Py_CLEAR(st->AnimationType);
     Py_CLEAR(st->ModelType);
     Py_CLEAR(st->BoneType);
+    Py_CLEAR(st->MeshType);
+    Py_CLEAR(st->TextureType);
+    Py_CLEAR(st->MaterialType);
     Py_CLEAR(st->ArchiveType);
     Py_CLEAR(st->ArchiveMemberType);
     for (int i = 0; i < GA_NZERO; i++) Py_CLEAR(st->ZeroArrays[i]);

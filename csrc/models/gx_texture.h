@@ -1,0 +1,41 @@
+/* GX (GameCube / Wii) texture decoding: the tiled texel formats of TEX1 and
+ * BTI images into RGBA8, top row first.  Layouts and the CMPR blend rule:
+ * ../shared/formats/j3d_meshes.md section 7, docs/meshes.md.  Plain C, no
+ * J3D knowledge: the caller (j3d_materials.c, the binding) checks that the
+ * buffers hold what ga_gx_image_size says. */
+#ifndef GAMEANIM_GX_TEXTURE_H
+#define GAMEANIM_GX_TEXTURE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+enum {
+    GA_GX_I4 = 0, GA_GX_I8 = 1, GA_GX_IA4 = 2, GA_GX_IA8 = 3, GA_GX_RGB565 = 4, GA_GX_RGB5A3 = 5,
+    GA_GX_RGBA8 = 6, GA_GX_C4 = 8, GA_GX_C8 = 9, GA_GX_C14X2 = 10, GA_GX_CMPR = 14
+};
+/* Palette (TLUT) entry formats. */
+enum { GA_GX_TLUT_IA8 = 0, GA_GX_TLUT_RGB565 = 1, GA_GX_TLUT_RGB5A3 = 2 };
+
+/* Largest width or height decoded: the GX's texture size fields hold 1..1024. */
+#define GA_GX_MAX_SIDE 1024u
+
+/* The format's name ("I4", "CMPR", ...), NULL for an id that is not a GX
+ * texture format. */
+const char *ga_gx_format_name(int format);
+/* The id of a name, -1 when unknown. */
+int ga_gx_format_from_name(const char *name);
+const char *ga_gx_palette_format_name(int palette_format);
+int ga_gx_palette_format_from_name(const char *name);
+/* 1 for C4, C8 and C14X2. */
+int ga_gx_is_indexed(int format);
+/* Bytes of the first mip level of a width x height image (whole blocks);
+ * -1 for an unknown format. */
+int ga_gx_image_size(int format, uint32_t width, uint32_t height, size_t *bytes);
+/* Decodes the first level: src holds ga_gx_image_size bytes, palette
+ * palette_count u16 entries (indexed formats; an index past the palette
+ * gives transparent black), out width * height * 4 bytes RGBA, top row
+ * first.  The format must be known and the palette format 0..2. */
+void ga_gx_decode(int format, const uint8_t *src, uint32_t width, uint32_t height, const uint8_t *palette,
+                  uint32_t palette_count, int palette_format, uint8_t *out);
+
+#endif
