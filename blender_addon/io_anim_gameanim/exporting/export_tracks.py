@@ -32,7 +32,9 @@ def file_frames(fmt, frame_count, start=0.0):
     if formats.keeps_frame_numbers(fmt):
         s = int(round(start))
         return s, s + max(n - 1, 0)
-    if formats.count_includes_end(fmt):
+    if formats.count_includes_end(fmt) or formats.full_frame(fmt):
+        # (full-frame tables: one value per frame 0..n-1; frame n is frame 0
+        # of a loop, or held)
         return 0, max(n - 1, 0)
     return 0, n
 
@@ -60,7 +62,14 @@ def direct_track(gameanim, fc, target, channel, axis, vs, vo, tm, rate, frames_s
     """An exact channel's curve as its track: the keys themselves (rate
     KEYS, Hermite-compatible keys), else per-frame values.  inside: keys
     are only carried over when they all lie in the exported range (a range
-    chosen by the user cuts the curve; per-frame values do that exactly)."""
+    chosen by the user cuts the curve; per-frame values do that exactly).
+    Full-frame formats read with the nearest-frame rule (tm.frame_rule):
+    file frame i takes the curve half a frame earlier, where the import put
+    the game's switch to it (curve_plans.frame_rule_keys)."""
+    if tm.frame_rule == "nearest":
+        rate = "FRAMES"
+        half = 0.5 * tm.scale
+        frames_scene = array("d", (max(f - half, tm.start) for f in frames_scene))
     keys = readback.read_keys(fc) if fc is not None and not fc.mute else None
     if keys is None or len(keys) == 0:
         return None

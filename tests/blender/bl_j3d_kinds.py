@@ -1,0 +1,347 @@
+"""Issue 21 in Blender: J3D BCA onto armatures (the frame rules), BRK and
+BPK colours, BTP texture patterns and BVA visibility.  The game's values
+come from gameanim's sample() of the file (the codec, not the add-on's
+curve code) and from the rules of docs/formats/j3d_kinds.md written out
+here; Blender's side is read from the F-curves and from the values Blender
+evaluates at a frame (drivers, node sockets)."""
+import math
+import os
+
+import bpy
+import pytest
+from blhelpers import fcurves_of, pose_path, samples
+
+from exphelpers import export_bytes
+
+BCA = samples("j3d/kart_object.bca")[0]
+BRK = samples("j3d/tev_pulse.brk")[0]
+BPK = samples("j3d/material_fade.bpk")[0]
+BTP = samples("j3d/eye_mouth.btp")[0]
+BVA = samples("j3d/parts_blink.bva")[0]
+
+
+def fcurve(action, path, index=0):
+    for fc in fcurves_of(action):
+        if fc.data_path == path and fc.array_index == index:
+            return fc
+    raise AssertionError(f"{action.name}: no curve {path}[{index}]")
+
+
+def mesh_with(*names):
+    """A mesh object using materials of these names (so that the depsgraph
+    evaluates them and their drivers)."""
+    me = bpy.data.meshes.new("m")
+    ob = bpy.data.objects.new("holder", me)
+    bpy.context.scene.collection.objects.link(ob)
+    mats = {}
+    for n in names:
+        m = bpy.data.materials.new(n)
+        if m.node_tree is None:
+            m.use_nodes = True
+        me.materials.append(m)
+        mats[n] = m
+    return mats
+
+
+def game_full_frame(values, frame, rule):
+    """The full-frame rules of j3d_kinds.md: nearest (int)(f + 0.5), truncate
+    (int)f, lerp between whole frames; clamped to the table."""
+    n = len(values)
+    if frame <= 0:
+        return values[0]
+    if rule == "lerp":
+        i = int(frame)
+        if i >= n - 1:
+            return values[-1]
+        return values[i] + (frame - i) * (values[i + 1] - values[i])
+    i = int(frame + 0.5) if rule == "nearest" else int(frame)
+    return values[min(i, n - 1)]
+
+
+def sampled(anim, frames):
+    vals = anim.sample(frames)
+    n = len(frames)
+    return {(t.target, t.channel, t.axis): vals[i * n:(i + 1) * n] for i, t in enumerate(anim.tracks)}
+
+
+# ---------------------------------------------------------------------------
+# J3D BCA
+
+
+@pytest.mark.parametrize("rule", ["nearest", "truncate", "lerp"])
+def test_j3d_bca_curves_show_the_frame_rule(api, ga, rule):
+    """The rotation and scale curves (the bones of a new rig have no rest
+    rotation: exact channels) give sample() under the chosen frame rule at
+    quarter frames, and the plain-Python rule from the notes agrees: the
+    nearest rule switches half a frame early, truncate on whole frames,
+    lerp interpolates."""
+    res = api.import_files([str(BCA)], target="NEW", frame_rule=rule)
+    fr = res.report.files[0]
+    assert fr.ok and fr.exact and not fr.baked, (fr.error, fr.baked)
+    anim = ga.load(str(BCA))
+    anim.frame_rule = rule
+    frames = [k * 0.25 for k in range(int(anim.frame_count) * 4)]
+    got = sampled(anim, frames)
+    bones = [b.name for b in bpy.data.objects[fr.owners[0]].data.bones]
+    checked = 0
+    for t in anim.tracks:
+        if t.channel not in ("rotation", "scale") or len(t) < 2:
+            continue
+        prop = "rotation_euler" if t.channel == "rotation" else "scale"
+        fc = fcurve(res[0], pose_path(bones[t.target], prop), t.axis)
+        values = list(t.values)
+        tol = 2e-4 if (rule == "lerp" and t.channel == "rotation") else 1e-5  # (the game truncates lerped s16)
+        for f, g in zip(frames, got[(t.target, t.channel, t.axis)]):
+            assert abs(fc.evaluate(f) - g) <= tol, (t.target, t.channel, t.axis, f, fc.evaluate(f), g)
+            assert abs(game_full_frame(values, f, rule) - g) <= tol
+        kinds = {k.interpolation for k in list(fc.keyframe_points)[:-2]}  # (a held period key ends it)
+        assert kinds == ({"LINEAR"} if rule == "lerp" else {"CONSTANT"})
+        checked += 1
+    assert checked >= 2
+
+
+def test_j3d_bca_edited_export_reloads_with_the_edit(api, ga):
+    """Nearest rule: moving the value of one key (the switch to frame 3, at
+    2.5) re-encodes that track with the new value at frame 3; the other
+    frames keep theirs."""
+    res = api.import_files([str(BCA)], target="NEW")
+    anim0 = ga.load(str(BCA))
+    t = next(t for t in anim0.tracks if t.channel == "translation" and len(t) > 4)
+    bones = [b.name for b in bpy.data.objects[res.report.files[0].owners[0]].data.bones]
+    fc = fcurve(res[0], pose_path(bones[t.target], "location"), t.axis)
+    key = next(k for k in fc.keyframe_points if abs(k.co.x - 2.5) < 1e-6)
+    key.co.y += 4.0
+    data, result = export_bytes(api, res[0])
+    assert not result.original and result.changed
+    got = ga.load(data).find(t.target, t.channel, t.axis)
+    assert list(got.values)[3] == pytest.approx(list(t.values)[3] + 4.0)
+    assert list(got.values)[:3] == pytest.approx(list(t.values)[:3])
+    assert list(got.values)[4:] == pytest.approx(list(t.values)[4:])
+
+
+# ---------------------------------------------------------------------------
+# BRK and BPK
+
+
+def color_at(mat, node, frame):
+    bpy.context.scene.frame_set(int(frame))
+    return list(mat.node_tree.nodes[node].outputs[0].default_value)
+
+
+@pytest.mark.parametrize("path", [BRK, BPK], ids=lambda p: p.name)
+def test_colours_keep_the_stored_values_and_show_the_clamped_colour(api, ga, path):
+    """Per entry, the material's property holds the curve as stored (s16
+    units, beyond 255 too), and the RGB node the add-on drives shows it
+    clamped to 0..255 / 255 at every frame."""
+    anim = ga.load(str(path))
+    mats = mesh_with(*{e["material"] for e in anim.entries})
+    res = api.import_files([str(path)])
+    fr = res.report.files[0]
+    assert fr.ok and not fr.unmatched and len(res) == len(mats)
+    frames = [float(f) for f in range(int(anim.frame_count) + 1)] + [2.5, 14.5]
+    got = sampled(anim, frames)
+    above = False
+    for i, e in enumerate(anim.entries):
+        mat = mats[e["material"]]
+        name = ("gameanim_color" if path.suffix == ".bpk" else
+                f"gameanim_color_{'C' if e['kind'] == 'register' else 'K'}{e['color_id']}")
+        action = mat.animation_data.action
+        for f_i, f in enumerate(frames):
+            shown = color_at(mat, name, f) if f == int(f) else None
+            for c in range(4):
+                g = got[(i, "color", c)][f_i] if (i, "color", c) in got else 0.0
+                assert fcurve(action, f'["{name}"]', c).evaluate(f) == pytest.approx(g, abs=1e-3)
+                if shown is not None:
+                    assert mat[name][c] == pytest.approx(g, abs=1e-3)
+                    assert shown[c] == pytest.approx(min(max(g, 0.0), 255.0) / 255.0, abs=1e-5)
+                    above |= g > 255.0
+    if path.suffix == ".brk":
+        assert above  # (the sample's registers pass 255: the clamp was exercised)
+
+
+def test_colour_node_feeds_the_base_color(api):
+    mats = mesh_with("fade")
+    api.import_files([str(BPK)])
+    tree = mats["fade"].node_tree
+    links = [(lnk.from_node.name, lnk.to_socket.name) for lnk in tree.links]
+    assert ("gameanim_color", "Base Color") in links
+
+
+def test_missing_materials_are_reported_and_nothing_is_made(api):
+    res = api.import_files([str(BRK)])
+    fr = res.report.files[0]
+    assert fr.ok and not fr.imported and len(res) == 0
+    assert sorted(fr.missing_materials) == ["body", "eye", "glow"]
+    assert len(fr.unmatched) == 3
+
+
+@pytest.mark.parametrize("path", [BRK, BPK, BTP, BVA], ids=lambda p: p.name)
+def test_edited_kind_exports_the_edit(api, ga, path):
+    """One key of the first curve moved: that track is re-encoded with the
+    new value at that frame; every other track comes back as it was."""
+    anim0 = ga.load(str(path))
+    mesh_with(*{e["material"] for e in anim0.entries or []})
+    if path.suffix == ".bva":
+        for i in range(3):
+            o = bpy.data.objects.new(f"shape_{i}", None)
+            bpy.context.scene.collection.objects.link(o)
+    res = api.import_files([str(path)])
+    assert res.report.files[0].ok
+    first = res[0]
+    fc = next(fc for fc in fcurves_of(first) if len(fc.keyframe_points) > 1 and fc.data_path != "hide_render")
+    key = fc.keyframe_points[1]
+    frame = key.co.x
+    if path.suffix == ".bva":  # (hide_viewport: 1 - show; nearest rule: the key is the switch to frame + 0.5)
+        key.co.y = 1.0 - key.co.y
+        frame += 0.5
+    else:
+        key.co.y += 1.0
+    data, result = export_bytes(api, first)
+    assert not result.original and len(result.changed) == 1, result.changed
+    anim = ga.load(data)
+    a, b = sampled(anim0, [frame]), sampled(anim, [frame])
+    diff = [k for k in a if abs(a[k][0] - b[k][0]) > 1e-3]
+    assert len(diff) == 1, diff
+    k = diff[0]
+    assert abs(a[k][0] - b[k][0]) == pytest.approx(1.0, abs=1e-3)
+    for t0, t1 in zip(anim0.tracks, anim.tracks):
+        if (t0.target, t0.channel, t0.axis) != k:
+            assert list(t0.values) == list(t1.values) and list(t0.times) == list(t1.times)
+
+
+def test_each_kind_is_offered_and_comes_back_byte_for_byte(api):
+    """The file lists take the kinds' extensions; an untouched import of
+    each writes the original bytes (all the file's actions go back into one
+    file)."""
+    from io_anim_gameanim.importing import importer
+
+    for path in (BRK, BPK, BTP, BVA, BCA):
+        assert path.suffix in importer.file_extensions()
+    mesh_with("body", "eye", "glow", "fade", "eyeL", "mouth")
+    for path in (BRK, BPK, BTP, BVA):
+        res = api.import_files([str(path)])
+        for action in res:
+            data, result = export_bytes(api, action)
+            assert data == path.read_bytes() and result.original, result.summary()
+
+
+def test_an_action_not_imported_from_the_kind_is_refused(api, tmp_path):
+    from io_anim_gameanim.exporting.export_tracks import ExportError
+
+    ob = bpy.data.objects.new("o", None)
+    bpy.context.scene.collection.objects.link(ob)
+    ob["x"] = 1.0
+    ob.keyframe_insert('["x"]', frame=1)
+    with pytest.raises(ExportError, match="not imported from a BRK"):
+        api.export_action(str(tmp_path / "x.brk"), ob.animation_data.action, format="brk")
+    assert not os.path.exists(tmp_path / "x.brk")
+
+
+# ---------------------------------------------------------------------------
+# BTP
+
+
+def mix_factors(mat, name):
+    out = {}
+    for node in mat.node_tree.nodes:
+        if node.name.startswith(name + " mix "):
+            fac = next(s for s in node.inputs if s.type == "VALUE")
+            out[int(node.name.rsplit(" ", 1)[1])] = fac.default_value
+    return out
+
+
+def test_texture_pattern_switches_the_image_and_reports_missing_textures(api, ga):
+    """eyeL has Image Texture nodes labelled 'texture 0..2': the property
+    holds getTexNo (the frame truncated) and the Mix chain selects exactly
+    that image; mouth has none of 3..5: reported, still keyed."""
+    mats = mesh_with("eyeL", "mouth")
+    tree = mats["eyeL"].node_tree
+    for k in range(3):
+        node = tree.nodes.new("ShaderNodeTexImage")
+        node.label = f"texture {k}"
+    res = api.import_files([str(BTP)])
+    fr = res.report.files[0]
+    assert fr.ok and len(res) == 2
+    assert len(fr.unmatched) == 1 and "'mouth'" in fr.unmatched[0] and "3, 4, 5" in fr.unmatched[0]
+    anim = ga.load(str(BTP))
+    values = list(anim.tracks[0].values)
+    frames = [k * 0.5 for k in range(2 * int(anim.frame_count))]
+    got = sampled(anim, frames)[(0, "texture_index", 0)]
+    action = mats["eyeL"].animation_data.action
+    fc = fcurve(action, '["gameanim_texmap0"]')
+    assert {k.interpolation for k in fc.keyframe_points} == {"CONSTANT"}
+    for f, g in zip(frames, got):
+        assert g == values[min(int(f), len(values) - 1)]
+        assert fc.evaluate(f) == g
+        if f == int(f):
+            bpy.context.scene.frame_set(int(f))
+            assert mats["eyeL"]["gameanim_texmap0"] == g
+            # the chain: image 0, then Mix k takes image k where the factor is 1
+            facs = mix_factors(mats["eyeL"], "gameanim_texmap0")
+            assert sorted(facs) == [1, 2]
+            shown = 0
+            for k in sorted(facs):
+                if facs[k] == pytest.approx(1.0):
+                    shown = k
+                else:
+                    assert facs[k] == pytest.approx(0.0)
+            assert shown == g
+    base = [lnk for lnk in tree.links if lnk.to_socket.name == "Base Color"]
+    assert base and base[0].from_node.name == "gameanim_texmap0 mix 2"
+
+
+def test_texture_folder_supplies_the_images(api, tmp_path):
+    """Option Texture Folder: files named by number become the pattern's
+    Image Texture nodes; nothing is reported missing."""
+    for k in range(6):
+        img = bpy.data.images.new(f"t{k}", 4, 4)
+        img.filepath_raw = str(tmp_path / f"eye_{k:02d}.png")
+        img.file_format = "PNG"
+        img.save()
+    mats = mesh_with("eyeL", "mouth")
+    res = api.import_files([str(BTP)], texture_folder=str(tmp_path))
+    fr = res.report.files[0]
+    assert fr.ok and fr.unmatched == []
+    labels = {n.label for n in mats["mouth"].node_tree.nodes if n.type == "TEX_IMAGE"}
+    assert labels == {"texture 3", "texture 4", "texture 5"}
+
+
+# ---------------------------------------------------------------------------
+# BVA
+
+
+def test_visibility_keys_shape_objects_and_properties_for_the_others(api, ga):
+    """Shape 0 is an object named shape_0, shape 2 an object with the
+    property gameanim_shape = 2: their hide_viewport / hide_render are keyed
+    (CONSTANT, hidden where the show byte is 0, nearest rule); shape 1 has no
+    object: the property gameanim_shape001 on the active object holds the
+    show bytes."""
+    s0 = bpy.data.objects.new("shape_0", None)
+    s2 = bpy.data.objects.new("lid", None)
+    s2["gameanim_shape"] = 2
+    holder = bpy.data.objects.new("holder", None)
+    for o in (s0, s2, holder):
+        bpy.context.scene.collection.objects.link(o)
+    bpy.context.view_layer.objects.active = holder
+    res = api.import_files([str(BVA)])
+    fr = res.report.files[0]
+    assert fr.ok and sorted(fr.owners) == ["holder", "lid", "shape_0"], fr.owners
+    assert any("shape(s) 1 have no object" in n for n in fr.notes)
+    anim = ga.load(str(BVA))
+    frames = [k * 0.25 for k in range(4 * int(anim.frame_count))]
+    got = sampled(anim, frames)
+    for shape, ob in ((0, s0), (2, s2)):
+        action = ob.animation_data.action
+        vp, rd = fcurve(action, "hide_viewport"), fcurve(action, "hide_render")
+        values = list(anim.find(shape, "visibility", 0).values)
+        for f, g in zip(frames, got[(shape, "visibility", 0)]):
+            assert g == game_full_frame(values, f, "nearest")
+            assert vp.evaluate(f) == rd.evaluate(f) == (0.0 if g else 1.0), (shape, f)
+        assert {k.interpolation for k in vp.keyframe_points} == {"CONSTANT"}
+    prop = fcurve(holder.animation_data.action, '["gameanim_shape001"]')
+    for f, g in zip(frames, got[(1, "visibility", 0)]):
+        assert prop.evaluate(f) == g
+    assert any(not v for v in got[(1, "visibility", 0)])  # (shape 1 blinks: the test sees a change)
+    bpy.context.scene.frame_set(3)
+    assert s0.hide_viewport == (got[(0, "visibility", 0)][12] == 0)
+    assert not math.isnan(prop.evaluate(3))
