@@ -345,3 +345,97 @@ def test_visibility_keys_shape_objects_and_properties_for_the_others(api, ga):
     bpy.context.scene.frame_set(3)
     assert s0.hide_viewport == (got[(0, "visibility", 0)][12] == 0)
     assert not math.isnan(prop.evaluate(3))
+
+
+# ---------------------------------------------------------------------------
+# Lossless under options, after a reload, in batch and from the operator
+
+
+def import_kinds(api, **kw):
+    """Every kind's sample onto materials of its names (on a mesh) and, for
+    BVA, onto shape objects shape_0..2; {file name: actions}."""
+    mesh_with("body", "eye", "glow", "fade", "eyeL", "mouth")
+    for i in range(3):
+        o = bpy.data.objects.new(f"shape_{i}", None)
+        bpy.context.scene.collection.objects.link(o)
+    out = {}
+    for path in (BRK, BPK, BTP, BVA):
+        res = api.import_files([str(path)], **kw)
+        assert res.report.files[0].ok and len(res), res.report.files[0].error
+        out[path.name] = [a.name for a in res]
+    return out
+
+
+@pytest.mark.parametrize("rule", ["nearest", "truncate", "lerp"])
+def test_frame_offset_scene_rate_and_rules_still_give_the_original(api, rule):
+    """A frame offset and a time scale (the scene's rate; J3D files store
+    none, so the rate is 1: a frame offset it is) and each frame rule: the
+    export rebuilds the import's curves and finds them unchanged."""
+    bpy.context.scene.render.fps = 24
+    names = import_kinds(api, frame_offset=7.0, frame_rate="SCENE", frame_rule=rule)
+    res = api.import_files([str(BCA)], target="NEW", frame_offset=7.0, frame_rule=rule)
+    names[BCA.name] = [res[0].name]
+    for path in (BRK, BPK, BTP, BVA, BCA):
+        for name in names[path.name]:
+            data, result = export_bytes(api, bpy.data.actions[name])
+            assert data == path.read_bytes(), (name, result.summary())
+
+
+def test_j3d_bca_on_baked_bones_gives_the_original(api, ga):
+    """Bones with rest rotations are baked (the game's values per frame):
+    an untouched export still writes the original."""
+    from blhelpers import make_rig
+
+    anim = ga.load(str(BCA))
+    n = 1 + max(t.target for t in anim.tracks)
+    spec, prev = [], None
+    for i in range(n):
+        spec.append((f"b{i}", prev, (0.2 * i, 0.0, 0.0), (0.2 * i + 0.3, 0.2, 0.4), 0.5))
+        prev = f"b{i}"
+    rig = make_rig("Rig", spec)
+    res = api.import_files([str(BCA)], armature=rig)
+    assert res.report.files[0].baked
+    data, _ = export_bytes(api, res[0])
+    assert data == BCA.read_bytes()
+
+
+def test_saved_and_reloaded_blend_gives_the_original_and_shows_the_values(api, tmp_path):
+    """The properties, drivers and curves survive a save and reload: every
+    kind's untouched actions write the original bytes, and a driven colour
+    still shows its clamped value."""
+    names = import_kinds(api)
+    blend = tmp_path / "kinds.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    bpy.ops.wm.open_mainfile(filepath=str(blend))
+    for path in (BRK, BPK, BTP, BVA):
+        for name in names[path.name]:
+            data, _ = export_bytes(api, bpy.data.actions[name])
+            assert data == path.read_bytes(), name
+    mat = bpy.data.materials["body"]
+    shown = color_at(mat, "gameanim_color_C1", 15)
+    assert mat["gameanim_color_C1"][0] == pytest.approx(300.0) and shown[0] == pytest.approx(1.0)
+
+
+def test_batch_export_writes_one_file_per_imported_file(api, tmp_path):
+    """export_actions: the actions of one BRK (one per material) go back
+    into one file, byte for byte, named after the source."""
+    import_kinds(api)
+    results = api.export_actions(str(tmp_path), actions=[a for a in bpy.data.actions if a.get("gameanim_owner")])
+    assert all(r.ok for r in results), [r.error for r in results]
+    assert sorted(os.listdir(tmp_path)) == sorted(p.name for p in (BRK, BPK, BTP, BVA))
+    for path in (BRK, BPK, BTP, BVA):
+        assert (tmp_path / path.name).read_bytes() == path.read_bytes()
+
+
+def test_export_operator_takes_the_active_objects_material_action(addon, api, tmp_path):
+    """File > Export > J3D Colour Animation with no action named: the
+    active object's active material's action, and its file's other
+    actions with it."""
+    mats = mesh_with("body", "eye", "glow")
+    api.import_files([str(BRK)])
+    holder = bpy.data.objects["holder"]
+    bpy.context.view_layer.objects.active = holder
+    holder.active_material_index = list(mats).index("eye")
+    out = tmp_path / "op.brk"
+    assert bpy.ops.export_anim.gameanim_brk(filepath=str(out)) == {"FINISHED"}
+    assert out.read_bytes() == BRK.read_bytes()
