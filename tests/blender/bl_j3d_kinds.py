@@ -439,3 +439,75 @@ def test_export_operator_takes_the_active_objects_material_action(addon, api, tm
     out = tmp_path / "op.brk"
     assert bpy.ops.export_anim.gameanim_brk(filepath=str(out)) == {"FINISHED"}
     assert out.read_bytes() == BRK.read_bytes()
+
+
+def test_importing_again_reuses_the_nodes_and_replaces_the_action(api):
+    """A second import of the same BRK and BTP: the same nodes (no
+    duplicates), the earlier actions replaced, no note, still lossless."""
+    mats = mesh_with("body", "eye", "glow", "eyeL", "mouth")
+    tree = mats["eyeL"].node_tree
+    for k in range(3):
+        tree.nodes.new("ShaderNodeTexImage").label = f"texture {k}"
+    for path in (BRK, BTP):
+        api.import_files([str(path)])
+    before = {n: sorted(m.node_tree.nodes.keys()) for n, m in mats.items()}
+    for path in (BRK, BTP):
+        res = api.import_files([str(path)])
+        fr = res.report.files[0]
+        assert fr.ok and fr.notes == [] and fr.replaced, (fr.notes, fr.replaced)
+        for action in res:
+            data, _ = export_bytes(api, action)
+            assert data == path.read_bytes()
+    assert {n: sorted(m.node_tree.nodes.keys()) for n, m in mats.items()} == before
+    assert [lnk.from_node.name for lnk in tree.links if lnk.to_socket.name == "Base Color"] == \
+        ["gameanim_texmap0 mix 2"]
+
+
+# ---------------------------------------------------------------------------
+# J3D BCA on a model's rig
+
+
+@pytest.mark.parametrize("calc", ["basic", "softimage", "maya"])
+def test_j3d_bca_plays_on_the_bmd_it_is_selected_with(api, ga, tmp_path, calc):
+    """A BMD and a J3D BCA selected together: the BCA goes onto the rig
+    built from the model (not a new rig), and every pose bone's matrix is
+    the game's world matrix (Model.world_matrices, nearest rule) at whole
+    and fractional frames, within the sine table's bound; an untouched
+    export writes the original."""
+    import bl_models as bm
+
+    n = len(bm.CHAIN)
+    src = ga.load(bm.bck(ga, tmp_path, "move.bck", bm.moving_keys(bm.CHAIN), n))
+    frames = [float(f) for f in range(9)]
+    per = sampled(src, frames)
+    tracks = [ga.Track(j, ch, a, frames, per[(j, ch, a)], interpolation=[ga.CONSTANT] * len(frames))
+              for (j, ch, a) in sorted(per)]
+    path = tmp_path / "move.bca"
+    ga.Animation("j3d_bca", tracks, frame_count=9.0, loop="once").save(str(path))
+    mpath = bm.j3d_model(tmp_path, calc)
+    res = api.import_files([mpath, str(path)])
+    assert all(f.ok for f in res.report.files), [f.error for f in res.report.files]
+    assert len([o for o in bpy.data.objects if o.type == "ARMATURE"]) == 1
+    obj = bm.built_rig()
+    assert res.report.files[1].owners == [obj.name]
+    model, anim = ga.load_model(mpath), ga.load(str(path))
+    bm.assert_pose(obj, model, anim, [], [0.0, 1.0, 2.4, 2.6, 5.0, 7.5, 8.0])
+    data, _ = export_bytes(api, res[0])
+    assert data == path.read_bytes()
+
+
+def test_two_entries_of_one_colour_the_first_wins(api, ga, tmp_path):
+    """A BRK whose two register entries name the same material and colour
+    C1: the first is keyed, the second noted, and the export still writes
+    the original bytes."""
+    tracks = [ga.Track(e, "color", c, [0.0, 10.0], [10.0 * (e + 1), 200.0]) for e in range(2) for c in range(4)]
+    entries = [{"material": "m", "kind": "register", "color_id": 1}] * 2
+    path = tmp_path / "twice.brk"
+    ga.Animation("brk", tracks, frame_count=10.0, entries=entries).save(str(path))
+    mats = mesh_with("m")
+    res = api.import_files([str(path)])
+    fr = res.report.files[0]
+    assert fr.ok and any("entry 1" in n and "the first wins" in n for n in fr.notes), (fr.error, fr.notes)
+    assert fcurve(mats["m"].animation_data.action, '["gameanim_color_C1"]', 0).evaluate(0.0) == pytest.approx(10.0)
+    data, _ = export_bytes(api, res[0])
+    assert data == path.read_bytes()

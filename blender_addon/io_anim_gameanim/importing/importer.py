@@ -307,7 +307,7 @@ def _dispatch(item, rigs, opts):
     with no model of their kind among the files go on as usual (the
     import's target armature, or a new one)."""
     anim = item.anim
-    family = [b for b in rigs if model_rig.animation_format(b.rig["format"]) == anim.format]
+    family = [b for b in rigs if anim.format in formats.model_animation_formats(b.rig["format"])]
     if not formats.is_skeletal(anim.format) or not family:
         return True  # (no model of its kind: the usual target)
     targets = anim_targets(anim)

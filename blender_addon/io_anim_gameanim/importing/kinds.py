@@ -65,7 +65,7 @@ def _group(fmt):
 
 
 def _material_groups(anim, stem, mats, fr):
-    return [(mat, "MATERIAL", material_curves(anim, entries), name)
+    return [(mat, "MATERIAL", material_curves(anim, entries, fr.notes), name)
             for mat, entries, name in matched_materials(anim, mats, stem, fr)]
 
 
@@ -272,6 +272,8 @@ def _show_pattern(tree, mat, name, numbers, entry, opts, fr):
         tree.links.new(images[k].outputs["Color"], b)
         _add_driver(tree, mix, fac, None, mat, f'["{name}"]', pattern_expression(k))
         out = res
+    if not targets and out.links:
+        return  # (built by an earlier import: already in place)
     if not targets:
         sock = _base_color_input(tree)
         if sock is not None and not sock.is_linked:

@@ -111,11 +111,21 @@ MODEL_EXTENSIONS = (".bmd", ".bdl", ".bin")
 # matrices move points, not bone frames).
 MODEL_FAMILIES = {"bmd": ("bck", "joint"), "bdl": ("bck", "joint"), "sm64ds_bmd": ("bca", "joint"),
                   "bk_model": ("bk", "bone_id")}
+# Other formats that animate a family's joints as its own format does
+# (J3D BCA: full-frame joints of J3D models, Mario Kart: Double Dash).
+MODEL_ALSO = {"bck": ("j3d_bca",)}
 
 
 def model_animation_format(model_format):
     """The animation format of a model family (None when unknown)."""
     return MODEL_FAMILIES.get(model_format, (None, None))[0]
+
+
+def model_animation_formats(model_format):
+    """Every animation format that plays on a model family: its own
+    (model_animation_format) and MODEL_ALSO's."""
+    own = model_animation_format(model_format)
+    return (own,) + MODEL_ALSO.get(own, ()) if own else ()
 
 
 def model_by_bone_id(model_format):

@@ -74,11 +74,23 @@ def shape_index_of(obj):
     return int(m.group(1)) if m else None
 
 
-def material_curves(anim, entries):
+def material_curves(anim, entries, notes=None):
     """[(track index, data path, array index, scale, offset, primary)] of
-    material entries [(entry index, entry)] (BRK, BPK, BTP)."""
+    material entries [(entry index, entry)] (BRK, BPK, BTP).  A second
+    entry of one material with the same property (the same colour or
+    texture map) is left out, and said in notes: the first wins (the
+    export keeps the other's tracks as they are)."""
     kind = formats.kind(anim.format)
-    wanted = {i: e for i, e in entries}
+    wanted, seen = {}, {}
+    for i, e in entries:
+        prop = color_prop(e) if kind == "color" else pattern_prop(e)
+        if prop in seen:
+            if notes is not None:
+                notes.append(f"entry {i} (material {e['material']!r}) animates {prop} as entry {seen[prop]} does: "
+                             "the first wins")
+            continue
+        seen[prop] = i
+        wanted[i] = e
     out = []
     for ti, t in enumerate(anim.tracks):
         e = wanted.get(t.target)
