@@ -165,6 +165,11 @@ def test_colour_node_feeds_the_base_color(api):
     tree = mats["fade"].node_tree
     links = [(lnk.from_node.name, lnk.to_socket.name) for lnk in tree.links]
     assert ("gameanim_color", "Base Color") in links
+    # four drivers, simple expressions: evaluated without Python, so shown
+    # also where scripts may not auto-run
+    drivers = tree.animation_data.drivers
+    assert len(drivers) == 4
+    assert all(d.driver.is_valid and d.driver.is_simple_expression for d in drivers)
 
 
 def test_missing_materials_are_reported_and_nothing_is_made(api):
@@ -225,14 +230,70 @@ def test_each_kind_is_offered_and_comes_back_byte_for_byte(api):
             assert data == path.read_bytes() and result.original, result.summary()
 
 
-def test_an_action_not_imported_from_the_kind_is_refused(api, tmp_path):
+def test_new_brk_from_keyed_material_properties(api, ga, tmp_path):
+    """A material keyed by hand (no import): gameanim_color_C1 with three
+    keys, gameanim_color_K0 held; the new BRK has a register entry C1 then
+    a konst entry K0 of that material, the keys as keyed (300 stays 300),
+    the held colour as one key."""
+    mat = bpy.data.materials.new("mat")
+    mat["gameanim_color_K0"] = [10.0, 20.0, 30.0, 40.0]
+    mat["gameanim_color_C1"] = [0.0, 0.0, 0.0, 255.0]
+    for f, v in ((0, 0.0), (10, 300.0), (20, 0.0)):
+        mat["gameanim_color_C1"][0] = v
+        mat.keyframe_insert('["gameanim_color_C1"]', index=0, frame=f)
+    mat.keyframe_insert('["gameanim_color_K0"]', frame=0)
+    out = tmp_path / "new.brk"
+    result = api.export_action(str(out), mat.animation_data.action, format="brk", materials=[mat])
+    assert result.ok
+    anim = ga.load(str(out))
+    assert anim.entries == [{"material": "mat", "kind": "register", "color_id": 1},
+                            {"material": "mat", "kind": "konst", "color_id": 0}]
+    assert anim.frame_count == 20.0
+    r = anim.find(0, "color", 0)
+    assert list(r.times) == [0.0, 10.0, 20.0] and list(r.values) == [0.0, 300.0, 0.0]
+    assert [list(anim.find(1, "color", c).values) for c in range(4)] == [[10.0], [20.0], [30.0], [40.0]]
+    assert list(anim.find(0, "color", 3).values) == [255.0]
+
+
+def test_new_btp_and_bva_from_keys(api, ga, tmp_path):
+    """BTP from a keyed integer property (CONSTANT keys): one texture
+    number per frame, the value Blender holds at that frame.  BVA from
+    shape objects' hide_viewport keys: show = not hidden, per frame, one
+    shape per object."""
+    mat = bpy.data.materials.new("eye")
+    mat["gameanim_texmap0"] = 0
+    for f, v in ((0, 0), (3, 1), (6, 2), (8, 2)):
+        mat["gameanim_texmap0"] = v
+        mat.keyframe_insert('["gameanim_texmap0"]', frame=f)
+    for kp in fcurve(mat.animation_data.action, '["gameanim_texmap0"]').keyframe_points:
+        kp.interpolation = "CONSTANT"
+    out = tmp_path / "new.btp"
+    assert api.export_action(str(out), mat.animation_data.action, format="btp", materials=[mat]).ok
+    anim = ga.load(str(out))
+    assert anim.entries == [{"material": "eye", "texmap": 0}]
+    assert list(anim.tracks[0].values) == [0, 0, 0, 1, 1, 1, 2, 2]
+    obs = []
+    for i in range(2):
+        o = bpy.data.objects.new(f"shape_{i}", None)
+        bpy.context.scene.collection.objects.link(o)
+        for f, h in ((0, False), (2 + i, True), (5, False)):
+            o.hide_viewport = h
+            o.keyframe_insert("hide_viewport", frame=f)
+        obs.append(o)
+    out = tmp_path / "new.bva"
+    assert api.export_action(str(out), obs[0].animation_data.action, format="bva").ok
+    anim = ga.load(str(out))
+    assert [(t.target, list(t.values)) for t in anim.tracks] == [(0, [1, 1, 0, 0, 0]), (1, [1, 1, 1, 0, 0])]
+
+
+def test_nothing_to_write_is_an_error_and_writes_nothing(api, tmp_path):
     from io_anim_gameanim.exporting.export_tracks import ExportError
 
     ob = bpy.data.objects.new("o", None)
     bpy.context.scene.collection.objects.link(ob)
     ob["x"] = 1.0
     ob.keyframe_insert('["x"]', frame=1)
-    with pytest.raises(ExportError, match="not imported from a BRK"):
+    with pytest.raises(ExportError, match="gameanim_color_C"):
         api.export_action(str(tmp_path / "x.brk"), ob.animation_data.action, format="brk")
     assert not os.path.exists(tmp_path / "x.brk")
 
@@ -288,6 +349,7 @@ def test_texture_pattern_switches_the_image_and_reports_missing_textures(api, ga
             assert shown == g
     base = [lnk for lnk in tree.links if lnk.to_socket.name == "Base Color"]
     assert base and base[0].from_node.name == "gameanim_texmap0 mix 2"
+    assert all(d.driver.is_valid and d.driver.is_simple_expression for d in tree.animation_data.drivers)
 
 
 def test_texture_folder_supplies_the_images(api, tmp_path):

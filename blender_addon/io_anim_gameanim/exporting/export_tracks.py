@@ -4,6 +4,7 @@ values or from one curve, the frame range and the loop mode of an action.
 from array import array
 
 from ..shared import formats
+from ..shared.curve_plans import TimeMap
 from ..shared.rig_mapping import CHANNEL_DEFAULT
 from . import readback
 
@@ -32,7 +33,7 @@ def file_frames(fmt, frame_count, start=0.0):
     if formats.keeps_frame_numbers(fmt):
         s = int(round(start))
         return s, s + max(n - 1, 0)
-    if formats.count_includes_end(fmt) or formats.full_frame(fmt):
+    if formats.count_includes_end(fmt) or formats.value_per_frame(fmt):
         # (full-frame tables: one value per frame 0..n-1; frame n is frame 0
         # of a loop, or held)
         return 0, max(n - 1, 0)
@@ -128,3 +129,22 @@ def frame_range(action, xopts, scene):
         return float(xopts.frame_start), float(xopts.frame_end)
     r = action.frame_range
     return float(r[0]), float(r[1])
+
+
+def new_file_frames(fmt, actions, xopts, scene):
+    """The frames of a new file written from several actions: (frame
+    count, TimeMap, file frames array('f'), scene frames).  The range is
+    frame_range's for the first action, with option Frame Range AUTO the
+    union of the actions' ranges; scene frame s is file frame 0."""
+    s, e = frame_range(actions[0], xopts, scene)
+    if xopts.frame_range == "AUTO" and len(actions) > 1:
+        ranges = [a.frame_range for a in actions]
+        s, e = min(r[0] for r in ranges), max(r[1] for r in ranges)
+    s, e = int(round(s)), int(round(e))
+    if e < s:
+        raise ExportError(f"frame range {s}..{e} is empty")
+    frame_count = e - s
+    first, last = file_frames(fmt, frame_count)
+    return (frame_count, TimeMap(0.0, frame_count, 1.0, float(s)), array("f", readback.frames_array(first, last)),
+            readback.frames_array(first, last, 1.0, float(s)))
+

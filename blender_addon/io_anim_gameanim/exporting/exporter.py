@@ -19,7 +19,7 @@ from ..shared import formats
 from ..shared.imported_action import MATERIAL_PROP, ORIGINAL_PROP, SOURCE_PROP, stored_format
 from ..shared.options import make_export_options
 from .export_armature import SkeletalExport
-from .export_kinds import KindExport, is_kind_action, sibling_actions
+from .export_kinds import KindExport, is_kind_action, new_owners, sibling_actions
 from .export_material import BtkExport
 from .export_tracks import ExportError
 
@@ -337,7 +337,9 @@ def export_action(path, action=None, armature=None, materials=None, options=None
     fmt = resolve_format(action, xopts.format)
     result = LAST_RESULT = ExportResult(path, [action.name], fmt)
     if formats.kind(fmt):
-        return export_kind(path, sibling_actions(action), fmt, xopts, context)
+        if stored_format(action) == fmt and action.get(ORIGINAL_PROP):
+            return export_kind(path, sibling_actions(action), fmt, xopts, context)
+        return export_kind(path, [action], fmt, xopts, context, new_owners(action, fmt, materials, context))
     if formats.is_material(fmt):
         mats = list(materials) if materials is not None else materials_using(action)
         if not mats:
@@ -356,12 +358,14 @@ def _write_encoded(path, anim, xopts, exp, result):
     return result
 
 
-def export_kind(path, actions, fmt, xopts, context):
+def export_kind(path, actions, fmt, xopts, context, owners=None):
     """Writes the actions imported from one BRK, BPK, BTP or BVA file back
-    into one file (export_kinds)."""
+    into one file, or (owners) a new file from keyed properties
+    (export_kinds)."""
     global LAST_RESULT
-    result = LAST_RESULT = ExportResult(path, [a.name for a in actions], fmt)
-    exp = KindExport(actions, fmt, xopts, context.scene, result.notes)
+    names = [a.name for a in actions] if owners is None else sorted({a.name for _o, a in owners} or {actions[0].name})
+    result = LAST_RESULT = ExportResult(path, names, fmt)
+    exp = KindExport(actions, fmt, xopts, context.scene, result.notes, owners)
     with _Located(exp):
         anim = exp.run()
     result.changed = exp.changed
@@ -435,10 +439,6 @@ def plan_jobs(actions, folder, fmt=None):
         if (material or formats.kind(f)) and action.get(ORIGINAL_PROP) and stored_format(action) == f:
             btk_groups.setdefault((f, action[ORIGINAL_PROP]), []).append(action)
             continue
-        if formats.kind(f):
-            errors.append((action, f"action {action.name!r} was not imported from a {f.upper()} file: files of "
-                                   f"this kind are written only from imported actions"))
-            continue
         if material != (action_id_type(action) == "NODETREE"):
             errors.append((action, f"action {action.name!r} animates "
                                    f"{'objects' if material else 'materials'}; it cannot be written as {f}"))
@@ -468,8 +468,10 @@ def default_file_name_from_action(action, fmt):
 
 
 def run_job(job, xopts, context, armature=None):
-    if formats.kind(job.format):
+    if formats.kind(job.format) and job.actions[0].get(ORIGINAL_PROP):
         return export_kind(job.path, job.actions, job.format, xopts, context)
+    if formats.kind(job.format):
+        return export_action(job.path, job.actions[0], options=xopts, context=context)
     if not formats.is_material(job.format):
         return export_action(job.path, job.actions[0], armature=armature, options=xopts, context=context)
     mats = []

@@ -18,9 +18,9 @@ import bpy
 
 from .. import compat
 from ..shared import formats
-from ..shared.kind_mapping import (CURVES_PROP, DISPLAY_CLAMP, OWNER_PROP, OWNER_TYPE_PROP, color_kind,
-                                   color_prop, describe_curves, material_curves, pattern_prop, plan_curves,
-                                   shape_curves, shape_index_of, shape_prop)
+from ..shared.kind_mapping import (CURVES_PROP, DISPLAY_CLAMP, OWNER_PROP, OWNER_TYPE_PROP, describe_curves,
+                                   material_curves, pattern_prop, plan_curves, shape_curves, shape_index_of,
+                                   shape_prop)
 from ..shared.material_mapping import matched_materials
 from . import curve_writer
 

@@ -271,6 +271,12 @@ def full_frame(fmt):
     return quirk(fmt, "full_frame")
 
 
+def value_per_frame(fmt):
+    """The file holds one value per frame 0 .. count - 1 (J3D BCA, BVA,
+    BTP), read at whole frames: a full-frame rule, or BTP's truncation."""
+    return full_frame(fmt) or kind(fmt) == "texture_index"
+
+
 def quaternion_rotation(fmt):
     """Rotations are per-frame quaternions, keyed at whole file frames
     (the game's nlerp), else Euler XYZ."""

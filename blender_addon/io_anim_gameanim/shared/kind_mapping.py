@@ -33,9 +33,8 @@ OWNER_TYPE_PROP = "gameanim_owner_type"
 # on an object: the BVA shape index it shows (else its name: shape_<i>)
 SHAPE_INDEX_PROP = "gameanim_shape"
 SHAPE_NAME = re.compile(r"^shape[ _]?0*(\d+)(?:\.\d{3})?$", re.IGNORECASE)
-# the game's clamp before a colour is shown: registers -1024..1023, konst
-# and material colours 0..255; the viewport shows 0..255 in both cases
-GAME_CLAMP = {"register": (-1024, 1023), "konst": (0, 255), "material": (0, 255)}
+# the game clamps a colour before it is shown (registers to -1024..1023,
+# konst and material colours to 0..255); the viewport shows 0..255 of both
 DISPLAY_CLAMP = (0, 255)
 
 
@@ -49,11 +48,6 @@ def color_prop(entry):
     if kind is None:
         return "gameanim_color"
     return f"gameanim_color_{'C' if kind == 'register' else 'K'}{int(entry['color_id'])}"
-
-
-def color_kind(entry):
-    """'register', 'konst' or 'material' (BPK)."""
-    return entry.get("kind") or "material"
 
 
 def pattern_prop(entry):
