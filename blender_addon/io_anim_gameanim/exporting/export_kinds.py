@@ -202,9 +202,10 @@ def new_curve_target(fmt, owner, path):
     kind = formats.kind(fmt)
     if kind == "color":
         m = _COLOR.match(path)
-        if m is None or (m.group(1) is None) != (fmt == "bpk"):
+        tev = formats.tev_colors(fmt)
+        if m is None or (m.group(1) is None) == tev:
             return None
-        if fmt == "bpk":
+        if not tev:
             return (0, owner.name, 0), {"material": owner.name}
         konst = m.group(1) == "K"
         return ((1 if konst else 0, owner.name, int(m.group(2))),

@@ -255,8 +255,10 @@ QUIRKS = {
     "j3d_bca": {"full_frame": True, "loop_modes": "full"},
     # BVA: full-frame show bytes, the same frame rules
     "bva": {"full_frame": True, "loop_modes": "full"},
-    "brk": {"loop_modes": "full"},
-    "bpk": {"loop_modes": "full"},
+    # colour entries: TEV register and konst colours (C<id>, K<id>), or one
+    # material colour per entry
+    "brk": {"loop_modes": "full", "color_entries": "tev"},
+    "bpk": {"loop_modes": "full", "color_entries": "material"},
     "btp": {"loop_modes": "full"},
 }
 
@@ -269,6 +271,12 @@ def full_frame(fmt):
     """One value per whole frame, picked by the game's frame rule
     (Animation.frame_rule, option Frame Rule)."""
     return quirk(fmt, "full_frame")
+
+
+def tev_colors(fmt):
+    """The colour entries are TEV register / konst colours (BRK), else one
+    material colour each (BPK)."""
+    return quirk(fmt, "color_entries") == "tev"
 
 
 def value_per_frame(fmt):
