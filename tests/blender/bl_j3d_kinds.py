@@ -573,3 +573,59 @@ def test_two_entries_of_one_colour_the_first_wins(api, ga, tmp_path):
     assert fcurve(mats["m"].animation_data.action, '["gameanim_color_C1"]', 0).evaluate(0.0) == pytest.approx(10.0)
     data, _ = export_bytes(api, res[0])
     assert data == path.read_bytes()
+
+
+def angle_diff(a, b):
+    return abs((a - b + math.pi) % (2.0 * math.pi) - math.pi)
+
+
+def test_lerp_rotations_go_the_short_way_and_export_back_into_the_s16_range(api, ga, tmp_path):
+    """Rotations 3.0 -> -3.0 -> -2.5 rad: the game (lerp) turns the short
+    way round through pi; the curve is unwrapped so that Blender's LINEAR
+    keys do the same.  An untouched export is the original; an edit writes
+    the unwrapped values back wrapped into the s16 range (no error)."""
+    tracks = [ga.Track(0, "rotation", 0, [0.0, 1.0, 2.0], [3.0, -3.0, -2.5], interpolation=[ga.CONSTANT] * 3)]
+    path = tmp_path / "wrap.bca"
+    ga.Animation("j3d_bca", tracks, frame_count=3.0, loop="once").save(str(path))
+    res = api.import_files([str(path)], target="NEW", frame_rule="lerp")
+    fr = res.report.files[0]
+    assert fr.ok and fr.exact, fr.error
+    anim = ga.load(str(path))
+    anim.frame_rule = "lerp"
+    fc = fcurve(res[0], pose_path(fr.exact[0], "rotation_euler"), 0)
+    frames = [0.0, 0.25, 0.5, 0.75, 1.0, 1.5, 2.0]
+    got = sampled(anim, frames)[(0, "rotation", 0)]
+    for f, g in zip(frames, got):
+        assert angle_diff(fc.evaluate(f), g) <= 2e-4, (f, fc.evaluate(f), g)
+    assert abs(fc.evaluate(0.5)) > 3.0  # (through pi, not through 0)
+    data, _ = export_bytes(api, res[0])
+    assert data == path.read_bytes()
+    key = fc.keyframe_points[2]
+    key.co.y += 0.25  # (an unwrapped value past -pi... moved on)
+    data, result = export_bytes(api, res[0])
+    vals = list(ga.load(data).find(0, "rotation", 0).values)
+    want = list(anim.find(0, "rotation", 0).values)
+    want[2] += 0.25
+    assert all(-math.pi <= v < math.pi for v in vals)
+    assert all(angle_diff(a, b) <= 1e-4 for a, b in zip(vals, want)), (vals, want)
+
+
+def test_new_j3d_bca_with_a_rotation_past_pi(api, ga, tmp_path):
+    """A rig keyed by hand past pi (continuous Euler angles) writes a J3D
+    BCA whose s16 rotations are the same angles wrapped."""
+    from blhelpers import make_rig
+
+    rig = make_rig("R", [("a", None, (0, 0, 0), (0, 1, 0), 0.0)])
+    pb = rig.pose.bones["a"]
+    pb.rotation_mode = "XYZ"
+    for f, v in ((0, 2.5), (4, 4.0)):
+        pb.rotation_euler = (0.0, 0.0, v)
+        pb.keyframe_insert("rotation_euler", frame=f)
+    out = tmp_path / "new.bca"
+    result = api.export_action(str(out), rig.animation_data.action, armature=rig, format="j3d_bca")
+    assert result.ok
+    anim = ga.load(str(out))
+    vals = list(anim.find(0, "rotation", 2).values)
+    assert all(-math.pi <= v < math.pi for v in vals)
+    assert angle_diff(vals[-1], fcurve(rig.animation_data.action, pose_path("a", "rotation_euler"), 2).evaluate(3)) \
+        <= 1e-3

@@ -1,6 +1,7 @@
 """Pieces every export path shares: the error type, tracks from per-frame
 values or from one curve, the frame range and the loop mode of an action.
 (What an import stored on an action: shared/imported_action.py.)"""
+import math
 from array import array
 
 from ..shared import formats
@@ -147,4 +148,37 @@ def new_file_frames(fmt, actions, xopts, scene):
     first, last = file_frames(fmt, frame_count)
     return (frame_count, TimeMap(0.0, frame_count, 1.0, float(s)), array("f", readback.frames_array(first, last)),
             readback.frames_array(first, last, 1.0, float(s)))
+
+
+# the s16 angle range: -0x8000 is -pi (float32: a hair below), and values
+# from 32767.5 units on would round to +0x8000, which an s16 cannot hold
+_F32_PI_NEG = array("f", (-math.pi,))[0]
+_S16_TOP = math.pi * 32767.5 / 32768.0
+
+
+def _wrap(v):
+    w = math.remainder(v, 2.0 * math.pi)
+    return w - 2.0 * math.pi if w > _S16_TOP else w
+
+
+def wrap_full_frame_rotations(gameanim, anim):
+    """Full-frame joint tables hold rotations as s16 angles (-pi .. pi):
+    rotation tracks with values outside are replaced by the same angles
+    wrapped into [-pi, pi) (curves made continuous on import, or keyed past
+    pi by hand).  Tracks within the range are left as they are, so an
+    untouched file stays the original."""
+    tracks = list(anim.tracks)
+    changed = False
+    for i, t in enumerate(tracks):
+        if t.channel != "rotation" or len(t) == 0:
+            continue
+        vals = t.values
+        if max(vals) <= _S16_TOP and min(vals) >= _F32_PI_NEG:
+            continue
+        wrapped = array("f", (_wrap(v) for v in vals))
+        tracks[i] = gameanim.Track(t.target, t.channel, t.axis, t.times, wrapped, t.in_slopes, t.out_slopes,
+                                   t.interpolation)
+        changed = True
+    if changed:
+        anim.tracks = tracks
 

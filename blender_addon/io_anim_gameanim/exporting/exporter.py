@@ -21,7 +21,7 @@ from ..shared.options import make_export_options
 from .export_armature import SkeletalExport
 from .export_kinds import KindExport, is_kind_action, new_owners, sibling_actions
 from .export_material import BtkExport
-from .export_tracks import ExportError
+from .export_tracks import ExportError, wrap_full_frame_rotations
 
 LAST_RESULT = None  # the latest export's result (for the UI and tests)
 
@@ -308,6 +308,8 @@ def build_skeletal(action, fmt, xopts, armature, context, result):
     exp = SkeletalExport(action, fmt, xopts, arm, context.scene, result.notes)
     with _Located(exp):
         anim = exp.run()
+    if formats.full_frame(fmt):
+        wrap_full_frame_rotations(native.require(), anim)
     result.changed = exp.changed
     result.warnings.extend(exp.warnings)
     return anim, exp

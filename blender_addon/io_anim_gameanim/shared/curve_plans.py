@@ -286,18 +286,42 @@ def game_curve_differs(track):
     return None
 
 
-def frame_rule_keys(co, interp, tm):
+def frame_rule_keys(co, interp, tm, period=None):
     """Full-frame keys (one CONSTANT key per whole file frame, as
     Track.bezier gives them) shaped by the game's frame rule (tm.frame_rule):
     'truncate' keeps them (the value of frame i from i on); 'nearest' moves
     every key but the first half a file frame earlier (the game's
-    (int)(frame + 0.5) switches there); 'lerp' makes them LINEAR.  In place."""
+    (int)(frame + 0.5) switches there); 'lerp' makes them LINEAR, and with
+    a period (rotations: 2 pi in curve units) unwraps them, since the game
+    interpolates the short way round.  In place."""
     rule = tm.frame_rule
     if rule == "nearest" and len(interp) > 1:
         half = 0.5 * tm.scale
         co[2::2] = array("f", (x - half for x in co[2::2]))
     elif rule == "lerp":
         interp[:] = array("i", (LINEAR,)) * len(interp)
+        if period:
+            co[1::2] = array("f", unwrap(co[1::2], period))
+
+
+def unwrap(values, period):
+    """Values shifted by whole periods so that each is within half a period
+    of the one before (the short way round)."""
+    out, shift, prev = [], 0.0, None
+    for v in values:
+        if prev is not None:
+            shift -= period * round((v + shift - prev) / period)
+        prev = v + shift
+        out.append(prev)
+    return out
+
+
+def _period_of(source):
+    """2 pi in curve units for a rotation track's curve (source ('track',
+    Track, value scale, value offset)), else None."""
+    if source and source[0] == "track" and source[1].channel == "rotation":
+        return 2.0 * math.pi * abs(source[2])
+    return None
 
 
 def plan_track(path, index, group, bez, tm, source=None):
@@ -307,7 +331,7 @@ def plan_track(path, index, group, bez, tm, source=None):
     shaped by tm.frame_rule (frame_rule_keys)."""
     co, left, right, interp, increasing, bezier = bez
     if tm.frame_rule:
-        frame_rule_keys(co, interp, tm)
+        frame_rule_keys(co, interp, tm, _period_of(source))
     # strictly increasing times are distinct; others are looked at when
     # written
     distinct = True if increasing else None
