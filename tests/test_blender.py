@@ -210,11 +210,13 @@ def run_blend(blend, script, args):
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_demo_main_job_renders_motion(variant, tmp_path):
     """The main job on a few samples: the .blend and the contact sheet are
-    written, the rig moves and the texture scrolls between the rendered
-    frames, and a constant pose stays still."""
+    written, the rig moves, the texture scrolls, the colour pulses and the
+    shapes blink between the rendered frames, and a constant pose stays
+    still."""
     out = tmp_path / "out"
     r = run_in(variant, ROOT / "tools" / "demo_main_job.py",
-               ["--gameanim", BUILD, "--out", str(out), "--only", "walk_type0.bck,scroll_basic.btk,constant_pose.bca",
+               ["--gameanim", BUILD, "--out", str(out), "--only",
+                "walk_type0.bck,scroll_basic.btk,constant_pose.bca,tev_pulse.brk,parts_blink.bva",
                 "--columns", "3", "--cell", "96x64", "--render-samples", "2"])
     assert r.returncode == 0, _show(r)
     # issue 23: quiet output (Cycles' per-sample progress lines are not shown)
@@ -228,6 +230,9 @@ def test_demo_main_job_renders_motion(variant, tmp_path):
     assert "j3d/walk_type0.bck:" in summary and "(moves)" in summary.split("j3d/walk_type0.bck:")[-1].split("\n")[0]
     assert "(moves)" in summary.split("j3d/scroll_basic.btk:")[-1].split("\n")[0]
     assert "(still)" in summary.split("bca/constant_pose.bca:")[-1].split("\n")[0]
+    # issue 21: a driven colour and keyed visibility change the picture too
+    assert "(moves)" in summary.split("j3d/tev_pulse.brk:")[-1].split("\n")[0]
+    assert "(moves)" in summary.split("j3d/parts_blink.bva:")[-1].split("\n")[0]
 
 
 @pytest.mark.parametrize("variant", BPY_VARIANTS)

@@ -466,6 +466,26 @@ def test_world_matrices_refuses_an_animation_of_another_family():
         j3d.world_matrices("not an animation")
 
 
+def test_world_matrices_take_a_j3d_bca_on_a_j3d_model_by_its_frame_rule():
+    """J3D BCA (full-frame joints) drives J3D models as BCK does: at frame f
+    the matrices are those of a one-key BCK holding the values of the
+    frame the rule picks (nearest: (int)(f + 0.5); truncate: (int)f)."""
+    j3d = gameanim.load_model(family_models()["bmd"])
+    n = len(j3d.bones)
+    base = {("rotation", 2): [0.0, 0.4, 0.9, -0.3], ("translation", 0): [0.0, 1.5, -2.0, 4.0]}
+    per_frame = {(j, ch, a): [v * (j + 1) for v in vals] for j in range(n) for (ch, a), vals in base.items()}
+    frames = [0.0, 1.0, 2.0, 3.0]
+    tracks = [gameanim.Track(j, ch, a, frames, vals, interpolation=[gameanim.CONSTANT] * 4)
+              for (j, ch, a), vals in per_frame.items()]
+    bca = gameanim.Animation("j3d_bca", tracks, frame_count=4.0)
+    for rule, pick in (("nearest", lambda f: int(f + 0.5)), ("truncate", int)):
+        bca.frame_rule = rule
+        for f in (0.4, 0.6, 1.5, 2.49, 2.7):
+            held = gameanim.Animation("bck", [gameanim.Track(j, ch, a, [0.0], [vals[pick(f)]])
+                                              for (j, ch, a), vals in per_frame.items()], frame_count=4.0)
+            assert list(j3d.world_matrices(bca, f)) == list(j3d.world_matrices(held, 0.0)), (rule, f)
+
+
 def test_model_repr_and_read_only():
     m = gameanim.load_model(family_models()["bk_model"])
     assert repr(m) == "<gameanim.Model bk_model, 4 bones>"

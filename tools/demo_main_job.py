@@ -302,19 +302,55 @@ def demo_materials(anim, collection, origin):
                 tree.links.new(img.outputs["Color"], mix.inputs[2])
                 out_socket = mix.outputs["Color"]
         tree.links.new(out_socket, bsdf.inputs["Base Color"])
-        me = bpy.data.meshes.new(f"{mname} plane")
-        me.from_pydata([(-1, -1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)], [], [(0, 1, 2, 3)])
-        uv0 = me.uv_layers.new(name="UVMap")
-        for s in range(1, nslots):
-            me.uv_layers.new(name=f"UV{s}")
-        coords = array("f", [0, 0, 1, 0, 1, 1, 0, 1])
-        for layer in me.uv_layers:
-            layer.data.foreach_set("uv", coords)
-        uv0.active_render = True
+        demo_plane(f"{mname} plane", mat, nslots, collection, Vector(origin) + Vector((2.3 * i, 0, 0)))
+        mats.append(mat)
+    return mats
+
+
+def demo_plane(name, mat, nslots, collection, location):
+    """A 2 x 2 plane with nslots UV maps (UVMap, UV1, ...) and the material."""
+    me = bpy.data.meshes.new(name)
+    me.from_pydata([(-1, -1, 0), (1, -1, 0), (1, 1, 0), (-1, 1, 0)], [], [(0, 1, 2, 3)])
+    uv0 = me.uv_layers.new(name="UVMap")
+    for s in range(1, nslots):
+        me.uv_layers.new(name=f"UV{s}")
+    coords = array("f", [0, 0, 1, 0, 1, 1, 0, 1])
+    for layer in me.uv_layers:
+        layer.data.foreach_set("uv", coords)
+    uv0.active_render = True
+    if mat is not None:
         me.materials.append(mat)
-        ob = bpy.data.objects.new(f"{mname} plane", me)
-        ob.location = Vector(origin) + Vector((2.3 * i, 0, 0))
-        collection.objects.link(ob)
+    ob = bpy.data.objects.new(name, me)
+    ob.location = location
+    collection.objects.link(ob)
+    return ob
+
+
+def demo_kind_owners(anim, collection, origin):
+    """BRK, BPK, BTP: a plane per material the file names (BTP: an Image
+    Texture node per texture number the pattern uses, labelled 'texture
+    <number>', each a plain colour), returned as the materials; BVA: a plane
+    per shape, named shape_<index> (the add-on keys its visibility)."""
+    if formats.kind(anim.format) == "visibility":
+        for i in sorted({t.target for t in anim.tracks}):
+            demo_plane(f"shape_{i}", None, 1, collection, Vector(origin) + Vector((2.3 * i, 0, 0)))
+        return []
+    mats = []
+    for i, mname in enumerate(sorted({e["material"] for e in anim.entries})):
+        mat = bpy.data.materials.new(mname)
+        if mat.node_tree is None:
+            mat.use_nodes = True
+        if formats.kind(anim.format) == "texture_index":
+            numbers = sorted({int(v) for t in anim.tracks for v in t.values})
+            for j, k in enumerate(numbers):
+                img = bpy.data.images.new(f"demo texture {k}", 16, 16)
+                hue = (0.17 * k) % 1.0
+                img.generated_color = (abs(hue * 6 - 3) - 1, 2 - abs(hue * 6 - 2), 2 - abs(hue * 6 - 4), 1.0)
+                node = mat.node_tree.nodes.new("ShaderNodeTexImage")
+                node.image = img
+                node.label = f"texture {k}"
+                node.location = (-900, -260 * j)
+        demo_plane(f"{mname} plane", mat, 1, collection, Vector(origin) + Vector((2.3 * i, 0, 0)))
         mats.append(mat)
     return mats
 
@@ -456,6 +492,9 @@ def main():
             coll.objects.link(rig)
             model_figure(rig, os.path.basename(name), coll, origin)
             res.report.files = [f for f in res.report.files if f.path == path] + [built]
+        elif formats.kind(anim.format):
+            mats = demo_kind_owners(anim, coll, origin)
+            res = api.import_files([path], materials=mats or None)
         elif formats.is_material(anim.format):
             mats = demo_materials(anim, coll, origin)
             res = api.import_files([path], materials=mats)
@@ -514,7 +553,7 @@ def main():
             # each cell framed on its own frame: a rig that spreads out on
             # one frame does not shrink to a speck on the others
             lo, hi = bounds(objs, [f])
-            frame_camera(cam, lo, hi, aspect, top_view=formats.is_material(fmt))
+            frame_camera(cam, lo, hi, aspect, top_view=formats.is_material(fmt) or bool(formats.kind(fmt)))
             scene.frame_set(f)
             lab.data.body = f"{name}  f{f}"
             place_label(lab, cam, aspect)

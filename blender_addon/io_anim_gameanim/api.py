@@ -38,13 +38,14 @@ __all__ = ["import_files", "import_file", "import_folder", "import_archive", "Im
 
 
 def import_files(paths, armature=None, materials=None, options=None, context=None, progress=None, **kw):
-    """Imports animation files (any of the five formats, any compression
+    """Imports animation files (any format the add-on maps, any compression
     wrapper, detected from the content).
 
     paths: a path or a list of paths.  armature: the armature object that
     receives skeletal animations (default: the active armature, or a new
-    armature built from the animations, per option `target`).  materials:
-    the materials BTK entries may animate (default: all of bpy.data).
+    armature built from the animations, per option `target`; a BVA keys
+    the shapes without an object on it).  materials: the materials BTK,
+    BRK, BPK and BTP entries may animate (default: all of bpy.data).
     options: an ImportOptions or dict; keywords override it.
     progress: optional callable(index, count, path, stage).
 

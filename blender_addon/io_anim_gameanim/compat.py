@@ -231,6 +231,8 @@ def users_of(action, id_type="OBJECT"):
 
     if id_type == "NODETREE":
         owners = [m.node_tree for m in bpy.data.materials if m.node_tree is not None]
+    elif id_type == "MATERIAL":
+        owners = list(bpy.data.materials)
     else:
         owners = list(bpy.data.objects)
     active, stashed = [], []
@@ -449,6 +451,23 @@ def material_node_tree(material):
 
 def node_tree_id_type():
     return "NODETREE"
+
+
+def new_color_mix(tree):
+    """A Mix node mixing colours (ShaderNodeMix, 3.4 and later)."""
+    node = tree.nodes.new("ShaderNodeMix")
+    node.data_type = "RGBA"
+    node.blend_type = "MIX"
+    return node
+
+
+def color_mix_sockets(node):
+    """(factor, A, B, result) of a colour Mix node: the sockets of the
+    colour variant (the node holds one set per data type)."""
+    fac = next(s for s in node.inputs if s.type == "VALUE" and s.name in ("Factor", "Fac"))
+    a, b = [s for s in node.inputs if s.type == "RGBA"][:2]
+    res = next(s for s in node.outputs if s.type == "RGBA")
+    return fac, a, b, res
 
 
 # ---------------------------------------------------------------------------

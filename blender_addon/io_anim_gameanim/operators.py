@@ -216,9 +216,11 @@ def _make_export_operator(fmt):
                                                                     if s[0] not in fields])
     ann["action"] = StringProperty(
         name="Action",
-        description=("Action to export (empty: the active object's action)" if not formats.is_material(fmt) else
-                     "Action to export (empty: the node-tree actions of the selected objects' materials, "
-                     "as one file)"))
+        description=("Action to export (empty: the node-tree actions of the selected objects' materials, "
+                     "as one file)" if formats.is_material(fmt) else
+                     "Action to export (empty: the active object's action, else its active material's; every "
+                     "action imported from the same file goes into it)" if formats.kind(fmt) else
+                     "Action to export (empty: the active object's action)"))
     ann["filter_glob"] = StringProperty(default="*" + ext, options={"HIDDEN"})
     name = f"EXPORT_ANIM_OT_gameanim_{fmt}"
     label = options.format_menu_label(fmt)

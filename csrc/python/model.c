@@ -297,6 +297,13 @@ static const char *family_animation(ga_rig_family f)
     return f == GA_RIG_J3D ? "bck" : f == GA_RIG_SM64DS ? "bca" : "bk";
 }
 
+/* Whether an animation format drives this family's joints: its own, and
+ * for J3D models the full-frame J3D BCA too (sampled by its frame_rule). */
+static int family_takes(ga_rig_family f, const char *fmt)
+{
+    return strcmp(fmt, family_animation(f)) == 0 || (f == GA_RIG_J3D && strcmp(fmt, "j3d_bca") == 0);
+}
+
 static PyObject *Model_world_matrices(PyObject *self, PyObject *args, PyObject *kw)
 {
     ga_state *st = STATE_OF(self);
@@ -312,7 +319,7 @@ static PyObject *Model_world_matrices(PyObject *self, PyObject *args, PyObject *
         }
         a = (AnimationObject *)anim;
         const char *want = family_animation(o->m.family);
-        if (strcmp(a->fmt->name, want) != 0)
+        if (!family_takes(o->m.family, a->fmt->name))
             return PyErr_Format(PyExc_ValueError,
                                 "a %s animation does not drive a %s model (its skeleton animations are %s files)",
                                 a->fmt->name, o->m.format, want);

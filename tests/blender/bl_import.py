@@ -520,12 +520,12 @@ def test_menu_label_file_filter_and_drop_handler_agree(addon):
     assert "." not in label  # no partial list of extensions
     globs = set(operators.FILTER_GLOB.split(";"))
     # every extension gameanim reads, less those only formats the add-on
-    # does not import use (BRK, BPK, BTP, BVA: issue 21), and the model files'
+    # does not import use, and the model files'
     refused = {e for f, t in gameanim.formats().items() if not formats.known(f) for e in t["extensions"]}
     imported = {e for f in formats.names() for e in formats.traits(f)["extensions"]}
     assert globs == ({"*" + e for e in gameanim.file_extensions() if e not in refused or e in imported}
                      | {"*" + e for e in formats.model_extensions()} | {"*" + e for e in gameanim.ARCHIVE_EXTENSIONS})
-    assert "*.brk" not in globs and "*.bck" in globs and "*.bmd" in globs
+    assert {"*.brk", "*.bpk", "*.btp", "*.bva", "*.bck", "*.bmd"} <= globs  # (issue 21: the other J3D kinds)
     if hasattr(bpy.types, "IMPORT_ANIM_FH_gameanim"):
         claimed = bpy.types.IMPORT_ANIM_FH_gameanim.bl_file_extensions.split(";")
         assert {"*" + e for e in claimed} <= globs
@@ -688,24 +688,6 @@ def test_fake_users_only_for_actions_nothing_else_holds(api):
     res = api.import_files(files, armature=rig2, others="FAKE_USER", replace=False)
     assert res[1].use_fake_user
     assert "(fake user)" in res.report.files[1].summary()
-
-
-@pytest.mark.parametrize("rel", ["j3d/tev_pulse.brk", "j3d/material_fade.bpk", "j3d/eye_mouth.btp",
-                                 "j3d/parts_blink.bva", "j3d/kart_object.bca"])
-def test_kinds_the_addon_does_not_map_fail_with_a_clear_message(api, rel):
-    """BRK / BPK / BTP / BVA (issue 21) are read by gameanim, but the add-on
-    does not map colours, texture numbers or visibility yet: the file fails
-    with a message that says so, nothing is created, and its extension is
-    not offered by the file lists."""
-    before = set(bpy.data.actions.keys()), set(bpy.data.objects.keys())
-    path = samples(rel)[0]
-    res = api.import_files([path])
-    fr = res.report.files[0]
-    assert not fr.ok and "not supported in Blender yet" in fr.error
-    assert (set(bpy.data.actions.keys()), set(bpy.data.objects.keys())) == before
-    from io_anim_gameanim.importing import importer
-    if path.suffix != ".bca":  # (.bca also names SM64DS animations, which import)
-        assert path.suffix not in importer.file_extensions()
 
 
 # ---------------------------------------------------------------------------

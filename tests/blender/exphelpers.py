@@ -47,11 +47,28 @@ def btk_materials(path):
     return mats
 
 
+def kind_materials(path):
+    """Materials named as the entries of a BRK, BPK or BTP (none for BVA)."""
+    import gameanim
+
+    mats = {}
+    for e in gameanim.load(str(path)).entries or []:
+        name = e["material"]
+        mat = bpy.data.materials.get(name) or bpy.data.materials.new(name)
+        mat.use_fake_user = True
+        mats[name] = mat
+    return mats
+
+
 def import_sample(api, path, **kw):
-    """Imports a sample the simple way: BTK onto materials of its names,
-    skeletal formats onto a new armature.  Returns the actions."""
+    """Imports a sample the simple way: BTK, BRK, BPK, BTP onto materials of
+    its names, BVA onto properties of a new empty, skeletal formats onto a
+    new armature.  Returns the actions."""
     if path.name.endswith(".btk"):
         btk_materials(path)
+        res = api.import_files([str(path)], **kw)
+    elif path.name.endswith((".brk", ".bpk", ".btp", ".bva")):
+        kind_materials(path)
         res = api.import_files([str(path)], **kw)
     else:
         kw.setdefault("target", "NEW")

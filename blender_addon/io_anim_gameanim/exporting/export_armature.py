@@ -184,6 +184,8 @@ class SkeletalExport:
         opts = src.import_options()
         anim = ga.load(src.data, keyless_rule=opts.keyless_rule)
         tm = self.tm = src.time_map()
+        if tm.frame_rule:
+            anim.frame_rule = tm.frame_rule
         targets = {str(t): t for t in anim_targets(anim)}
         mapping, modes = {}, {}
         for key, (bone, mode) in src.bones.items():

@@ -14,11 +14,11 @@ otherwise the export warns that the change cannot be written."""
 from array import array
 
 from .. import compat, native
-from ..shared import curve_plans, formats
+from ..shared import formats
 from ..shared.imported_action import Source
 from ..shared.material_mapping import CALC_TYPE_PROP, chain_nodes, channel_specs, node_names, plan_entry
 from . import readback
-from .export_tracks import ExportError, action_cycles, direct_track, file_frames, frame_range
+from .export_tracks import ExportError, action_cycles, direct_track, file_frames, new_file_frames
 
 SLOTS = range(8)
 CHANNELS = ("scale", "rotation", "translation")
@@ -144,19 +144,9 @@ class BtkExport:
             raise ExportError(f"no texture-mapping chain on material(s) {names}: a BTK is written from the "
                               f"chain the importer builds (api.add_texture_mapping adds one)")
         calc = self.calc_type(chains)
-        action0 = self.pairs[0][1]
-        s, e = frame_range(action0, xo, self.scene)
-        if xo.frame_range == "AUTO" and len(self.pairs) > 1:
-            ranges = [a.frame_range for _m, a in self.pairs]
-            s, e = min(r[0] for r in ranges), max(r[1] for r in ranges)
-        s, e = int(round(s)), int(round(e))
-        if e < s:
-            raise ExportError(f"frame range {s}..{e} is empty")
-        frame_count = e - s
-        tm = self.tm = curve_plans.TimeMap(0.0, frame_count, 1.0, float(s))
-        first, last = file_frames(self.fmt, frame_count)
-        times = array("f", readback.frames_array(first, last))
-        scene_frames = readback.frames_array(first, last, 1.0, float(s))
+        frame_count, tm, times, scene_frames = new_file_frames(self.fmt, [a for _m, a in self.pairs], xo, self.scene)
+        self.tm = tm
+        s = int(tm.offset)  # (the scene frame of file frame 0)
         tracks, entries, all_curves = [], [], []
         for i, (mat, action, slot, nodes) in enumerate(chains):
             where = f"material {mat.name!r} UV {slot}"

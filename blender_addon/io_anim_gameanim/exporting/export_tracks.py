@@ -1,9 +1,11 @@
 """Pieces every export path shares: the error type, tracks from per-frame
 values or from one curve, the frame range and the loop mode of an action.
 (What an import stored on an action: shared/imported_action.py.)"""
+import math
 from array import array
 
 from ..shared import formats
+from ..shared.curve_plans import TimeMap
 from ..shared.rig_mapping import CHANNEL_DEFAULT
 from . import readback
 
@@ -32,7 +34,9 @@ def file_frames(fmt, frame_count, start=0.0):
     if formats.keeps_frame_numbers(fmt):
         s = int(round(start))
         return s, s + max(n - 1, 0)
-    if formats.count_includes_end(fmt):
+    if formats.count_includes_end(fmt) or formats.value_per_frame(fmt):
+        # (full-frame tables: one value per frame 0..n-1; frame n is frame 0
+        # of a loop, or held)
         return 0, max(n - 1, 0)
     return 0, n
 
@@ -60,7 +64,14 @@ def direct_track(gameanim, fc, target, channel, axis, vs, vo, tm, rate, frames_s
     """An exact channel's curve as its track: the keys themselves (rate
     KEYS, Hermite-compatible keys), else per-frame values.  inside: keys
     are only carried over when they all lie in the exported range (a range
-    chosen by the user cuts the curve; per-frame values do that exactly)."""
+    chosen by the user cuts the curve; per-frame values do that exactly).
+    Full-frame formats read with the nearest-frame rule (tm.frame_rule):
+    file frame i takes the curve half a frame earlier, where the import put
+    the game's switch to it (curve_plans.frame_rule_keys)."""
+    if tm.frame_rule == "nearest":
+        rate = "FRAMES"
+        half = 0.5 * tm.scale
+        frames_scene = array("d", (max(f - half, tm.start) for f in frames_scene))
     keys = readback.read_keys(fc) if fc is not None and not fc.mute else None
     if keys is None or len(keys) == 0:
         return None
@@ -119,3 +130,55 @@ def frame_range(action, xopts, scene):
         return float(xopts.frame_start), float(xopts.frame_end)
     r = action.frame_range
     return float(r[0]), float(r[1])
+
+
+def new_file_frames(fmt, actions, xopts, scene):
+    """The frames of a new file written from several actions: (frame
+    count, TimeMap, file frames array('f'), scene frames).  The range is
+    frame_range's for the first action, with option Frame Range AUTO the
+    union of the actions' ranges; scene frame s is file frame 0."""
+    s, e = frame_range(actions[0], xopts, scene)
+    if xopts.frame_range == "AUTO" and len(actions) > 1:
+        ranges = [a.frame_range for a in actions]
+        s, e = min(r[0] for r in ranges), max(r[1] for r in ranges)
+    s, e = int(round(s)), int(round(e))
+    if e < s:
+        raise ExportError(f"frame range {s}..{e} is empty")
+    frame_count = e - s
+    first, last = file_frames(fmt, frame_count)
+    return (frame_count, TimeMap(0.0, frame_count, 1.0, float(s)), array("f", readback.frames_array(first, last)),
+            readback.frames_array(first, last, 1.0, float(s)))
+
+
+# the s16 angle range: -0x8000 is -pi (float32: a hair below), and values
+# from 32767.5 units on would round to +0x8000, which an s16 cannot hold
+_F32_PI_NEG = array("f", (-math.pi,))[0]
+_S16_TOP = math.pi * 32767.5 / 32768.0
+
+
+def _wrap(v):
+    w = math.remainder(v, 2.0 * math.pi)
+    return w - 2.0 * math.pi if w > _S16_TOP else w
+
+
+def wrap_full_frame_rotations(gameanim, anim):
+    """Full-frame joint tables hold rotations as s16 angles (-pi .. pi):
+    rotation tracks with values outside are replaced by the same angles
+    wrapped into [-pi, pi) (curves made continuous on import, or keyed past
+    pi by hand).  Tracks within the range are left as they are, so an
+    untouched file stays the original."""
+    tracks = list(anim.tracks)
+    changed = False
+    for i, t in enumerate(tracks):
+        if t.channel != "rotation" or len(t) == 0:
+            continue
+        vals = t.values
+        if max(vals) <= _S16_TOP and min(vals) >= _F32_PI_NEG:
+            continue
+        wrapped = array("f", (_wrap(v) for v in vals))
+        tracks[i] = gameanim.Track(t.target, t.channel, t.axis, t.times, wrapped, t.in_slopes, t.out_slopes,
+                                   t.interpolation)
+        changed = True
+    if changed:
+        anim.tracks = tracks
+

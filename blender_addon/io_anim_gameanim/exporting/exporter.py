@@ -20,8 +20,9 @@ from ..shared.imported_action import MATERIAL_PROP, ORIGINAL_PROP, SOURCE_PROP, 
 from ..shared.options import make_export_options
 from . import export_archive
 from .export_armature import SkeletalExport
+from .export_kinds import KindExport, is_kind_action, new_owners, sibling_actions
 from .export_material import BtkExport
-from .export_tracks import ExportError
+from .export_tracks import ExportError, wrap_full_frame_rotations
 
 LAST_RESULT = None  # the latest export's result (for the UI and tests)
 
@@ -98,8 +99,14 @@ def resolve_format(action, fmt):
 
 
 def active_action(context):
+    """The active object's action, else (BRK, BPK, BTP) its active
+    material's."""
     obj = context.view_layer.objects.active if context.view_layer else None
     ad = obj.animation_data if obj is not None else None
+    if ad is not None and ad.action is not None:
+        return ad.action
+    mat = getattr(obj, "active_material", None) if obj is not None else None
+    ad = mat.animation_data if mat is not None else None
     return ad.action if ad is not None else None
 
 
@@ -170,7 +177,8 @@ def with_bone_names(message, anim, bone_of, fmt):
         bone = bone_of.get(target)
         if bone is None:
             return None
-        return "the armature object" if bone == "" else (bone if formats.is_material(fmt) else repr(bone))
+        plain = formats.is_material(fmt) or formats.kind(fmt)
+        return "the armature object" if bone == "" else (bone if plain else repr(bone))
 
     found = []
     for pat in TARGET_PATTERNS:
@@ -189,6 +197,8 @@ def with_bone_names(message, anim, bone_of, fmt):
                 found.append(n)
     if not found:
         return message
+    if formats.kind(fmt):
+        return f"{', '.join(found)}: {message}"
     what = "material slot" if formats.is_material(fmt) else "Blender bone"
     return f"{what} {', '.join(found)}: {message}"
 
@@ -302,6 +312,8 @@ def build_skeletal(action, fmt, xopts, armature, context, result):
     exp = SkeletalExport(action, fmt, xopts, arm, context.scene, result.notes)
     with _Located(exp):
         anim = exp.run()
+    if formats.full_frame(fmt):
+        wrap_full_frame_rotations(native.require(), anim)
     result.changed = exp.changed
     result.warnings.extend(exp.warnings)
     return anim, exp
@@ -331,6 +343,11 @@ def export_action(path, action=None, armature=None, materials=None, options=None
     fmt = resolve_format(action, xopts.format)
     result = LAST_RESULT = ExportResult(path, [action.name], fmt)
     into = export_archive.target(path, xopts.archive_member, action, result.notes)  # (None: a loose file)
+    if formats.kind(fmt):
+        if stored_format(action) == fmt and action.get(ORIGINAL_PROP):
+            return export_kind(path, sibling_actions(action), fmt, xopts, context, into=into, notes=result.notes)
+        return export_kind(path, [action], fmt, xopts, context, new_owners(action, fmt, materials, context),
+                           into=into, notes=result.notes)
     if formats.is_material(fmt):
         mats = list(materials) if materials is not None else materials_using(action)
         if not mats:
@@ -354,6 +371,22 @@ def _write_encoded(path, anim, xopts, exp, result, into=None):
         write(path, data)
     result.size = len(data)
     return result
+
+
+def export_kind(path, actions, fmt, xopts, context, owners=None, into=None, notes=()):
+    """Writes the actions imported from one BRK, BPK, BTP or BVA file back
+    into one file, or (owners) a new file from keyed properties
+    (export_kinds).  into: the archive member to write instead of a loose
+    file (export_archive.target); notes: the caller's notes so far."""
+    global LAST_RESULT
+    names = [a.name for a in actions] if owners is None else sorted({a.name for _o, a in owners} or {actions[0].name})
+    result = LAST_RESULT = ExportResult(path, names, fmt)
+    result.notes.extend(notes)
+    exp = KindExport(actions, fmt, xopts, context.scene, result.notes, owners)
+    with _Located(exp):
+        anim = exp.run()
+    result.changed = exp.changed
+    return _write_encoded(path, anim, xopts, exp, result, into)
 
 
 def export_materials(path, materials=None, options=None, context=None, **kw):
@@ -389,6 +422,8 @@ def action_id_type(action):
     """'NODETREE' for material (BTK) actions, else 'OBJECT'."""
     if formats.is_material(stored_format(action)):
         return "NODETREE"
+    if is_kind_action(action):
+        return action.get("gameanim_owner_type") or "OBJECT"
     if compat.action_id_types(action) == {"NODETREE"}:
         return "NODETREE"
     return "OBJECT"
@@ -418,16 +453,16 @@ def plan_jobs(actions, folder, fmt=None):
             errors.append((action, str(e)))
             continue
         material = formats.is_material(f)
-        if material and action.get(ORIGINAL_PROP) and stored_format(action) == f:
-            btk_groups.setdefault(action[ORIGINAL_PROP], []).append(action)
+        if (material or formats.kind(f)) and action.get(ORIGINAL_PROP) and stored_format(action) == f:
+            btk_groups.setdefault((f, action[ORIGINAL_PROP]), []).append(action)
             continue
         if material != (action_id_type(action) == "NODETREE"):
             errors.append((action, f"action {action.name!r} animates "
                                    f"{'objects' if material else 'materials'}; it cannot be written as {f}"))
             continue
         jobs.append(ExportJob([action], f, None))
-    for group in btk_groups.values():
-        jobs.append(ExportJob(group, formats.material_format(), None))
+    for (f, _data), group in btk_groups.items():
+        jobs.append(ExportJob(group, f, None))
     for job in jobs:
         name = default_file_name(job.actions[0], job.format)
         if name in used:
@@ -450,6 +485,10 @@ def default_file_name_from_action(action, fmt):
 
 
 def run_job(job, xopts, context, armature=None):
+    if formats.kind(job.format) and job.actions[0].get(ORIGINAL_PROP):
+        return export_kind(job.path, job.actions, job.format, xopts, context)
+    if formats.kind(job.format):
+        return export_action(job.path, job.actions[0], options=xopts, context=context)
     if not formats.is_material(job.format):
         return export_action(job.path, job.actions[0], armature=armature, options=xopts, context=context)
     mats = []

@@ -9,10 +9,10 @@ import bpy
 from .. import compat, native
 from ..shared import archive_members, curve_plans, formats, model_rig
 from ..shared.imported_action import ROOT_REST_PROP, source_properties, stored_format
-from ..shared.material_mapping import describe_entries, entries_by_material, find_material
+from ..shared.material_mapping import describe_entries, matched_materials
 from ..shared.options import make_options
 from ..shared.rig_match import RigIndex, anim_targets
-from . import armature, curve_writer, material, model_armature, retarget, rig_layout
+from . import armature, curve_writer, kinds, material, model_armature, retarget, rig_layout
 from .import_scale import apply_import_scale
 from .report import ImportReport
 
@@ -61,7 +61,8 @@ def time_map_for(anim, opts, scene):
         scale = scene_fps / anim.fps
     cycles = LOOP_CYCLES.get(anim.loop) if opts.use_cycles else None
     start, end = file_range(anim)
-    return curve_plans.TimeMap(start, end, scale, opts.frame_offset, cycles)
+    rule = opts.frame_rule if formats.full_frame(anim.format) else None
+    return curve_plans.TimeMap(start, end, scale, opts.frame_offset, cycles, rule)
 
 
 def file_range(anim):
@@ -97,6 +98,14 @@ def _collect_armature(armature_obj, opts, context):
     if opts.target == "ACTIVE":
         raise ValueError("no active armature (option Target is Active Armature)")
     return None
+
+
+def _kind_target(target_arm, context):
+    """The object a BVA's shapes without an object are keyed on: the
+    import's armature, else the active object (None: a new empty)."""
+    if target_arm is not None:
+        return target_arm
+    return context.view_layer.objects.active if context.view_layer else None
 
 
 def import_files(paths, armature_obj=None, materials=None, options=None, context=None, progress=None, **kw):
@@ -135,6 +144,8 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             return None
         fr.format = anim.format
         fr.compression = anim.compression
+        if formats.full_frame(anim.format):
+            anim.frame_rule = opts.frame_rule  # (the baked bones sample by it too)
         why = formats.unsupported_message(anim.format)
         if why:
             fr.error = why
@@ -200,7 +211,11 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             fr.notes.append(f"loop mode {loop!r}: the game then {then} and stops; Blender holds the last frame "
                             "(no F-curve modifier does this; the mode is kept for export)")
         try:
-            if formats.is_material(anim.format):
+            if formats.kind(anim.format):
+                made = kinds.import_kind(anim, path, action_name_for(path), mats, file_opts, tm, fr,
+                                         _kind_target(target_arm, context), _new_action,
+                                         lambda action, extra: _store_source(action, anim, path, opts, tm, extra))
+            elif formats.is_material(anim.format):
                 made = _import_btk(anim, path, mats, opts, tm, fr)
             else:
                 arm_obj = item.arm or target_arm
@@ -310,8 +325,8 @@ def _dispatch(item, rigs, opts):
     with no model of their kind among the files go on as usual (the
     import's target armature, or a new one)."""
     anim = item.anim
-    family = [b for b in rigs if model_rig.animation_format(b.rig["format"]) == anim.format]
-    if formats.is_material(anim.format) or not family:
+    family = [b for b in rigs if anim.format in formats.model_animation_formats(b.rig["format"])]
+    if not formats.is_skeletal(anim.format) or not family:
         return True  # (no model of its kind: the usual target)
     targets = anim_targets(anim)
     fits = [b for b in family if model_rig.animation_fits(b.rig, anim.format, targets)]
@@ -418,15 +433,9 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
 
 def _import_btk(anim, path, mats, opts, tm, fr):
     made = []
-    groups = entries_by_material(anim)
-    stem = action_name_for(path)
-    for mat_name, entries in groups.items():
-        mat = find_material(mat_name, mats)
-        if mat is None:
-            fr.missing_materials.append(mat_name)
-            fr.unmatched.extend(f"entry {i} (material {mat_name!r}, UV {e['texmtx_id']})" for i, e in entries)
-            continue
-        name = stem if len(groups) == 1 else f"{stem} [{mat_name}]"
+    for mat, entries, name in matched_materials(anim, mats, action_name_for(path), fr,
+                                                lambda e: f", UV {e['texmtx_id']}"):
+        mat_name = entries[0][1]["material"]  # (the file's name)
         action = _new_action(name)
         tree = compat.material_node_tree(mat)
         sink = compat.CurveSink(action, compat.node_tree_id_type(), tree.name)

@@ -96,4 +96,4 @@ def select_imported(objects, context):
 def is_new_rig_file(item, target_arm):
     """True when the file goes onto a new armature: skeletal, no model of
     the import took it and the import has no target armature."""
-    return target_arm is None and item.arm is None and not formats.is_material(item.anim.format)
+    return target_arm is None and item.arm is None and formats.is_skeletal(item.anim.format)

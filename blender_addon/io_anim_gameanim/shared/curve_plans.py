@@ -17,14 +17,17 @@ class TimeMap:
     """scene frame = file frame * scale + offset.  The file's frames run
     from file_start to file_end (0 and the frame count, except for
     Banjo-Kazooie whose header holds its first and last frame).  cycles:
-    None, 'REPEAT' or 'MIRROR' (one period = the file's range)."""
+    None, 'REPEAT' or 'MIRROR' (one period = the file's range).
+    frame_rule: None, or how the game picks whole frames of a full-frame
+    file ('nearest', 'truncate', 'lerp'; frame_rule_keys)."""
 
-    def __init__(self, file_start, file_end, scale=1.0, offset=0.0, cycles=None):
+    def __init__(self, file_start, file_end, scale=1.0, offset=0.0, cycles=None, frame_rule=None):
         self.file_start = float(file_start)
         self.file_end = float(file_end)
         self.scale = float(scale)
         self.offset = float(offset)
         self.cycles = cycles
+        self.frame_rule = frame_rule or None
 
     def scene(self, frame):
         return frame * self.scale + self.offset
@@ -58,14 +61,17 @@ class TimeMap:
         return frames
 
     def as_dict(self):
-        return {"time_scale": self.scale, "frame_offset": self.offset, "cycles": self.cycles or "",
-                "file_start": self.file_start, "file_end": self.file_end}
+        d = {"time_scale": self.scale, "frame_offset": self.offset, "cycles": self.cycles or "",
+             "file_start": self.file_start, "file_end": self.file_end}
+        if self.frame_rule:
+            d["frame_rule"] = self.frame_rule
+        return d
 
     @classmethod
     def from_dict(cls, d):
         """The time map an import stored (gameanim_options)."""
         return cls(d["file_start"], d["file_end"], d.get("time_scale", 1.0), d.get("frame_offset", 0.0),
-                   d.get("cycles") or None)
+                   d.get("cycles") or None, d.get("frame_rule"))
 
     def file(self, scene_frame):
         """The file frame shown at a scene frame (the inverse of scene())."""
@@ -260,11 +266,52 @@ def game_curve_differs(track):
     return track.curve_issue()
 
 
+def frame_rule_keys(co, interp, tm, period=None):
+    """Full-frame keys (one CONSTANT key per whole file frame, as
+    Track.bezier gives them) shaped by the game's frame rule (tm.frame_rule):
+    'truncate' keeps them (the value of frame i from i on); 'nearest' moves
+    every key but the first half a file frame earlier (the game's
+    (int)(frame + 0.5) switches there); 'lerp' makes them LINEAR, and with
+    a period (rotations: 2 pi in curve units) unwraps them, since the game
+    interpolates the short way round.  In place."""
+    rule = tm.frame_rule
+    if rule == "nearest" and len(interp) > 1:
+        half = 0.5 * tm.scale
+        co[2::2] = array("f", (x - half for x in co[2::2]))
+    elif rule == "lerp":
+        interp[:] = array("i", (LINEAR,)) * len(interp)
+        if period:
+            co[1::2] = array("f", unwrap(co[1::2], period))
+
+
+def unwrap(values, period):
+    """Values shifted by whole periods so that each is within half a period
+    of the one before (the short way round)."""
+    out, shift, prev = [], 0.0, None
+    for v in values:
+        if prev is not None:
+            shift -= period * round((v + shift - prev) / period)
+        prev = v + shift
+        out.append(prev)
+    return out
+
+
+def _period_of(source):
+    """2 pi in curve units for a rotation track's curve (source ('track',
+    Track, value scale, value offset)), else None."""
+    if source and source[0] == "track" and source[1].channel == "rotation":
+        return 2.0 * math.pi * abs(source[2])
+    return None
+
+
 def plan_track(path, index, group, bez, tm, source=None):
     """bez: Track.bezier(..., flags=True) output (co, left, right,
     interpolation, increasing, has_bezier); steps separated
-    (separate_steps); held keys for a Cycles period added."""
+    (separate_steps); held keys for a Cycles period added; full-frame keys
+    shaped by tm.frame_rule (frame_rule_keys)."""
     co, left, right, interp, increasing, bezier = bez
+    if tm.frame_rule:
+        frame_rule_keys(co, interp, tm, _period_of(source))
     # strictly increasing times are distinct; others are looked at when
     # written
     distinct = True if increasing else None

@@ -19,18 +19,26 @@ _compressions = None
 _unsupported = {}
 
 # What the add-on maps: bones (by index, ID or name) with the pose
-# channels, and material entries with texture-matrix channels (BTK).
-# Formats whose traits name other target kinds or channels (BRK / BPK
-# colours, BTP texture numbers, BVA visibility) are read by gameanim but
-# not imported here yet: they are left out of the menus and a file of one
-# gets unsupported_message().
-MAPPED_TARGETS = ("joint", "bone_id", "bone_name", "material_entry")
+# channels, material entries with texture-matrix channels (BTK), and the
+# other J3D kinds (KIND_CHANNELS: BRK / BPK colours and BTP texture numbers
+# on materials, BVA visibility on shapes; shared/kind_mapping.py).  A
+# format whose traits name other target kinds or channels is read by
+# gameanim but not imported here: it is left out of the menus and a file of
+# one gets unsupported_message().
+MAPPED_TARGETS = ("joint", "bone_id", "bone_name", "material_entry", "shape")
 POSE_CHANNELS = ("scale", "rotation", "translation", "rotation_quaternion")
+KIND_CHANNELS = ("color", "texture_index", "visibility")
+
+
+def _kind_of(t):
+    chans = tuple(t.get("channels", ()))
+    return chans[0] if len(chans) == 1 and chans[0] in KIND_CHANNELS else None
 
 
 def _mapped(t):
     chans = t.get("channels", POSE_CHANNELS)
-    return (t.get("target_kind") in MAPPED_TARGETS and all(c in POSE_CHANNELS for c in chans)
+    return (t.get("target_kind") in MAPPED_TARGETS
+            and (all(c in POSE_CHANNELS for c in chans) or _kind_of(t) is not None)
             and not quirk(t.get("name"), "not_mapped_yet"))
 
 
@@ -103,11 +111,21 @@ MODEL_EXTENSIONS = (".bmd", ".bdl", ".bin")
 # matrices move points, not bone frames).
 MODEL_FAMILIES = {"bmd": ("bck", "joint"), "bdl": ("bck", "joint"), "sm64ds_bmd": ("bca", "joint"),
                   "bk_model": ("bk", "bone_id")}
+# Other formats that animate a family's joints as its own format does
+# (J3D BCA: full-frame joints of J3D models, Mario Kart: Double Dash).
+MODEL_ALSO = {"bck": ("j3d_bca",)}
 
 
 def model_animation_format(model_format):
     """The animation format of a model family (None when unknown)."""
     return MODEL_FAMILIES.get(model_format, (None, None))[0]
+
+
+def model_animation_formats(model_format):
+    """Every animation format that plays on a model family: its own
+    (model_animation_format) and MODEL_ALSO's."""
+    own = model_animation_format(model_format)
+    return (own,) + MODEL_ALSO.get(own, ()) if own else ()
 
 
 def model_by_bone_id(model_format):
@@ -170,13 +188,20 @@ def target_kind(fmt):
     return traits(fmt).get("target_kind")
 
 
+def kind(fmt):
+    """'color' (BRK, BPK), 'texture_index' (BTP) or 'visibility' (BVA):
+    the one channel of a kind shared/kind_mapping.py maps; None for bones
+    and BTK."""
+    return _kind_of(traits(fmt))
+
+
 def is_material(fmt):
-    """The format animates material texture mappings, not bones."""
-    return target_kind(fmt) == "material_entry"
+    """The format animates material texture mappings (BTK), not bones."""
+    return target_kind(fmt) == "material_entry" and kind(fmt) is None
 
 
 def is_skeletal(fmt):
-    return known(fmt) and not is_material(fmt)
+    return known(fmt) and not is_material(fmt) and kind(fmt) is None
 
 
 def skeletal_names():
@@ -225,14 +250,39 @@ QUIRKS = {
     "jba": {"quaternions": True, "no_scale": True, "root_motion": True, "layouts": True, "scene_fps": True,
             "gr2_rig": True},
     # J3D full-frame joints: the game picks whole frames by a rule (nearest,
-    # truncate or lerp: Animation.frame_rule) that the curves do not carry
-    # yet (issue 21's Blender part); refused with unsupported_message()
-    "j3d_bca": {"not_mapped_yet": True},
+    # truncate or lerp: Animation.frame_rule, option Frame Rule): CONSTANT
+    # keys at the game's switch points, or LINEAR keys for lerp
+    "j3d_bca": {"full_frame": True, "loop_modes": "full"},
+    # BVA: full-frame show bytes, the same frame rules
+    "bva": {"full_frame": True, "loop_modes": "full"},
+    # colour entries: TEV register and konst colours (C<id>, K<id>), or one
+    # material colour per entry
+    "brk": {"loop_modes": "full", "color_entries": "tev"},
+    "bpk": {"loop_modes": "full", "color_entries": "material"},
+    "btp": {"loop_modes": "full"},
 }
 
 
 def quirk(fmt, name):
     return QUIRKS.get(fmt, _NONE).get(name, False)
+
+
+def full_frame(fmt):
+    """One value per whole frame, picked by the game's frame rule
+    (Animation.frame_rule, option Frame Rule)."""
+    return quirk(fmt, "full_frame")
+
+
+def tev_colors(fmt):
+    """The colour entries are TEV register / konst colours (BRK), else one
+    material colour each (BPK)."""
+    return quirk(fmt, "color_entries") == "tev"
+
+
+def value_per_frame(fmt):
+    """The file holds one value per frame 0 .. count - 1 (J3D BCA, BVA,
+    BTP), read at whole frames: a full-frame rule, or BTP's truncation."""
+    return full_frame(fmt) or kind(fmt) == "texture_index"
 
 
 def quaternion_rotation(fmt):

@@ -135,6 +135,25 @@ def entries_by_material(anim):
     return out
 
 
+def matched_materials(anim, mats, stem, fr, detail=None):
+    """[(material, [(entry index, entry)], action name)] for the materials
+    the entries name that exist among mats (find_material); the others go
+    to the report fr (missing_materials, unmatched; detail(entry) adds to
+    an entry's text).  The action is named stem, or "stem [material]"
+    when the file names several materials."""
+    groups = entries_by_material(anim)
+    out = []
+    for mat_name, entries in groups.items():
+        mat = find_material(mat_name, mats)
+        if mat is None:
+            fr.missing_materials.append(mat_name)
+            fr.unmatched.extend(f"entry {i} (material {mat_name!r}{detail(e) if detail else ''})"
+                                for i, e in entries)
+            continue
+        out.append((mat, entries, stem if len(groups) == 1 else f"{stem} [{mat_name}]"))
+    return out
+
+
 def describe_entries(entries):
     return json.dumps([{"entry": i, "texmtx_id": e["texmtx_id"], "center": list(e["center"]),
                         "post": bool(e.get("post"))} for i, e in entries])

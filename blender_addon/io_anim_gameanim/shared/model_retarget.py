@@ -279,10 +279,10 @@ class ModelRig:
 def check_pairing(model, fmt):
     """Raises RetargetError when the animation's format is not one the
     model's family plays."""
-    wanted = formats.model_animation_format(model.format)
-    if fmt != wanted:
+    wanted = formats.model_animation_formats(model.format)
+    if fmt not in wanted:
         raise RetargetError(f"a {fmt} animation cannot play on a {model.format} model (Model File); "
-                            f"its animations are {wanted or 'none'}")
+                            f"its animations are {', '.join(wanted) or 'none'}")
 
 
 def plan_onto_rig(anim, rig, tm):

@@ -132,7 +132,7 @@ def animation_fits(rig, anim_format, targets):
     bone IDs) belongs to the model: the family's animation format and the
     joint count (Banjo-Kazooie: every bone ID it animates is in the
     model's table)."""
-    if animation_format(rig["format"]) != anim_format:
+    if anim_format not in formats.model_animation_formats(rig["format"]):
         return False
     if is_delta_family(rig["format"]):
         ids = {b["bone_id"] for b in rig["bones"]}

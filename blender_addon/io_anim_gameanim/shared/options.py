@@ -56,6 +56,16 @@ SPECS = [
      "Value of JBA translations in blocks without keys",
      [("base", "Base", "The block's base value alone"),
       ("base_plus_span", "Base + Span", "Base plus the all-ones code times the stride")], "jba"),
+    ("frame_rule", "enum", "nearest", "Frame Rule",
+     "How the game picks whole frames of full-frame J3D files (J3D BCA; BVA keys switch at the same points)",
+     [("nearest", "Nearest", "The nearest frame, (int)(frame + 0.5): Twilight Princess, Pikmin 2, Galaxy "
+                             "(CONSTANT keys switching half a frame early)"),
+      ("truncate", "Truncate", "The frame truncated: Wind Waker (CONSTANT keys on whole frames)"),
+      ("lerp", "Linear", "J3DAnmTransformFullWithLerp: linear between whole frames (LINEAR keys)")], "j3d"),
+    ("texture_folder", "path", "", "Texture Folder",
+     "BTP: a folder of the pattern's images, each named by its texture number (0.png, eye_03.tga); images the "
+     "material lacks are loaded from it (else the material needs Image Texture nodes labelled 'texture <number>')",
+     None, "j3d"),
     ("root_motion", "enum", "SKIP", "Root Motion",
      "JBA trajectory (root motion) channels",
      [("SKIP", "Keep in File Only", "Not applied (kept in the stored original bytes)"),
@@ -179,7 +189,10 @@ def make_options(options=None, **kw):
 # format without an entry shows its name and the registry's description.
 FORMAT_LABELS = {"bck": ("BCK", "J3D Joint Animation (.bck)"), "btk": ("BTK", "J3D Texture Animation (.btk)"),
                  "bca": ("BCA", "SM64DS Animation (.bca)"), "bk": ("Banjo-Kazooie", "Banjo-Kazooie Animation (.bin)"),
-                 "jba": ("JBA", "SWTOR Animation (.jba)")}
+                 "jba": ("JBA", "SWTOR Animation (.jba)"),
+                 "brk": ("BRK", "J3D Colour Animation (.brk)"), "bpk": ("BPK", "J3D Material Colour Animation (.bpk)"),
+                 "btp": ("BTP", "J3D Texture Pattern (.btp)"), "bva": ("BVA", "J3D Visibility Animation (.bva)"),
+                 "j3d_bca": ("J3D BCA", "J3D Full-Frame Joint Animation (.bca)")}
 
 
 def format_label(fmt):
@@ -312,6 +325,7 @@ SECTIONS = [
     ("bones", "Bones", False),
     ("model", "Model", False),
     ("time", "Time", False),
+    ("j3d", "J3D Kinds", True),
     ("jba", "SWTOR JBA", True),
 ]
 

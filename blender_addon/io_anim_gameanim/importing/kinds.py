@@ -1,0 +1,285 @@
+"""BRK, BPK, BTP and BVA import (shared/kind_mapping.py says where each
+track goes): one action per material (BRK, BPK, BTP) or per shape object
+(BVA; the shapes without an object share one action of properties on the
+import's target object), and the nodes that show the keyed values in the
+viewport:
+
+- colours: an RGB node per colour (named as the property) whose output is
+  driven by the property, clamped to 0..255 and divided by 255; the first
+  one feeds the Base Color of a shader whose Base Color is not linked;
+- texture patterns: a chain of Mix nodes ("<property> mix <k>")
+  over the pattern's Image Texture nodes, each factor driven to 1 where the
+  property equals the texture number, its output where the images fed
+  (else an unlinked Base Color)."""
+import os
+import re
+
+import bpy
+
+from .. import compat
+from ..shared import formats
+from ..shared.kind_mapping import (CURVES_PROP, DISPLAY_CLAMP, OWNER_PROP, OWNER_TYPE_PROP, describe_curves,
+                                   material_curves, pattern_prop, plan_curves, shape_curves, shape_index_of,
+                                   shape_prop)
+from ..shared.material_mapping import matched_materials
+from . import curve_writer
+
+# an Image Texture node showing texture number k of a pattern: label (or
+# name) "texture k"
+TEXTURE_LABEL = re.compile(r"^\s*tex(?:ture)?\s*#?\s*0*(\d+)\s*$", re.IGNORECASE)
+IMAGE_EXTENSIONS = (".png", ".tga", ".bmp", ".jpg", ".jpeg", ".tif", ".tiff", ".dds", ".exr")
+FILE_NUMBER = re.compile(r"(?:^|[^0-9])0*(\d+)$")
+
+
+def import_kind(anim, path, stem, mats, opts, tm, fr, target, new_action, store):
+    """The actions of one file: [(owner, sink, post)] as the importer's
+    other paths return them.  new_action(name) makes an action, store(action,
+    extra) puts the source properties on it; target: the import's target
+    object (BVA shapes without an object), or None."""
+    if formats.kind(anim.format) == "visibility":
+        groups = _shape_groups(anim, stem, target, fr)
+    else:
+        groups = _material_groups(anim, stem, mats, fr)
+    made = []
+    for owner, id_type, curves, name in groups:
+        action = new_action(name)
+        try:
+            sink = compat.CurveSink(action, id_type, owner.name)
+            _init_properties(owner, anim, curves)
+            plans, period_keys = plan_curves(anim, curves, tm, _group(anim.format))
+            curve_writer.write_plans(sink, plans, tm)
+        except BaseException:
+            bpy.data.actions.remove(action)
+            raise
+        store(action, {CURVES_PROP: describe_curves(curves), OWNER_PROP: owner.name, OWNER_TYPE_PROP: id_type,
+                       "gameanim_period_keys": bool(period_keys)})
+        if id_type == "MATERIAL":
+            _show_material(anim, owner, curves, opts, fr)
+        fr.owners.append(owner.name)
+        made.append((owner, sink, None))
+    return made
+
+
+def _group(fmt):
+    return fmt.upper()
+
+
+def _material_groups(anim, stem, mats, fr):
+    return [(mat, "MATERIAL", material_curves(anim, entries, fr.notes), name)
+            for mat, entries, name in matched_materials(anim, mats, stem, fr)]
+
+
+def shape_objects():
+    """{shape index: object} of the scene's objects (shape_index_of)."""
+    out = {}
+    for ob in bpy.data.objects:
+        i = shape_index_of(ob)
+        if i is not None and i not in out:
+            out[i] = ob
+    return out
+
+
+def _shape_groups(anim, stem, target, fr):
+    shapes = sorted({t.target for t in anim.tracks})
+    objects = shape_objects()
+    out = []
+    rest = []
+    for i in shapes:
+        ob = objects.get(i)
+        if ob is None:
+            rest.append(i)
+            continue
+        out.append((ob, "OBJECT", shape_curves(anim, {i}, True), f"{stem} [shape {i}]"))
+    if rest:
+        holder = target
+        if holder is None:
+            holder = bpy.data.objects.new(f"{stem}_shapes", None)
+            bpy.context.scene.collection.objects.link(holder)
+            fr.built = f"empty {holder.name!r} holding the shapes' visibility"
+        fr.notes.append(f"shape(s) {', '.join(map(str, rest))} have no object (custom property "
+                        f"gameanim_shape or name shape_<index>): keyed as properties "
+                        f"{', '.join(shape_prop(i) for i in rest[:3])}{', ...' if len(rest) > 3 else ''} "
+                        f"on {holder.name!r}")
+        name = stem if not out else f"{stem} [properties]"
+        out.append((holder, "OBJECT", shape_curves(anim, set(rest), False), name))
+    return out
+
+
+def _init_properties(owner, anim, curves):
+    """The keyed custom properties exist (drivers and the UI need them),
+    holding the value at the file's first frame: colours as 4 floats,
+    texture numbers and show bytes as ints."""
+    sizes = {}
+    for ti, path, index, _vs, _vo, _p in curves:
+        if path.startswith('["'):
+            name = path[2:-2]
+            sizes[name] = max(sizes.get(name, 0), index + 1)
+    for name, size in sizes.items():
+        if owner.get(name) is not None:
+            continue
+        if formats.kind(anim.format) == "color":
+            owner[name] = [0.0] * max(size, 4)
+        else:
+            owner[name] = 0
+
+
+# ---------------------------------------------------------------------------
+# Showing the values
+
+
+def _add_driver(tree, node, socket, index, material, prop_path_index, expression):
+    """Drives socket[index] (default_value) of node by material's property."""
+    path = socket.path_from_id("default_value")
+    fc = tree.driver_add(path, index) if index is not None else tree.driver_add(path)
+    drv = fc.driver
+    drv.type = "SCRIPTED"
+    while drv.variables:
+        drv.variables.remove(drv.variables[0])
+    var = drv.variables.new()
+    var.name = "v"
+    var.type = "SINGLE_PROP"
+    var.targets[0].id_type = "MATERIAL"
+    var.targets[0].id = material
+    var.targets[0].data_path = prop_path_index
+    drv.expression = expression
+    for m in list(fc.modifiers):
+        fc.modifiers.remove(m)
+    return fc
+
+
+def color_expression():
+    lo, hi = DISPLAY_CLAMP
+    return f"min(max(v, {lo:.1f}), {hi:.1f}) / {float(hi):.1f}"
+
+
+def pattern_expression(k):
+    return f"1.0 - min(abs(v - {int(k)}.0), 1.0)"
+
+
+def _base_color_input(tree):
+    for node in tree.nodes:
+        if node.type in ("BSDF_PRINCIPLED", "EMISSION", "BSDF_DIFFUSE"):
+            for name in ("Base Color", "Color"):
+                sock = node.inputs.get(name)
+                if sock is not None:
+                    return sock
+    return None
+
+
+def _show_material(anim, mat, curves, opts, fr):
+    tree = compat.material_node_tree(mat)
+    if tree is None:
+        fr.notes.append(f"material {mat.name!r} has no node tree: the values are keyed, not shown")
+        return
+    props = []
+    for _ti, path, _i, _vs, _vo, _p in curves:
+        name = path[2:-2]
+        if name not in props:
+            props.append(name)
+    if formats.kind(anim.format) == "color":
+        for n, name in enumerate(props):
+            _show_color(tree, mat, name, n, fr)
+    else:
+        by_prop = {pattern_prop(e): e for e in anim.entries or []}
+        for name in props:
+            numbers = sorted({int(v) for ti, path, *_r in curves if path[2:-2] == name
+                              for v in anim.tracks[ti].values} or {0})
+            _show_pattern(tree, mat, name, numbers, by_prop.get(name), opts, fr)
+
+
+def _show_color(tree, mat, name, n, fr):
+    node_name = name
+    node = tree.nodes.get(node_name)
+    if node is None:
+        node = tree.nodes.new("ShaderNodeRGB")
+        node.name = node.label = node_name
+        node.location = (-600, 300 - 220 * n)
+    out = node.outputs[0]
+    for c in range(4):
+        _add_driver(tree, node, out, c, mat, f'["{name}"][{c}]', color_expression())
+    if n == 0 and not out.links:
+        sock = _base_color_input(tree)
+        if sock is not None and not sock.is_linked:
+            tree.links.new(out, sock)
+        else:
+            fr.notes.append(f"material {mat.name!r}: node {node_name!r} shows the colour but feeds nothing (no "
+                            "unlinked Base Color); link it where the colour belongs")
+
+
+def pattern_images(tree):
+    """{texture number: Image Texture node} labelled (or named) 'texture k'."""
+    out = {}
+    for node in tree.nodes:
+        if node.type != "TEX_IMAGE":
+            continue
+        for text in (node.label, node.name):
+            m = TEXTURE_LABEL.match(text or "")
+            if m:
+                out.setdefault(int(m.group(1)), node)
+                break
+    return out
+
+
+def folder_images(folder):
+    """{texture number: file} of a folder: files whose name (without the
+    extension) is or ends with the number (0.png, eye_03.tga)."""
+    out = {}
+    if not folder or not os.path.isdir(folder):
+        return out
+    for f in sorted(os.listdir(folder)):
+        base, ext = os.path.splitext(f)
+        if ext.lower() not in IMAGE_EXTENSIONS:
+            continue
+        m = FILE_NUMBER.search(base)
+        if m:
+            out.setdefault(int(m.group(1)), os.path.join(folder, f))
+    return out
+
+
+def _show_pattern(tree, mat, name, numbers, entry, opts, fr):
+    images = pattern_images(tree)
+    files = folder_images(bpy.path.abspath(opts.texture_folder)) if opts.texture_folder else {}
+    for k in numbers:
+        if k in images or k not in files:  # (the material's own image nodes win)
+            continue
+        img_node = tree.nodes.new("ShaderNodeTexImage")
+        img_node.image = bpy.data.images.load(files[k], check_existing=True)
+        img_node.label = f"texture {k}"
+        img_node.location = (-900, -260 * k)
+        images[k] = img_node
+    missing = [k for k in numbers if k not in images]
+    if missing:
+        texmap = f" texmap {int(entry['texmap'])}" if entry is not None else ""
+        fr.unmatched.append(f"material {mat.name!r}{texmap}: texture(s) {', '.join(map(str, missing))} of the "
+                            f"pattern not found (Image Texture nodes labelled 'texture <number>', or option "
+                            f"Texture Folder with files named by number)")
+    shown = [k for k in numbers if k in images]
+    if not shown:
+        return
+    # where the images fed: the chain goes there instead
+    targets = [link.to_socket for k in shown for link in images[k].outputs["Color"].links
+               if not link.to_node.name.startswith(name + " mix ")]
+    out = images[shown[0]].outputs["Color"]
+    for j, k in enumerate(shown[1:]):
+        mix_name = f"{name} mix {k}"
+        mix = tree.nodes.get(mix_name)
+        if mix is None:
+            mix = compat.new_color_mix(tree)
+            mix.name = mix.label = mix_name
+            mix.location = (-600 + 180 * j, -260 * k)
+        fac, a, b, res = compat.color_mix_sockets(mix)
+        tree.links.new(out, a)
+        tree.links.new(images[k].outputs["Color"], b)
+        _add_driver(tree, mix, fac, None, mat, f'["{name}"]', pattern_expression(k))
+        out = res
+    if not targets and out.links:
+        return  # (built by an earlier import: already in place)
+    if not targets:
+        sock = _base_color_input(tree)
+        if sock is not None and not sock.is_linked:
+            targets = [sock]
+    for sock in targets:
+        if not any(link.from_socket == out for link in sock.links):
+            tree.links.new(out, sock)
+    if not targets:
+        fr.notes.append(f"material {mat.name!r}: the texture pattern chain feeds nothing (no unlinked Base Color)")
