@@ -1,7 +1,7 @@
 """Writing curve plans (shared/curve_plans.py) into an action: one F-curve
 each, keys in bulk through compat.write_keys."""
 from .. import compat
-from ..shared.curve_plans import realise
+from ..shared.curve_plans import keys_as_given, realise
 
 
 def write_plans(sink, plans, tm=None):
@@ -21,9 +21,7 @@ def write_plans(sink, plans, tm=None):
         if plan.co is None:
             _, track, vs, vo = plan.source
             co, left, right, interp, increasing, bezier = track.bezier(vs, vo, tm.scale, tm.offset, True)
-            if increasing and (tm.cycles is None or len(interp) < 2):
-                # (what realise gives here, without a second plan: distinct
-                # times, no steps to separate, no period keys)
+            if keys_as_given(tm, increasing, len(interp)):  # (no second plan needed)
                 write_keys(new(plan.path, plan.index, plan.group), co, interp, left, right, True, bezier, None)
                 continue
             plan, added = realise(plan, tm, (co, left, right, interp, increasing, bezier))

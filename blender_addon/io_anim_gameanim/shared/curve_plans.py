@@ -304,6 +304,15 @@ def _period_of(source):
     return None
 
 
+def keys_as_given(tm, increasing, n):
+    """True when plan_track would write Track.bezier's buffers unchanged
+    (distinct=True, no Cycles keys): strictly increasing times (no steps to
+    separate), no frame rule to shape them, and no held period keys to add
+    (no Cycles modifier, or fewer than two keys).  Keep in step with
+    plan_track: curve_writer writes such tracks without a plan."""
+    return bool(increasing) and not tm.frame_rule and (tm.cycles is None or n < 2)
+
+
 def plan_track(path, index, group, bez, tm, source=None):
     """bez: Track.bezier(..., flags=True) output (co, left, right,
     interpolation, increasing, has_bezier); steps separated
