@@ -541,7 +541,7 @@ def set_loop_totals(mesh, count, size=3):
     """Polygon sizes after loop_start (3.x: written; 4.0+: read-only,
     derived from the starts)."""
     if _LOOP_TOTAL_WRITABLE:
-        mesh.polygons.foreach_set("loop_total", [size] * count)
+        mesh.polygons.foreach_set("loop_total", array("i", [size]) * count)
 
 
 def set_custom_normals(mesh, normals):
@@ -549,7 +549,7 @@ def set_custom_normals(mesh, normals):
     4.1+ have custom normals without it."""
     if hasattr(mesh, "use_auto_smooth"):
         mesh.use_auto_smooth = True
-    mesh.polygons.foreach_set("use_smooth", [True] * len(mesh.polygons))
+    mesh.polygons.foreach_set("use_smooth", array("b", [1]) * len(mesh.polygons))
     it = iter(normals)
     mesh.normals_split_custom_set_from_vertices(list(zip(it, it, it)))
 

@@ -169,6 +169,7 @@ def test_mesh_data(api, ga, tmp_path):
         assert len(me.polygons) == len(mesh.triangles) // 3
         for t, poly in enumerate(me.polygons):
             assert list(poly.vertices) == list(mesh.triangles[3 * t:3 * t + 3])
+            assert poly.use_smooth
         uv = me.uv_layers[0].data
         for li, loop in enumerate(me.loops):
             s, t = mesh.uvs[0][2 * loop.vertex_index:2 * loop.vertex_index + 2]

@@ -18,6 +18,7 @@ singular value decomposition N = (U S) V^T.  The mesh's coordinates are
 x = (sum_k w_k W_k(rest) B_k)^-1 * rest position, which is the rest
 position itself for an unedited model (rest x inverse bind = identity)."""
 import math
+from array import array
 
 import bpy
 from mathutils import Matrix, Vector
@@ -80,7 +81,7 @@ class Skin:
         self.tol = 1e-6 * _scale_of(self.world)
         # C_k = W_k(rest) B_k: identity for an unedited model
         self.rest_skin = [wk @ bk for wk, bk in zip(self.world, self.binds)]
-        self.identity = [_near(c, Matrix.Identity(4), 1e-5) for c in self.rest_skin]
+        self.identity = [_near(c, Matrix.Identity(4), 1e-5 * _scale_of(self.world)) for c in self.rest_skin]
         self.bones = {}  # joint -> deforming bone name
 
     def heads(self):
@@ -207,11 +208,11 @@ class _Part:
     the MODEL option)."""
 
     def __init__(self):
-        self.co = []
-        self.normals = []
+        self.co = array("f")
+        self.normals = array("f")
         self.has_normals = True
-        self.tris = []
-        self.mat_index = []
+        self.tris = array("i")
+        self.mat_index = array("i")
         self.uvs = {}      # channel -> per-vertex (s, t)
         self.colors = {}   # channel -> per-vertex RGBA
         self.groups = {}   # joint -> {weight: [vertex]}
@@ -220,23 +221,31 @@ class _Part:
 
 
 def _positions(mesh, skin):
-    """Mesh coordinates x (module docstring), flat floats."""
+    """Mesh coordinates x (module docstring), flat floats; the matrix of
+    each distinct joints-and-weights combination is inverted once."""
     pos = mesh.positions
     nv = len(pos) // 3
     k = mesh.influences
     joints, weights = mesh.joints, mesh.weights
-    used = {joints[i] for i in range(len(joints)) if weights[i] != 0.0}
+    used = set(joints) if k == 1 else {j for j, w in zip(joints, weights) if w != 0.0}
     if all(skin.identity[j] for j in used):
-        return list(pos)
-    out = [0.0] * (3 * nv)
+        return pos
+    out = array("f", bytes(12 * nv))
+    inverse = {}
     for v in range(nv):
-        e = Matrix(((0.0,) * 4,) * 4)
-        for s in range(k):
-            w = weights[v * k + s]
-            if w:
-                e += skin.rest_skin[joints[v * k + s]] * w
-        x = e.inverted_safe() @ Vector(pos[3 * v:3 * v + 3])
-        out[3 * v:3 * v + 3] = x[:]
+        key = (tuple(joints[v * k:v * k + k]), tuple(weights[v * k:v * k + k]))
+        m = inverse.get(key)
+        if m is None:
+            e = Matrix(((0.0,) * 4,) * 4)
+            for j, w in zip(*key):
+                if w:
+                    e += skin.rest_skin[j] * w
+            m = inverse[key] = tuple(tuple(row) for row in e.inverted_safe()[:3])
+        x, y, z = pos[3 * v], pos[3 * v + 1], pos[3 * v + 2]
+        r0, r1, r2 = m
+        out[3 * v] = r0[0] * x + r0[1] * y + r0[2] * z + r0[3]
+        out[3 * v + 1] = r1[0] * x + r1[1] * y + r1[2] * z + r1[3]
+        out[3 * v + 2] = r2[0] * x + r2[1] * y + r2[2] * z + r2[3]
     return out
 
 
@@ -248,28 +257,66 @@ def _append(part, mesh, skin, model_materials):
         part.normals.extend(mesh.normals)
     else:
         part.has_normals = False
-    part.tris.extend([t + base for t in mesh.triangles] if base else mesh.triangles)
+    part.tris.extend(array("i", [t + base for t in mesh.triangles]) if base else array("i", mesh.triangles))
     mat = mesh.material
     if mat not in part.materials:
         part.materials.append(mat)
-    part.mat_index.extend([part.materials.index(mat)] * (len(mesh.triangles) // 3))
+    part.mat_index.extend(array("i", [part.materials.index(mat)]) * (len(mesh.triangles) // 3))
     for ch, arr in zip(mesh.uv_channels, mesh.uvs):
-        dst = part.uvs.setdefault(ch, [0.0] * (2 * base))
+        dst = part.uvs.setdefault(ch, array("f", bytes(8 * base)))
         dst.extend(arr)
     for ch, arr in zip(mesh.color_channels, mesh.colors):
-        dst = part.colors.setdefault(ch, [1.0] * (4 * base))
+        dst = part.colors.setdefault(ch, array("f", [1.0]) * (4 * base))
         dst.extend(arr)
     part.nv = base + nv
     for dst in part.uvs.values():
-        dst.extend([0.0] * (2 * part.nv - len(dst)))
+        dst.extend(array("f", bytes(4 * (2 * part.nv - len(dst)))))
     for dst in part.colors.values():
-        dst.extend([1.0] * (4 * part.nv - len(dst)))
+        dst.extend(array("f", [1.0]) * (4 * part.nv - len(dst)))
+    _add_groups(part.groups, mesh, base, nv)
+
+
+def _add_groups(groups, mesh, base, nv):
+    """groups[joint][weight] += the vertices (from base) with that joint
+    and weight; numpy where Blender has it, else plain Python."""
     k = mesh.influences
-    joints, weights = mesh.joints, mesh.weights
-    for i in range(nv * k):
-        w = weights[i]
-        if w:
-            part.groups.setdefault(joints[i], {}).setdefault(w, []).append(base + i // k)
+    try:
+        import numpy as np
+    except ImportError:
+        for slot in range(k):
+            for v, j, w in zip(range(base, base + nv), mesh.joints[slot::k], mesh.weights[slot::k]):
+                if w:
+                    groups.setdefault(j, {}).setdefault(w, []).append(v)
+        return
+    js = np.frombuffer(mesh.joints, dtype=np.uint32).reshape(nv, k)
+    ws = np.frombuffer(mesh.weights, dtype=np.float32).reshape(nv, k)
+    verts = np.arange(base, base + nv, dtype=np.int64)
+    for slot in range(k):
+        keep = ws[:, slot] != 0.0
+        j, w, v = js[keep, slot], ws[keep, slot], verts[keep]
+        order = np.lexsort((w, j))
+        j, w, v = j[order], w[order], v[order]
+        cuts = np.flatnonzero((np.diff(j) != 0) | (np.diff(w) != 0)) + 1
+        for start, stop in zip(np.concatenate(([0], cuts)), np.concatenate((cuts, [len(j)]))):
+            if stop > start:
+                dst = groups.setdefault(int(j[start]), {}).setdefault(float(w[start]), [])
+                dst.extend(v[start:stop].tolist())
+
+
+def _corner_uvs(src, tris):
+    """Per-corner (s, 1 - t) from per-vertex (s, t) (GX t runs down the
+    image); numpy where Blender has it (4.x, 5.x), else plain Python."""
+    try:
+        import numpy as np
+    except ImportError:
+        us, vs = src[0::2], [1.0 - t for t in src[1::2]]
+        flat = array("f", bytes(8 * len(tris)))
+        flat[0::2] = array("f", [us[v] for v in tris])
+        flat[1::2] = array("f", [vs[v] for v in tris])
+        return flat
+    uv = np.frombuffer(src, dtype=np.float32).reshape(-1, 2)[np.frombuffer(tris, dtype=np.int32)]
+    uv[:, 1] = 1.0 - uv[:, 1]
+    return uv.ravel()
 
 
 def _to_mesh(name, part):
@@ -281,7 +328,7 @@ def _to_mesh(name, part):
     me.loops.add(3 * nt)
     me.loops.foreach_set("vertex_index", part.tris)
     me.polygons.add(nt)
-    me.polygons.foreach_set("loop_start", range(0, 3 * nt, 3))
+    me.polygons.foreach_set("loop_start", array("i", range(0, 3 * nt, 3)))
     compat.set_loop_totals(me, nt)
     if len(part.materials) > 1:
         me.polygons.foreach_set("material_index", part.mat_index)
@@ -289,11 +336,7 @@ def _to_mesh(name, part):
     for ch in sorted(part.uvs):
         src = part.uvs[ch]
         layer = me.uv_layers.new(name=f"UV{ch}")
-        flat = [0.0] * (6 * nt)
-        for li, v in enumerate(part.tris):
-            flat[2 * li] = src[2 * v]
-            flat[2 * li + 1] = 1.0 - src[2 * v + 1]  # GX t runs down the image
-        layer.data.foreach_set("uv", flat)
+        layer.data.foreach_set("uv", _corner_uvs(src, part.tris))
     for ch in sorted(part.colors):
         attr = me.color_attributes.new(f"Col{ch}", "FLOAT_COLOR", "POINT")
         attr.data.foreach_set("color", part.colors[ch])
@@ -314,10 +357,6 @@ def build_model_meshes(model, built, context, mode="SHAPE", materials=None):
     if not meshes:
         return [], notes
     skin = Skin(model, built)
-    joints = set()
-    for m in meshes:
-        joints.update(m.joints[i] for i in range(len(m.joints)) if m.weights[i] != 0.0)
-    skin.make_bones(joints, context)
     arm_obj = built.obj
     stem = arm_obj.name
     billboards = [m.index for m in meshes if m.matrix_type in (1, 2)]
@@ -325,12 +364,16 @@ def build_model_meshes(model, built, context, mode="SHAPE", materials=None):
         notes.append(f"billboard shape(s) {billboards}: imported rigid on their joint (the game turns them to "
                      "face the camera at draw time)")
     groups = [[m] for m in meshes] if mode == "SHAPE" else [meshes]
-    objects = []
-    coll = arm_obj.users_collection[0] if arm_obj.users_collection else context.scene.collection
+    parts = []
     for group in groups:
         part = _Part()
         for m in group:
             _append(part, m, skin, materials)
+        parts.append(part)
+    skin.make_bones({j for part in parts for j in part.groups}, context)
+    objects = []
+    coll = arm_obj.users_collection[0] if arm_obj.users_collection else context.scene.collection
+    for group, part in zip(groups, parts):
         name = shape_object_name(stem, group[0].index) if mode == "SHAPE" else f"{stem}_mesh"
         me = _to_mesh(name, part)
         for mi in part.materials:
