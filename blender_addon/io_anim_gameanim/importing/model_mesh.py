@@ -25,6 +25,11 @@ from mathutils import Matrix, Vector
 
 from .. import compat
 from ..shared.model_rig import HELPER_PROP
+
+try:  # (Blender 4.x and 5.x have numpy; Debian's 3.4 does not: plain Python there)
+    import numpy as np
+except ImportError:
+    np = None
 from .model_armature import HELPER_COLLECTION
 
 SKIN_PROP = "gameanim_skin"  # on a skin bone: the joint number it follows
@@ -280,9 +285,7 @@ def _add_groups(groups, mesh, base, nv):
     """groups[joint][weight] += the vertices (from base) with that joint
     and weight; numpy where Blender has it, else plain Python."""
     k = mesh.influences
-    try:
-        import numpy as np
-    except ImportError:
+    if np is None:
         for slot in range(k):
             for v, j, w in zip(range(base, base + nv), mesh.joints[slot::k], mesh.weights[slot::k]):
                 if w:
@@ -306,9 +309,7 @@ def _add_groups(groups, mesh, base, nv):
 def _corner_uvs(src, tris):
     """Per-corner (s, 1 - t) from per-vertex (s, t) (GX t runs down the
     image); numpy where Blender has it (4.x, 5.x), else plain Python."""
-    try:
-        import numpy as np
-    except ImportError:
+    if np is None:
         us, vs = src[0::2], [1.0 - t for t in src[1::2]]
         flat = array("f", bytes(8 * len(tris)))
         flat[0::2] = array("f", [us[v] for v in tris])
