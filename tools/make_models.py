@@ -529,13 +529,14 @@ _RING = [(2.0 * c, y, 2.0 * s) for y in (0.0, 8.0, 16.0) for c, s in ((1, 0), (0
 MESH_POSITIONS = _RING + [(0.0, 20.0, 0.0), (-1.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 2.0, 0.0), (0.0, 0.0, 1.0)]
 
 
-def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None):
+def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None, rigid_matrix_type=0):
     """A small skinned, textured J3D model: three joints, a rigid shape, an
     envelope-skinned multi-matrix shape (strips, a fan, triangles and
     quads), colours and UVs, two materials and three textures (CMPR, C8
     with an RGB5A3 palette, I4 sharing nothing).  Deterministic bytes.
     calc: the INF1 rule; scale_compensate: the head joint's byte; binds:
-    other inverse binds than MESH_BINDS."""
+    other inverse binds than MESH_BINDS; rigid_matrix_type: the rigid
+    shape's SHP1 matrix type (1, 2: billboards)."""
     joints = [joint("root"), joint("body", translation=(0.0, 10.0, 0.0), rotation_raw=(0, 0, 4096)),
               joint("head", translation=(0.0, 6.0, 0.0), scale=(1.0, 1.5, 1.0), scale_compensate=scale_compensate)]
     parents = [-1, 0, 1]
@@ -558,7 +559,8 @@ def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None):
                                 ("fan", [(6, 12, 12, 12, 12)] + [(3, 8 + k, 8 + k, 8 + k, 8 + k) for k in (0, 1, 2, 3, 0)])]),
     ], matrix_type=3)
     rigid = shape(attrs, [packet([2], [("triangles", [(13 + k,) * 4 for k in range(3)]),
-                                       ("quads", [(13,) * 4, (14,) * 4, (16,) * 4, (15,) * 4])])])
+                                       ("quads", [(13,) * 4, (14,) * 4, (16,) * 4, (15,) * 4])])],
+                  matrix_type=rigid_matrix_type)
     nodes = [(JOINT, 0), (OPEN, 0), (MATERIAL, 0), (OPEN, 0), (SHAPE, 0), (CLOSE, 0), (JOINT, 1), (OPEN, 0),
              (JOINT, 2), (OPEN, 0), (MATERIAL, 1), (OPEN, 0), (SHAPE, 1), (CLOSE, 0), (CLOSE, 0), (CLOSE, 0),
              (CLOSE, 0), (END, 0)]

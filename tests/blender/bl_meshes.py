@@ -26,8 +26,8 @@ SIZE_TOL = 1e-4  # of the model's size
 SHEARED = mm.MESH_BINDS[:2] + [[1.0, 0.3, 0, 0, 0, 1.0, 0, -16.0, 0.2, 0, 1.0, 0]]
 
 
-def mesh_file(tmp_path, calc="basic", ssc=0xFF, binds=None):
-    return write(tmp_path, f"mesh_{calc}.bmd", mm.mesh_model(calc=calc, scale_compensate=ssc, binds=binds))
+def mesh_file(tmp_path, calc="basic", ssc=0xFF, binds=None, **kw):
+    return write(tmp_path, f"mesh_{calc}.bmd", mm.mesh_model(calc=calc, scale_compensate=ssc, binds=binds, **kw))
 
 
 def walk(ga, tmp_path, name="walk.bck"):
@@ -264,3 +264,21 @@ def test_btk_with_the_model_animates_its_materials(api, ga, tmp_path):
         bpy.context.scene.frame_set(f)
         seen.add(round(b.inputs["Location"].default_value[0], 5))
     assert len(seen) == 3
+
+
+@pytest.mark.parametrize("matrix_type", [1, 2])
+def test_billboards_are_rigid_on_their_joint_and_noted(api, ga, tmp_path, matrix_type):
+    """A billboard shape (the game turns it to the camera at draw time)
+    follows its joint rigidly, and the report says so; the action is
+    named after its file."""
+    model_path = mesh_file(tmp_path, rigid_matrix_type=matrix_type)
+    anim_path = walk(ga, tmp_path)
+    res = api.import_files([model_path, anim_path])
+    model, anim = ga.load_model(model_path), ga.load(anim_path)
+    assert [m.matrix_type for m in model.meshes] == [3, matrix_type]
+    notes = " ".join(res.report.files[0].notes)
+    assert "billboard shape(s) [1]" in notes
+    assert res[0].name == "walk"
+    errs, size, _ = skin_errors(model, anim, KEY_TIMES)
+    for f, err in errs:
+        assert err <= SIZE_TOL * size, f"frame {f}: a vertex is off by {err}"
