@@ -211,10 +211,11 @@ def run_blend(blend, script, args):
 def test_demo_main_job_renders_motion(variant, tmp_path):
     """The main job on a few samples: the .blend and the contact sheet are
     written, the rig moves and the texture scrolls between the rendered
-    frames, and a constant pose stays still."""
+    frames, a constant pose stays still, and a model's meshes walk."""
     out = tmp_path / "out"
     r = run_in(variant, ROOT / "tools" / "demo_main_job.py",
-               ["--gameanim", BUILD, "--out", str(out), "--only", "walk_type0.bck,scroll_basic.btk,constant_pose.bca",
+               ["--gameanim", BUILD, "--out", str(out), "--only",
+                "walk_type0.bck,scroll_basic.btk,constant_pose.bca,figure_skinned_walk.bck",
                 "--columns", "3", "--cell", "96x64", "--render-samples", "2"])
     assert r.returncode == 0, _show(r)
     # issue 23: quiet output (Cycles' per-sample progress lines are not shown)
@@ -228,6 +229,11 @@ def test_demo_main_job_renders_motion(variant, tmp_path):
     assert "j3d/walk_type0.bck:" in summary and "(moves)" in summary.split("j3d/walk_type0.bck:")[-1].split("\n")[0]
     assert "(moves)" in summary.split("j3d/scroll_basic.btk:")[-1].split("\n")[0]
     assert "(still)" in summary.split("bca/constant_pose.bca:")[-1].split("\n")[0]
+    # a J3D model's skinned, textured meshes walk (issue 22)
+    assert "(moves)" in summary.split("j3d/figure_skinned_walk.bck:")[-1].split("\n")[0]
+    imported = [line for line in summary.split("motion on the contact sheet:")[0].splitlines()
+                if "figure_skinned_walk.bck" in line]
+    assert imported and "[10 mesh objects]" in imported[0], imported
 
 
 @pytest.mark.parametrize("variant", BPY_VARIANTS)

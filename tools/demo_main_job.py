@@ -440,7 +440,7 @@ def main():
 
     rows, summary = [], []
     for i, path in enumerate(files):
-        model = None
+        model, shapes = None, []
         if not isinstance(path, str):
             model, path = path
         name = os.path.relpath(path, ARGS.samples_dir)
@@ -469,7 +469,7 @@ def main():
             rig = demo_rig(anim, os.path.basename(name), coll, origin)
             res = api.import_files([path], armature=rig)
         fr = res.report.files[0]
-        line = ("ok   " if fr.ok else "FAIL ") + fr.summary()
+        line = ("ok   " if fr.ok else "FAIL ") + fr.summary() + (f" [{len(shapes)} mesh objects]" if shapes else "")
         print(f"[{i + 1}/{len(files)}] {line}", flush=True)
         summary.append(line)
         start, end = file_range(anim)
