@@ -282,3 +282,22 @@ def test_billboards_are_rigid_on_their_joint_and_noted(api, ga, tmp_path, matrix
     errs, size, _ = skin_errors(model, anim, KEY_TIMES)
     for f, err in errs:
         assert err <= SIZE_TOL * size, f"frame {f}: a vertex is off by {err}"
+
+
+def test_one_object_per_model_keeps_each_shapes_material(api, ga, tmp_path):
+    """Option Meshes = Per Model: one object, a material slot per
+    material, each triangle on its shape's material; None: no mesh."""
+    model_path = mesh_file(tmp_path)
+    api.import_files([model_path], mesh_objects="MODEL")
+    model = ga.load_model(model_path)
+    (obj,) = shape_objects()
+    me = obj.data
+    assert [m.name for m in me.materials] == [model.materials[m.material].name for m in model.meshes]
+    want = []
+    for slot, mesh in enumerate(model.meshes):
+        want += [slot] * (len(mesh.triangles) // 3)
+    assert [p.material_index for p in me.polygons] == want
+    assert "gameanim_shape" not in obj
+    bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+    api.import_files([model_path], mesh_objects="NONE")
+    assert not shape_objects() and not [o for o in bpy.data.objects if o.type == "MESH" and o.parent]
