@@ -301,3 +301,18 @@ def test_one_object_per_model_keeps_each_shapes_material(api, ga, tmp_path):
     bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
     api.import_files([model_path], mesh_objects="NONE")
     assert not shape_objects() and not [o for o in bpy.data.objects if o.type == "MESH" and o.parent]
+
+
+def test_export_skips_the_skin_bones(api, ga, tmp_path):
+    """The skin bones are helpers no file animates: an untouched action on
+    a rig with meshes (and a sheared skin pair) exports as the original
+    file."""
+    from exphelpers import export_bytes
+
+    model_path = mesh_file(tmp_path, binds=SHEARED)
+    anim_path = walk(ga, tmp_path)
+    res = api.import_files([model_path, anim_path])
+    arm = next(o for o in bpy.data.objects if o.type == "ARMATURE")
+    assert len([b for b in arm.data.bones if "gameanim_skin" in b]) == 2
+    data, result = export_bytes(api, res[0])
+    assert data == open(anim_path, "rb").read() and result.changed == []

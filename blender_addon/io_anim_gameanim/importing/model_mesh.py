@@ -416,6 +416,9 @@ def import_geometry(ga, model, built, context, opts, fr, mats=None):
     except ga.FormatError as e:
         fr.notes.append(f"the model's geometry was not imported: {e}")
         return []
+    except Exception as e:  # (the armature and the animations still import)
+        fr.notes.append(f"could not build the model's meshes: {type(e).__name__}: {e}")
+        return []
     fr.notes.extend(notes + more)
     if mats is not None:
         mats.extend(materials)
