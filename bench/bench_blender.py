@@ -6,7 +6,7 @@ peak memory of the large import.
     blender -b --factory-startup --python-exit-code 1 --python bench/bench_blender.py -- \\
         --gameanim <build dir> [--json out.json]                                  # a Blender binary
 
-Options: --only large,bulk,model,export,memory (default all); --repeat N (best of
+Options: --only large,bulk,model,mesh,export,memory (default all); --repeat N (best of
 N rounds, default 5); --bulk N (files, default 500); --naive-keys K (keys the
 keyframe_insert baseline writes before it is scaled, default 120000; 0 =
 every key); --quick (small sizes, for a smoke run).
@@ -48,7 +48,7 @@ OUT = os.path.join(HERE, "out")
 
 def _args():
     argv = sys.argv[sys.argv.index("--") + 1:] if "--" in sys.argv else sys.argv[1:]
-    opts = {"only": "large,bulk,model,export,memory", "repeat": 5, "bulk": 500, "naive_keys": 120000, "json": None,
+    opts = {"only": "large,bulk,model,mesh,export,memory", "repeat": 5, "bulk": 500, "naive_keys": 120000, "json": None,
             "gameanim": None, "quick": False, "child": None}
     i = 0
     while i < len(argv):
@@ -533,6 +533,99 @@ def bench_model(nanims, repeat):
     return row
 
 
+def bench_mesh(repeat):
+    """Import of a 5,000-vertex, 40-joint J3D model file (armature, skin
+    bones, 40 shape objects with UVs, custom normals, vertex groups and the
+    Armature modifier, one material with its packed image) against the
+    floor: the same meshes written from ready buffers (foreach_set of the
+    vertices, loops, polygons, UVs, normals, vertex groups by add) as
+    objects under the same armature with the same modifier; the armature
+    (with its skin bones) is built beforehand, untimed."""
+    folder = files_folder("mesh", f"{benchdata.MESH_JOINTS} {gameanim.__version__} 1",
+                          lambda: [("figure_mesh.bmd", benchdata.mesh_model_file())])
+    path = os.path.join(folder, "figure_mesh.bmd")
+
+    def run_import(_arg):
+        res = api.import_files([path])
+        failed = [f.path for f in res.report.files if not f.ok]
+        assert not failed, res.report.text()[:2000]
+        return res
+
+    reset()
+    run_import(None)
+    model = gameanim.load_model(path)
+    normals = {m.index: list(m.normals) for m in model.meshes}
+    ready = []  # (name, co, loop vertices, uv per loop, normals, [(group, weight, [vertices])])
+    for obj in sorted((o for o in bpy.data.objects if "gameanim_shapes" in o), key=lambda o: o.name):
+        me = obj.data
+        co = array("f", bytes(12 * len(me.vertices)))
+        me.vertices.foreach_get("co", co)
+        lv = array("i", bytes(4 * len(me.loops)))
+        me.loops.foreach_get("vertex_index", lv)
+        uv = array("f", bytes(8 * len(me.loops)))
+        me.uv_layers[0].data.foreach_get("uv", uv)
+        groups = []
+        for vg in obj.vertex_groups:
+            by_w = {}
+            for v in me.vertices:
+                for g in v.groups:
+                    if g.group == vg.index:
+                        by_w.setdefault(g.weight, []).append(v.index)
+            groups += [(vg.name, w, vs) for w, vs in by_w.items()]
+        ready.append((obj.name, co, lv, uv, normals[obj["gameanim_shapes"][0]], groups))
+    nverts = sum(len(r[1]) // 3 for r in ready)
+
+    def setup_floor():
+        reset()
+        res = api.import_files([path])  # the same armature and skin bones, untimed
+        for obj in [o for o in bpy.data.objects if "gameanim_shapes" in o]:
+            me = obj.data
+            bpy.data.objects.remove(obj)
+            bpy.data.meshes.remove(me)
+        return bpy.data.objects[res.report.files[0].owners[0]]
+
+    def run_floor(arm):
+        coll = bpy.context.scene.collection
+        for name, co, lv, uv, nrm, groups in ready:
+            me = bpy.data.meshes.new(name)
+            nt = len(lv) // 3
+            me.vertices.add(len(co) // 3)
+            me.vertices.foreach_set("co", co)
+            me.loops.add(len(lv))
+            me.loops.foreach_set("vertex_index", lv)
+            me.polygons.add(nt)
+            me.polygons.foreach_set("loop_start", range(0, 3 * nt, 3))
+            compat.set_loop_totals(me, nt)
+            me.update(calc_edges=True)
+            me.uv_layers.new(name="UV0").data.foreach_set("uv", uv)
+            compat.set_custom_normals(me, nrm)
+            obj = bpy.data.objects.new(name, me)
+            coll.objects.link(obj)
+            obj.parent = arm
+            for gname, w, vs in groups:
+                vg = obj.vertex_groups.get(gname) or obj.vertex_groups.new(name=gname)
+                vg.add(vs, w, "REPLACE")
+            mod = obj.modifiers.new("Armature", "ARMATURE")
+            mod.object = arm
+
+    def run_rig_only(_arg):
+        api.import_files([path], mesh_objects="NONE")
+
+    (best_imp, best_floor, best_rig), times = interleaved(
+        [(run_import, reset, None), (run_floor, setup_floor, None), (run_rig_only, reset, None)], repeat)
+    reset()
+    geometry = sorted((r[0] - r[2]) / r[1] for r in times)
+    row = {"joints": benchdata.MESH_JOINTS, "vertices": nverts, "objects": len(ready), "import_s": best_imp,
+           "floor_s": best_floor, "armature_only_s": best_rig, "vs_floor": median_ratio(times),
+           "vs_floor_best": best_imp / best_floor, "geometry_vs_floor": geometry[len(geometry) // 2],
+           "rounds": repeat}
+    print(f"  mesh model ({benchdata.MESH_JOINTS} joints, {nverts} vertices, {len(ready)} objects): import "
+          f"{best_imp:.3f} s, floor {best_floor:.3f} s -> {row['vs_floor']:.2f}x the floor (median of {repeat} "
+          f"rounds; best times: {row['vs_floor_best']:.2f}x); the armature alone {best_rig:.3f} s, so the "
+          f"geometry (import - armature alone) is {row['geometry_vs_floor']:.2f}x the floor", flush=True)
+    return row
+
+
 EXPORT_FORMATS = ("bck", "bk", "jba", "bca")
 
 
@@ -717,6 +810,9 @@ def main():
         print(f"import of a {benchdata.MODEL_JOINTS}-joint model file with {n} animations into one session",
               flush=True)
         res["model"] = bench_model(n, OPTS["repeat"] if not quick else 1)
+    if "mesh" in only:
+        print(f"import of a {benchdata.MESH_JOINTS}-joint, 5,000-vertex J3D model with meshes", flush=True)
+        res["mesh"] = bench_mesh(OPTS["repeat"] if not quick else 1)
     if "export" in only:
         print("export of the large animation in each format (rate Every Frame, tolerance 1e-3)", flush=True)
         res["export"] = bench_export(OPTS["repeat"], quick)

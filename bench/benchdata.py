@@ -303,3 +303,69 @@ def model_animation(i, n=MODEL_JOINTS, frames=MODEL_FRAMES):
                                          interpolation=gameanim.CONSTANT))
     anim = gameanim.Animation("bck", tracks, frame_count=frames, loop="loop")
     return _quiet(anim.to_bytes)
+
+
+MESH_JOINTS = 40
+MESH_ROWS, MESH_COLS = 5, 25  # a grid per joint: 40 x 125 = 5,000 vertices
+
+
+def mesh_model_file(n=MESH_JOINTS):
+    """A J3D BMD of n joints in a chain (Basic rule, some rest rotations)
+    with a textured, skinned grid of 125 vertices per joint (strips): rows
+    0-1 rigid on the joint, rows 2-4 an envelope of the joint and the next
+    (the last joint: rigid throughout); inverse binds T(-rest head along
+    the chain), so rotated joints get skin bones.  5,000 vertices for 40
+    joints."""
+    import sys
+
+    tools = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    import make_models as mm
+
+    joints = [mm.joint(f"joint{j:02d}", translation=(0.0, 0.0 if j == 0 else 2.0, 0.0),
+                       rotation_raw=(0, 0, 512 * (j % 3))) for j in range(n)]
+    parents = [j - 1 for j in range(n)]
+    binds, c, s, ty, tx = [], 1.0, 0.0, 0.0, 0.0  # the inverse of each rest world matrix (Z turns)
+    for j in range(n):
+        if j:
+            tx, ty = tx - 2.0 * s, ty + 2.0 * c  # T(0, 2, 0) in the parent's axes
+        a = 2.0 * math.pi * (512 * (j % 3)) / 65536.0
+        c, s = c * math.cos(a) - s * math.sin(a), s * math.cos(a) + c * math.sin(a)
+        binds.append([c, s, 0.0, -(c * tx + s * ty), -s, c, 0.0, -(-s * tx + c * ty), 0.0, 0.0, 1.0, 0.0])
+    envelopes = [[(j, 0.6), (j + 1, 0.4)] for j in range(n - 1)]
+    draw = [(0, j) for j in range(n)] + [(1, j) for j in range(n - 1)]
+    per = MESH_ROWS * MESH_COLS
+    pos, nrm, uvs = [], [], []
+    for j in range(n):
+        for r in range(MESH_ROWS):
+            for c in range(MESH_COLS):
+                a = 2.0 * math.pi * c / (MESH_COLS - 1)
+                pos.append((math.cos(a), 2.0 * j + 0.5 * r, math.sin(a)))
+                nrm.append((math.cos(a), 0.0, math.sin(a)))
+                uvs.append((c / (MESH_COLS - 1), r / (MESH_ROWS - 1)))
+    arrays = {mm.POS: mm.vertex_array(pos), mm.NRM: mm.vertex_array(nrm), mm.TEX0: mm.vertex_array(uvs)}
+    attrs = [(mm.PNMTXIDX, mm.DIRECT), (mm.POS, mm.INDEX16), (mm.NRM, mm.INDEX16), (mm.TEX0, mm.INDEX16)]
+    shapes = []
+    for j in range(n):
+        table = [j] + ([n + j] if j < n - 1 else [])
+        strips = []
+        for r in range(MESH_ROWS - 1):
+            verts = []
+            for c in range(MESH_COLS):
+                for rr in (r, r + 1):
+                    slot = 1 if rr >= 2 and j < n - 1 else 0
+                    i = j * per + rr * MESH_COLS + c
+                    verts.append((3 * slot, i, i, i))
+            strips.append(("strip", verts))
+        shapes.append(mm.shape(attrs, [mm.packet(table, strips)], matrix_type=3))
+    nodes = [(mm.JOINT, 0), (mm.OPEN, 0), (mm.MATERIAL, 0), (mm.OPEN, 0)] + [(mm.SHAPE, j) for j in range(n)]
+    nodes += [(mm.CLOSE, 0)]
+    for j in range(1, n):
+        nodes += [(mm.JOINT, j), (mm.OPEN, 0)]
+    nodes += [(mm.CLOSE, 0)] * n + [(mm.END, 0)]
+    tex = mm.texture("grid", "I8", 8, 8, bytes((37 * i) & 0xFF for i in range(64)))
+    extra = [("VTX1", mm.vtx1_body(arrays)), ("SHP1", mm.shp1_body(shapes)),
+             ("MAT3", mm.mat3_body([mm.material("skin", textures=(0,))])), ("TEX1", mm.tex1_body([tex]))]
+    return mm.write_j3d_model(joints, parents, nodes=nodes, calc="basic", envelopes=envelopes,
+                              inverse_binds=binds, draw=draw, extra_chunks=extra)

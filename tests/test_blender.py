@@ -211,12 +211,13 @@ def run_blend(blend, script, args):
 def test_demo_main_job_renders_motion(variant, tmp_path):
     """The main job on a few samples: the .blend and the contact sheet are
     written, the rig moves, the texture scrolls, the colour pulses and the
-    shapes blink between the rendered frames, and a constant pose stays
-    still."""
+    shapes blink between the rendered frames, a constant pose stays still,
+    and a model's meshes walk."""
     out = tmp_path / "out"
     r = run_in(variant, ROOT / "tools" / "demo_main_job.py",
                ["--gameanim", BUILD, "--out", str(out), "--only",
-                "walk_type0.bck,scroll_basic.btk,constant_pose.bca,tev_pulse.brk,parts_blink.bva",
+                "walk_type0.bck,scroll_basic.btk,constant_pose.bca,tev_pulse.brk,parts_blink.bva,"
+                "figure_skinned_walk.bck",
                 "--columns", "3", "--cell", "96x64", "--render-samples", "2"])
     assert r.returncode == 0, _show(r)
     # issue 23: quiet output (Cycles' per-sample progress lines are not shown)
@@ -233,6 +234,11 @@ def test_demo_main_job_renders_motion(variant, tmp_path):
     # issue 21: a driven colour and keyed visibility change the picture too
     assert "(moves)" in summary.split("j3d/tev_pulse.brk:")[-1].split("\n")[0]
     assert "(moves)" in summary.split("j3d/parts_blink.bva:")[-1].split("\n")[0]
+    # a J3D model's skinned, textured meshes walk (issue 22)
+    assert "(moves)" in summary.split("j3d/figure_skinned_walk.bck:")[-1].split("\n")[0]
+    imported = [line for line in summary.split("motion on the contact sheet:")[0].splitlines()
+                if "figure_skinned_walk.bck" in line]
+    assert imported and "[10 mesh objects]" in imported[0], imported
 
 
 @pytest.mark.parametrize("variant", BPY_VARIANTS)

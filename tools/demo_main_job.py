@@ -9,9 +9,10 @@ For each skeletal sample it builds a demo rig (a chain of bones with
 identity rest rotations, so every channel imports exactly, with visible
 sticks and joints parented to the bones); each model of samples/models/
 is imported with each of its animations (File > Import selects both: the
-add-on builds the model's armature, at option Scale's 0.01) and drawn as a
-figure: a stick from every joint to each of its children and a box at each
-joint, parented to the bones; for each BTK sample, demo
+add-on builds the model's armature, at option Scale's 0.01, and a J3D
+model's skinned, textured meshes, which then show it) or, without meshes,
+drawn as a figure: a stick from every joint to each of its children and a
+box at each joint, parented to the bones; for each BTK sample, demo
 materials with the names its entries ask for (a generated grid texture on
 every UV slot, one plane per material).  Then it imports the sample onto
 them through the add-on's scripting API, saves out/demo.blend and renders
@@ -475,7 +476,7 @@ def main():
 
     rows, summary = [], []
     for i, path in enumerate(files):
-        model = None
+        model, shapes = None, []
         if not isinstance(path, str):
             model, path = path
         name = os.path.relpath(path, ARGS.samples_dir)
@@ -487,10 +488,15 @@ def main():
             res = api.import_files([model, path])
             built = res.report.files[0]
             rig = bpy.data.objects[built.owners[0]]
-            for ob in list(rig.users_collection):
-                ob.objects.unlink(rig)
-            coll.objects.link(rig)
-            model_figure(rig, os.path.basename(name), coll, origin)
+            shapes = [o for o in rig.children if "gameanim_shapes" in o]  # (a J3D model's meshes)
+            for ob in [rig] + shapes:
+                for c in list(ob.users_collection):
+                    c.objects.unlink(ob)
+                coll.objects.link(ob)
+            if shapes:
+                rig.location = origin  # the skinned, textured meshes show the model
+            else:
+                model_figure(rig, os.path.basename(name), coll, origin)
             res.report.files = [f for f in res.report.files if f.path == path] + [built]
         elif formats.kind(anim.format):
             mats = demo_kind_owners(anim, coll, origin)
@@ -502,7 +508,7 @@ def main():
             rig = demo_rig(anim, os.path.basename(name), coll, origin)
             res = api.import_files([path], armature=rig)
         fr = res.report.files[0]
-        line = ("ok   " if fr.ok else "FAIL ") + fr.summary()
+        line = ("ok   " if fr.ok else "FAIL ") + fr.summary() + (f" [{len(shapes)} mesh objects]" if shapes else "")
         print(f"[{i + 1}/{len(files)}] {line}", flush=True)
         summary.append(line)
         start, end = file_range(anim)

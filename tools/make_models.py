@@ -517,20 +517,31 @@ def write_bk_model(bones, scale=1.0, *, table=True, extra=b""):
     return bytes(header) + body + b"GEOLAYOU" + extra
 
 
-def mesh_model(kind="bmd"):
+# mesh_model's skinning data, as written (tests compute the game's skinning
+# from these): inverse binds (3x4 row-major), envelopes [(joint, weight)],
+# DRW1 entries (kind 0 joint / 1 envelope, index) and VTX1 positions
+# (exact in s16 with 8 fraction bits)
+MESH_BINDS = [[1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0], [1.0, 0, 0, 0, 0, 1.0, 0, -10.0, 0, 0, 1.0, 0],
+              [1.0, 0, 0, 0, 0, 1.0, 0, -16.0, 0, 0, 1.0, 0]]
+MESH_ENVELOPES = [[(0, 0.5), (1, 0.5)], [(1, 0.75), (2, 0.25)]]
+MESH_DRAW = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)]
+_RING = [(2.0 * c, y, 2.0 * s) for y in (0.0, 8.0, 16.0) for c, s in ((1, 0), (0, 1), (-1, 0), (0, -1))]
+MESH_POSITIONS = _RING + [(0.0, 20.0, 0.0), (-1.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 2.0, 0.0), (0.0, 0.0, 1.0)]
+
+
+def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None, rigid_matrix_type=0):
     """A small skinned, textured J3D model: three joints, a rigid shape, an
     envelope-skinned multi-matrix shape (strips, a fan, triangles and
     quads), colours and UVs, two materials and three textures (CMPR, C8
-    with an RGB5A3 palette, I4 sharing nothing).  Deterministic bytes."""
+    with an RGB5A3 palette, I4 sharing nothing).  Deterministic bytes.
+    calc: the INF1 rule; scale_compensate: the head joint's byte; binds:
+    other inverse binds than MESH_BINDS; rigid_matrix_type: the rigid
+    shape's SHP1 matrix type (1, 2: billboards)."""
     joints = [joint("root"), joint("body", translation=(0.0, 10.0, 0.0), rotation_raw=(0, 0, 4096)),
-              joint("head", translation=(0.0, 6.0, 0.0), scale=(1.0, 1.5, 1.0))]
+              joint("head", translation=(0.0, 6.0, 0.0), scale=(1.0, 1.5, 1.0), scale_compensate=scale_compensate)]
     parents = [-1, 0, 1]
-    ident = [1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0]
-    binds = [ident, [1.0, 0, 0, 0, 0, 1.0, 0, -10.0, 0, 0, 1.0, 0], [1.0, 0, 0, 0, 0, 1.0, 0, -16.0, 0, 0, 1.0, 0]]
-    envelopes = [[(0, 0.5), (1, 0.5)], [(1, 0.75), (2, 0.25)]]
-    draw = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)]
-    ring = [(2.0 * c, y, 2.0 * s) for y in (0.0, 8.0, 16.0) for c, s in ((1, 0), (0, 1), (-1, 0), (0, -1))]
-    pos = ring + [(0.0, 20.0, 0.0), (-1.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 2.0, 0.0), (0.0, 0.0, 1.0)]
+    binds, envelopes, draw = binds or MESH_BINDS, MESH_ENVELOPES, MESH_DRAW
+    ring, pos = _RING, MESH_POSITIONS
     nrm = [(x / 2, 0.0, z / 2) for x, _, z in ring] + [(0.0, 1.0, 0.0)] * 5
     colors = [((37 * i) % 256, (91 * i) % 256, (53 * i) % 256, 255) for i in range(len(pos))]
     uvs = [((i % 4) / 4.0, (i // 4) / 3.0) for i in range(len(pos))]
@@ -548,7 +559,8 @@ def mesh_model(kind="bmd"):
                                 ("fan", [(6, 12, 12, 12, 12)] + [(3, 8 + k, 8 + k, 8 + k, 8 + k) for k in (0, 1, 2, 3, 0)])]),
     ], matrix_type=3)
     rigid = shape(attrs, [packet([2], [("triangles", [(13 + k,) * 4 for k in range(3)]),
-                                       ("quads", [(13,) * 4, (14,) * 4, (16,) * 4, (15,) * 4])])])
+                                       ("quads", [(13,) * 4, (14,) * 4, (16,) * 4, (15,) * 4])])],
+                  matrix_type=rigid_matrix_type)
     nodes = [(JOINT, 0), (OPEN, 0), (MATERIAL, 0), (OPEN, 0), (SHAPE, 0), (CLOSE, 0), (JOINT, 1), (OPEN, 0),
              (JOINT, 2), (OPEN, 0), (MATERIAL, 1), (OPEN, 0), (SHAPE, 1), (CLOSE, 0), (CLOSE, 0), (CLOSE, 0),
              (CLOSE, 0), (END, 0)]
@@ -562,7 +574,7 @@ def mesh_model(kind="bmd"):
                  material("head", mode=4, cull=0, textures=(1,), blend=(1, 4, 5, 0), alpha_compare=(6, 128, 0, 3, 0))]
     extra = [("VTX1", vtx1_body(arrays)), ("SHP1", shp1_body([multi, rigid])), ("MAT3", mat3_body(materials)),
              ("TEX1", tex1_body(textures))]
-    return write_j3d_model(joints, parents, nodes=nodes, calc="basic", kind=kind, envelopes=envelopes,
+    return write_j3d_model(joints, parents, nodes=nodes, calc=calc, kind=kind, envelopes=envelopes,
                            inverse_binds=binds, draw=draw, extra_chunks=extra)
 
 

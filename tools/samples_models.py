@@ -259,7 +259,7 @@ def _checker_cmpr(side, c0, c1):
 def _box(lo, hi):
     """A box's 24 corners (4 per face) with their face normals and UVs, and
     its faces as quads of corner indices (GX order: clockwise from outside)."""
-    faces = [  # axis, side, the corners of the face in clockwise order seen from outside
+    faces = [  # axis, side, the corners of the face, counter-clockwise seen from outside
         (0, 1, [(1, 0, 0), (1, 1, 0), (1, 1, 1), (1, 0, 1)]), (0, 0, [(0, 0, 0), (0, 0, 1), (0, 1, 1), (0, 1, 0)]),
         (1, 1, [(0, 1, 0), (0, 1, 1), (1, 1, 1), (1, 1, 0)]), (1, 0, [(0, 0, 0), (1, 0, 0), (1, 0, 1), (0, 0, 1)]),
         (2, 1, [(0, 0, 1), (1, 0, 1), (1, 1, 1), (0, 1, 1)]), (2, 0, [(0, 0, 0), (0, 1, 0), (1, 1, 0), (1, 0, 0)]),
@@ -268,7 +268,8 @@ def _box(lo, hi):
     for axis, side, corners in faces:
         n = [0, 0, 0]
         n[axis] = 1 if side else -1
-        quads.append(list(range(len(pos), len(pos) + 4)))
+        b = len(pos)
+        quads.append([b, b + 3, b + 2, b + 1])  # (GX winds clockwise: the corners backwards)
         for c in corners:
             pos.append(tuple(float(hi[k] if c[k] else lo[k]) for k in range(3)))
             nrm.append(tuple(n))

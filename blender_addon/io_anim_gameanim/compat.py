@@ -548,3 +548,60 @@ def status_text(context, text, redraw=False):
                 bpy.ops.wm.redraw_timer(type="DRAW_WIN_SWAP", iterations=1)
             except RuntimeError:
                 pass
+
+
+# ---------------------------------------------------------------------------
+# Meshes
+
+_LOOP_TOTAL_WRITABLE = not bpy.types.MeshPolygon.bl_rna.properties["loop_total"].is_readonly
+
+
+def set_loop_totals(mesh, count, size=3):
+    """Polygon sizes after loop_start (3.x: written; 4.0+: read-only,
+    derived from the starts)."""
+    if _LOOP_TOTAL_WRITABLE:
+        mesh.polygons.foreach_set("loop_total", array("i", [size]) * count)
+
+
+def set_custom_normals(mesh, normals):
+    """Per-vertex custom normals (flat xyz): 3.x-4.0 need auto smooth on;
+    4.1+ have custom normals without it."""
+    if hasattr(mesh, "use_auto_smooth"):
+        mesh.use_auto_smooth = True
+    mesh.polygons.foreach_set("use_smooth", array("b", [1]) * len(mesh.polygons))
+    it = iter(normals)
+    mesh.normals_split_custom_set_from_vertices(list(zip(it, it, it)))
+
+
+# ---------------------------------------------------------------------------
+# Materials and images
+
+_EXTENSIONS = set(bpy.types.ShaderNodeTexImage.bl_rna.properties["extension"].enum_items.keys())
+_WRAP = {"repeat": "REPEAT", "clamp": "EXTEND", "mirror": "MIRROR"}
+
+
+def image_extension(wrap):
+    """Image texture extension of a GX wrap mode (MIRROR: Blender 3.5+;
+    REPEAT before)."""
+    ext = _WRAP.get(wrap, "REPEAT")
+    return ext if ext in _EXTENSIONS else "REPEAT"
+
+
+def pack_image(image):
+    """Packs a generated image into the .blend (3.x needs as_png)."""
+    try:
+        image.pack()
+    except (RuntimeError, TypeError):
+        image.pack(as_png=True)
+
+
+def set_material_alpha(material, mode, threshold=0.5):
+    """mode 'BLEND', 'CLIP' or None (opaque).  4.2+: surface_render_method
+    (blended or dithered: clipping comes from the alpha itself); before:
+    blend_method and alpha_threshold."""
+    if hasattr(material, "surface_render_method"):
+        material.surface_render_method = "BLENDED" if mode == "BLEND" else "DITHERED"
+        return
+    material.blend_method = {"BLEND": "BLEND", "CLIP": "CLIP"}.get(mode, "OPAQUE")
+    if mode == "CLIP":
+        material.alpha_threshold = threshold

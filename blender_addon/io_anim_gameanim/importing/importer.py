@@ -12,7 +12,7 @@ from ..shared.imported_action import ROOT_REST_PROP, source_properties, stored_f
 from ..shared.material_mapping import describe_entries, matched_materials
 from ..shared.options import make_options
 from ..shared.rig_match import RigIndex, anim_targets
-from . import armature, curve_writer, kinds, material, model_armature, retarget, rig_layout
+from . import armature, curve_writer, kinds, material, model_armature, model_mesh, retarget, rig_layout
 from .import_scale import apply_import_scale
 from .report import ImportReport
 
@@ -154,7 +154,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
 
     # model files build their armatures first; the animations then go to
     # the model they fit
-    paths, rigs = _build_models(ga, paths, report, context, progress)
+    paths, rigs = _build_models(ga, paths, report, context, progress, opts, mats)
     for built in rigs or ():
         apply_import_scale(built.obj, opts)
     n = len(paths)
@@ -284,10 +284,12 @@ class _Loaded:
         self.opts = None
 
 
-def _build_models(ga, paths, report, context, progress=None):
+def _build_models(ga, paths, report, context, progress=None, opts=None, mats=None):
     """Builds an armature for every model file among paths (detected from
-    the content by gameanim.load_model).  Returns (the other paths, the
-    built rigs, or None when no file is a model)."""
+    the content by gameanim.load_model), with its meshes and materials
+    (model_mesh; their materials are added to mats, for the BTK files).
+    Returns (the other paths, the built rigs, or None when no file is a
+    model)."""
     load_model = getattr(ga, "load_model", None)
     if load_model is None:
         return paths, None
@@ -313,6 +315,7 @@ def _build_models(ga, paths, report, context, progress=None):
         fr.built = f"armature {built.obj.name!r} ({len(built.names)} joint(s){calc}{helpers})"
         fr.owners.append(built.obj.name)
         rigs.append(built)
+        model_mesh.import_geometry(ga, model, built, context, opts, fr, mats)
     if not rigs and len(others) == len(paths):
         return paths, None
     return others, rigs

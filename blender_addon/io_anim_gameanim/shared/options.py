@@ -87,6 +87,11 @@ SPECS = [
      "and Banjo-Kazooie store about one unit per centimetre, so 0.01 gives metres).  Only the object's scale: "
      "stored values and exports are unchanged",
      (1e-6, 1e6), "model"),
+    ("mesh_objects", "enum", "SHAPE", "Meshes",
+     "Mesh objects made from a J3D model file's shapes, skinned to its armature",
+     [("SHAPE", "Per Shape", "One mesh object per SHP1 shape (named <model>_shape_<i>)"),
+      ("MODEL", "Per Model", "One mesh object for all the shapes of a model"),
+      ("NONE", "None", "The armature only")], "model"),
     ("frame_rate", "enum", "FILE", "Frame Rate",
      "How file frames become scene frames",
      [("FILE", "Keep Frames", "One file frame is one scene frame"),
