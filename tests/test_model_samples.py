@@ -104,3 +104,21 @@ def test_sample_animations_move_their_model(model_rel, fmt, calc, anims):
         mid = positions(model, anim, start + anim.frame_count / 4)
         travel = max(math.dist(a, b) for a, b in zip(still, mid))
         assert travel > 2.0, (rel, travel)
+
+
+def test_skinned_sample_faces_point_outward():
+    """Every triangle of the skinned figure, wound as Blender takes it
+    (counter-clockwise seen from its front), faces the way its vertices'
+    normals point: the sample's limbs are not inside out."""
+    model = gameanim.load_model(str(SAMPLES / "models" / "j3d" / "figure_skinned.bdl"))
+    assert model.meshes
+    for k, mesh in enumerate(model.meshes):
+        p, n, t = mesh.positions, mesh.normals, mesh.triangles
+        assert len(t) > 0
+        for i in range(0, len(t), 3):
+            a, b, c = (3 * t[i + j] for j in range(3))
+            u = [p[b + j] - p[a + j] for j in range(3)]
+            v = [p[c + j] - p[a + j] for j in range(3)]
+            face = (u[1] * v[2] - u[2] * v[1], u[2] * v[0] - u[0] * v[2], u[0] * v[1] - u[1] * v[0])
+            normal = [n[a + j] + n[b + j] + n[c + j] for j in range(3)]
+            assert sum(face[j] * normal[j] for j in range(3)) > 0, (k, i // 3)
