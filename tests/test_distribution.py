@@ -93,10 +93,27 @@ def project_version():
 # the artefacts, built once
 
 
+# the cross-built platforms: (wheel platform tag, Blender platform, zip suffix, core file name)
+CROSS = [("win_amd64", "windows-x64", "windows_x64", "_core.pyd"),
+         ("macosx_11_0_arm64", "macos-arm64", "macos_arm64", "_core.abi3.so"),
+         ("macosx_10_13_x86_64", "macos-x64", "macos_x64", "_core.abi3.so")]
+REQUIRE_CROSS = os.environ.get("GAMEANIM_REQUIRE_CROSS", "") not in ("", "0")
+
+
+def cross_toolchains_missing():
+    """None when tools/setup_cross.sh's toolchains are there, else why not."""
+    r = run([sys.executable, ROOT / "tools" / "cross" / "build.py", "--check-toolchains", "--out", "."])
+    return None if r.returncode == 0 else r.stderr.strip()
+
+
 @pytest.fixture(scope="session")
 def dist(tmp_path_factory):
     out = tmp_path_factory.mktemp("dist")
-    r = run(["sh", ROOT / "tools" / "build_dist.sh", out], cwd=str(ROOT), env=clean_env())
+    missing = cross_toolchains_missing()
+    if missing and REQUIRE_CROSS:
+        pytest.fail(f"the cross toolchains are required (GAMEANIM_REQUIRE_CROSS=1): {missing}")
+    env = clean_env(**({"GAMEANIM_DIST_PLATFORMS": ""} if missing else {}))
+    r = run(["sh", ROOT / "tools" / "build_dist.sh", out], cwd=str(ROOT), env=env)
     assert r.returncode == 0, show(r)
     version = project_version()
 
@@ -105,20 +122,39 @@ def dist(tmp_path_factory):
         assert len(found) == 1, (pattern, sorted(p.name for p in out.iterdir()))
         return found[0]
 
+    cross = {}
+    if not missing:
+        for plat, blender, suffix, core in CROSS:
+            cross[plat] = {"wheel": one(f"gameanim-{version}-cp311-abi3-{plat}.whl"),
+                           "extension": one(f"io_anim_gameanim-{version}-{suffix}.zip"),
+                           "legacy": one(f"io_anim_gameanim-{version}-legacy-{suffix}.zip"),
+                           "blender": blender, "core": core}
     return {
         "dir": out,
         "log": r.stdout,
         "sdist": one(f"gameanim-{version}.tar.gz"),
-        "wheel": one(f"gameanim-{version}-cp311-abi3-*.whl"),
+        "wheel": one(f"gameanim-{version}-cp311-abi3-manylinux*.whl"),
         "extension": one(f"io_anim_gameanim-{version}-linux_x64.zip"),
         "legacy": one(f"io_anim_gameanim-{version}-legacy-linux_x64.zip"),
         "sums": one("SHA256SUMS"),
+        "cross": cross,
+        "cross_missing": missing,
     }
 
 
+def cross_or_skip(dist):
+    if not dist["cross"]:
+        pytest.skip(f"no cross toolchains (sh tools/setup_cross.sh): {dist['cross_missing']}")
+    return dist["cross"]
+
+
 def test_one_command_builds_every_artefact_with_checksums(dist):
+    """The sdist, the wheel and the two zips of Linux and (with the cross
+    toolchains) of Windows x64, macOS arm64 and macOS x86-64, and checksums
+    of them all; nothing else."""
     names = sorted(p.name for p in dist["dir"].iterdir())
     kinds = [dist[k].name for k in ("sdist", "wheel", "extension", "legacy")]
+    kinds += [c[k].name for c in dist["cross"].values() for k in ("wheel", "extension", "legacy")]
     assert names == sorted(kinds + ["SHA256SUMS"])  # nothing else is left behind (staging, logs)
     sums = {}
     for line in dist["sums"].read_text().splitlines():
@@ -159,7 +195,9 @@ def test_two_builds_of_one_commit_are_identical(dist, tmp_path):
     for rel in filter(None, gone.stdout.split("\0")):
         (other / rel).unlink(missing_ok=True)
     out = tmp_path / "dist2"
-    env = clean_env(GAMEANIM_DIST_VENV=str(ROOT / "build" / "dist-venv"))
+    env = clean_env(GAMEANIM_DIST_VENV=str(ROOT / "build" / "dist-venv"),
+                    GAMEANIM_CROSS_DIR=os.environ.get("GAMEANIM_CROSS_DIR", str(ROOT / "build" / "cross")),
+                    **({"GAMEANIM_DIST_PLATFORMS": ""} if dist["cross_missing"] else {}))
     env.pop("SOURCE_DATE_EPOCH", None)
     r = run(["sh", other / "tools" / "build_dist.sh", out], cwd=str(other), env=env)
     assert r.returncode == 0, show(r)
@@ -724,6 +762,96 @@ def test_legacy_zip_installs_enables_and_imports_in_blender_341(dist, tmp_path):
 
 # ---------------------------------------------------------------------------
 # user documentation
+
+
+# ---------------------------------------------------------------------------
+# the cross-built platforms (Windows x64, macOS arm64 / x86-64)
+
+
+def _record_ok(zf):
+    """RECORD lists every file of the wheel once with its right hash and
+    size (itself without)."""
+    info = [n for n in zf.namelist() if n.endswith(".dist-info/RECORD")]
+    assert len(info) == 1
+    listed = set()
+    for line in zf.read(info[0]).decode().splitlines():
+        name, digest, size = line.rsplit(",", 2)
+        listed.add(name)
+        if name == info[0]:
+            assert digest == size == ""
+            continue
+        data = zf.read(name)
+        expected = "sha256=" + base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+        assert digest == expected and int(size) == len(data), name
+    assert listed == {n for n in zf.namelist() if not n.endswith("/")}
+
+
+@pytest.mark.parametrize("plat", [c[0] for c in CROSS])
+def test_cross_wheel_tags_record_and_package(dist, plat):
+    """Each cross-built wheel: its file name and WHEEL Tag say
+    cp311-abi3-<platform>, not purelib; RECORD is complete and right; the
+    package holds the platform's core (_core.pyd on Windows, _core.abi3.so
+    on macOS) for the right CPU, and every other file byte-identical to the
+    Linux wheel's; `wheel unpack` (which verifies RECORD) accepts it."""
+    c = cross_or_skip(dist)[plat]
+    from cross_binaries import read_macho, read_pe
+    m = WHEEL_RE.fullmatch(c["wheel"].name)
+    assert m and m["version"] == project_version() and m["plat"] == plat
+    info = f"gameanim-{m['version']}.dist-info"
+    with zipfile.ZipFile(c["wheel"]) as zf, zipfile.ZipFile(dist["wheel"]) as lz:
+        meta = zf.read(f"{info}/WHEEL").decode()
+        assert re.findall(r"^Tag: (.+)$", meta, re.M) == [f"cp311-abi3-{plat}"]
+        assert "Root-Is-Purelib: false" in meta
+        _record_ok(zf)
+        names = sorted(n for n in zf.namelist() if not n.endswith("/"))
+        linux = sorted(n for n in lz.namelist() if not n.endswith("/"))
+        assert names == sorted(n.replace(f"gameanim/{CORE}", f"gameanim/{c['core']}") for n in linux)
+        for n in names:
+            if not n.startswith(f"gameanim/{c['core']}") and not n.endswith(("/RECORD", "/WHEEL")):
+                assert zf.read(n) == lz.read(n), n
+        core = zf.read(f"gameanim/{c['core']}")
+    if plat.startswith("win"):
+        pe = read_pe(core)
+        assert pe["machine"] == 0x8664 and pe["exports"] == ["PyInit__core"] and "python3.dll" in pe["imports"]
+    else:
+        mo = read_macho(core)
+        assert mo["arch"] == ("arm64" if plat.endswith("arm64") else "x86_64") and "_PyInit__core" in mo["defined"]
+    unpack = ROOT / "build" / "dist-venv" / "bin" / "python"
+    if unpack.exists():
+        r = run([unpack, "-m", "wheel", "unpack", "-d", dist["dir"].parent / f"unpacked-{plat}", c["wheel"]])
+        assert r.returncode == 0, show(r)
+
+
+@pytest.mark.parametrize("plat", [c[0] for c in CROSS])
+def test_cross_zips_hold_the_platforms_wheel_and_binary(dist, plat):
+    """Each platform's extension zip: the add-on, LICENSE, its manifest
+    (platforms = that platform only, wheels = its one wheel, byte-identical
+    to the dist wheel) and nothing else, Blender's validator accepting it
+    when the bpy module is there; its legacy zip: the add-on, LICENSE and the
+    wheel's package in _native/gameanim/ with that platform's core only."""
+    c = cross_or_skip(dist)[plat]
+    wheel = c["wheel"]
+    with zipfile.ZipFile(c["extension"]) as zf:
+        names = set(zf.namelist())
+        manifest = tomllib.loads(zf.read("blender_manifest.toml").decode())
+        assert manifest["platforms"] == [c["blender"]]
+        assert manifest["wheels"] == [f"./wheels/{wheel.name}"]
+        assert zf.read(f"wheels/{wheel.name}") == wheel.read_bytes()
+        assert zf.read("LICENSE") == (ROOT / "LICENSE").read_bytes()
+    assert names == set(addon_modules()) | {"LICENSE", "blender_manifest.toml", f"wheels/{wheel.name}"}
+    validator = _blender_ext_cli()
+    if validator:
+        r = run([sys.executable, validator, "validate", c["extension"]])
+        assert r.returncode == 0, show(r)
+    vendored = "io_anim_gameanim/_native/gameanim/"
+    with zipfile.ZipFile(c["legacy"]) as lz, zipfile.ZipFile(wheel) as wz:
+        names = lz.namelist()
+        assert lz.read("io_anim_gameanim/LICENSE") == (ROOT / "LICENSE").read_bytes()
+        package = sorted(n[len(vendored):] for n in names if n.startswith(vendored))
+        assert package == sorted(p.replace(CORE, c["core"]) for p in package_files())
+        assert lz.read(vendored + c["core"]) == wz.read(f"gameanim/{c['core']}")
+    assert sorted(n[len("io_anim_gameanim/"):] for n in names if not n.startswith(vendored)) \
+        == sorted(addon_modules() + ["LICENSE"])
 
 
 def test_readme_links_resolve_and_cover_install_and_troubleshooting():

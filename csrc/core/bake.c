@@ -2,6 +2,7 @@
  * The arithmetic is in the order the results were first published in:
  * keep it so, or baked curves stop matching earlier exports bit for bit. */
 #include "bake.h"
+#include "trig.h"
 
 #include <math.h>
 #include <string.h>
@@ -130,8 +131,8 @@ void ga_local_from_basis(const double ipre[16], const double ipost[16], int rot_
             double ang = R[0][f], ax = R[1][f], ay = R[2][f], az = R[3][f];
             double len = sqrt(ax * ax + ay * ay + az * az);
             if (len > 0.0) {
-                double sn = sin(ang * 0.5) / len;
-                q[0] = cos(ang * 0.5);
+                double sn = ga_sin(ang * 0.5) / len;
+                q[0] = ga_cos(ang * 0.5);
                 q[1] = ax * sn;
                 q[2] = ay * sn;
                 q[3] = az * sn;

@@ -3,6 +3,7 @@
  * quaternion and scale.  Matrices are row-major 4x4 doubles acting on
  * column vectors (Blender's convention). */
 #include "pose.h"
+#include "trig.h"
 
 #include <math.h>
 #include <string.h>
@@ -28,9 +29,9 @@ void ga_mat_mul(const double a[16], const double b[16], double out[16])
 void ga_quat_from_euler_xyz(const double e[3], double q[4])
 {
     /* R = Rz * Ry * Rx (X applied first): Blender's 'XYZ' mode */
-    double cx = cos(e[0] * 0.5), sx = sin(e[0] * 0.5);
-    double cy = cos(e[1] * 0.5), sy = sin(e[1] * 0.5);
-    double cz = cos(e[2] * 0.5), sz = sin(e[2] * 0.5);
+    double cx = ga_cos(e[0] * 0.5), sx = ga_sin(e[0] * 0.5);
+    double cy = ga_cos(e[1] * 0.5), sy = ga_sin(e[1] * 0.5);
+    double cz = ga_cos(e[2] * 0.5), sz = ga_sin(e[2] * 0.5);
     q[0] = cz * cy * cx + sz * sy * sx;
     q[1] = cz * cy * sx - sz * sy * cx;
     q[2] = cz * sy * cx + sz * cy * sx;
@@ -166,8 +167,8 @@ int ga_quat_from_euler(const double e[3], const char *order, double q[4])
         int axis = order[k] - 'X';
         if (axis < 0 || axis > 2) return 0;
         double h = e[axis] * 0.5;
-        double r[4] = {cos(h), 0.0, 0.0, 0.0};
-        r[1 + axis] = sin(h);
+        double r[4] = {ga_cos(h), 0.0, 0.0, 0.0};
+        r[1 + axis] = ga_sin(h);
         quat_mul(r, q, q); /* later axes multiply from the left */
     }
     return 1;
@@ -186,12 +187,12 @@ void ga_euler_xyz_from_mat(const double m[16], const double prev[3], int have_pr
     double cy = sqrt(r00 * r00 + r10 * r10);
     double a[3], b[3];
     if (cy > 1e-9) {
-        a[0] = atan2(r21, r22);
-        a[1] = atan2(-r20, cy);
-        a[2] = atan2(r10, r00);
+        a[0] = ga_atan2(r21, r22);
+        a[1] = ga_atan2(-r20, cy);
+        a[2] = ga_atan2(r10, r00);
     } else { /* gimbal lock: put everything in X, keep Z at 0 */
-        a[0] = atan2(-m[6], m[5]);
-        a[1] = atan2(-r20, cy);
+        a[0] = ga_atan2(-m[6], m[5]);
+        a[1] = ga_atan2(-r20, cy);
         a[2] = 0.0;
     }
     const double pi = 3.14159265358979323846;

@@ -12,6 +12,7 @@
  * Everything is float32 in the game's order of operations, unfused (the
  * project builds with -ffp-contract=off). */
 #include "model.h"
+#include "trig.h"
 #include "sin_table.h"
 
 #include <math.h>
@@ -342,8 +343,8 @@ static void bk_pivot(const bone_state *p, const bone_values *v, const float pivo
     float L[12], moved[3];
     sincos3 sc;
     for (int a = 0; a < 3; a++) {
-        sc.s[a] = (float)sin((double)v->rot_rad[a]);
-        sc.c[a] = (float)cos((double)v->rot_rad[a]);
+        sc.s[a] = (float)ga_sin((double)v->rot_rad[a]);
+        sc.c[a] = (float)ga_cos((double)v->rot_rad[a]);
         moved[a] = pivot[a] + k * v->t[a];
     }
     translate_rotate(&sc, moved, L);

@@ -8,6 +8,7 @@
  * of every unchanged track. */
 #include "j3d.h"
 #include "pool.h"
+#include "fma.h"
 
 #include <float.h>
 #include <math.h>
@@ -594,74 +595,53 @@ static int clip_frac(const ga_clip *clip)
  * precision with the fused multiply-adds of the PowerPC code, so that
  * sampled values are bit-identical to the game's (and rotations truncate
  * exactly where the game's do).  Both evaluate the same cubic; only the
- * order of operations (and so the rounding) differs. */
-/* (setup.py compiles with -ffp-contract=off: the compiler must not fuse
- * or split anything else.) */
-
-/* fmaf is exactly rounded whatever computes it, so the sampler is built
- * twice with GCC on x86-64 Linux: for CPUs with FMA (fmaf becomes one
- * instruction, several times faster than the libm call) and for the rest;
- * the loader picks one at run time.  Results are bit-identical. */
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__linux__) && \
-    !defined(GA_NO_TARGET_CLONES)
-#define J3D_FMA_CLONES __attribute__((target_clones("fma", "default")))
-#define J3D_INLINE static inline __attribute__((always_inline))
-#else
-#define J3D_FMA_CLONES
-#define J3D_INLINE static inline
+ * order of operations (and so the rounding) differs.  (setup.py compiles
+ * with -ffp-contract=off: the compiler must not fuse or split anything
+ * else.)
+ *
+ * The fused multiply-adds are exact (core/fma.h: never the C library's
+ * fmaf, which mingw-w64 gets wrong), in one of two builds of the routines
+ * (j3d_hermite.h, included twice): with the FMA instruction, picked at run
+ * time on x86-64 CPUs that have it (GCC or Clang, not macOS), and the
+ * exact software fused multiply-add for the rest.  Their results are
+ * bit-identical; the instruction is about three times faster. */
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(__FMA__) && !defined(__APPLE__) && \
+    !defined(GA_NO_FMA_DISPATCH)
+#define J3D_FMA_DISPATCH 1
 #endif
 
-/* JMAHermiteInterpolation: f32 value tables (scale, translation), Wind
- * Waker's C function (zeldaret/tww JMath.cpp) in the order its compiled
- * code runs it (the same function in Super Mario Sunshine's disassembly):
- * with p = frame - t0 and r = 1 / (t1 - t0) the powers a = p^2 r,
- * b = a r, c = p b, e = c r, then
- *   v0 (1 + 2e - 3b) + v1 (3b - 2e) + s0 (p + c - 2a) + s1 (c - a),
- * fused where the PowerPC code fuses. */
-J3D_INLINE float hermite_f32_tables(float frame, float t0, float v0, float s0, float t1, float v1, float s1)
-{
-    float len = t1 - t0;
-    float p = frame - t0;
-    float p2 = p * p;
-    float r = 1.0f / len;
-    float a = r * p2;                          /* p^2 / L */
-    float b = a * r;                           /* p^2 / L^2 */
-    float c = p * b;                           /* p^3 / L^2 */
-    float b3 = 3.0f * b;
-    float e = c * r;                           /* p^3 / L^3 */
-    float ts0 = -fmaf(2.0f, a, -c);            /* c - 2a */
-    float ts1 = c - a;
-    float cv0 = fmaf(2.0f, e, -b3);            /* 2e - 3b */
-    float cv1 = fmaf(-2.0f, e, b3);            /* 3b - 2e */
-    ts0 = p + ts0;
-    cv0 = 1.0f + cv0;
-    float acc = v1 * cv1;
-    acc = fmaf(v0, cv0, acc);
-    acc = fmaf(s0, ts0, acc);
-    return fmaf(s1, ts1, acc);
-}
+#define J3D_V(name) name##_sw
+#define J3D_FMA(a, b, c) ga_fmaf(a, b, c)
+#define J3D_ATTR
+#include "j3d_hermite.h"
+#undef J3D_V
+#undef J3D_FMA
+#undef J3D_ATTR
+#ifdef J3D_FMA_DISPATCH
+#define J3D_V(name) name##_hw
+#define J3D_FMA(a, b, c) __builtin_fmaf(a, b, c)
+#define J3D_ATTR __attribute__((target("fma")))
+#include "j3d_hermite.h"
+#undef J3D_V
+#undef J3D_FMA
+#undef J3D_ATTR
+#endif
 
-/* J3DHermiteInterpolationS: the s16 rotation table (values converted to
- * float exactly). */
-J3D_INLINE float hermite_s16_table(float frame, float t0, float v0, float s0, float t1, float v1, float s1)
+/* out[i]: the game's evaluation of the track (keys as the game stores
+ * them) at frames[i]; s16_table: J3DHermiteInterpolationS. */
+static void game_eval_many(const ga_track *t, const double *frames, size_t n, float *out, int s16_table)
 {
-    float len = t1 - t0;
-    float u = (frame - t0) / len;
-    float dv = v1 - v0;
-    float acc = fmaf(s1, len, v0);             /* s1 L + v0 */
-    float u2 = u * u;
-    float e = -fmaf(len, s0, -dv);             /* (v1 - v0) - L s0 */
-    acc = acc - v1;
-    acc = acc - e;                             /* L (s0 + s1) + 2 v0 - 2 v1 */
-    float c = u2 * acc;
-    float out = fmaf(len, s0, c);
-    out = fmaf(out, u, v0);
-    out = fmaf(e, u2, out);
-    return out - c;
+#ifdef J3D_FMA_DISPATCH
+    if (__builtin_cpu_supports("fma")) {
+        game_eval_many_hw(t, frames, n, out, s16_table);
+        return;
+    }
+#endif
+    game_eval_many_sw(t, frames, n, out, s16_table);
 }
 
 /* PowerPC fctiwz: truncation toward zero, saturating, NaN -> INT32_MIN. */
-J3D_INLINE int32_t ppc_trunc_s32(float x)
+static inline int32_t ppc_trunc_s32(float x)
 {
     if (isnan(x)) return INT32_MIN;
     if (x >= 2147483647.0f) return INT32_MAX;
@@ -669,24 +649,7 @@ J3D_INLINE int32_t ppc_trunc_s32(float x)
     return (int32_t)x;
 }
 
-/* One track at one frame, as J3DGetKeyFrameInterpolation(S) computes it;
- * raw: rotation keys already in raw units.  Segments a user made LINEAR or
- * CONSTANT (which the encoder turns into Hermite keys) use their own rule. */
-J3D_INLINE float game_eval(const ga_track *t, float frame, int s16_table)
-{
-    uint32_t n = t->nkeys;
-    if (frame < t->time[0]) return t->value[0];
-    if (t->time[n - 1] <= frame) return t->value[n - 1];
-    uint32_t k = ga_bisect(t->time, n, frame);
-    if (t->interp[k] != GA_INTERP_BEZIER) return (float)ga_track_eval(t, frame);
-    if (s16_table)
-        return hermite_s16_table(frame, t->time[k], t->value[k], t->out_slope[k], t->time[k + 1],
-                                 t->value[k + 1], t->in_slope[k + 1]);
-    return hermite_f32_tables(frame, t->time[k], t->value[k], t->out_slope[k], t->time[k + 1], t->value[k + 1],
-                              t->in_slope[k + 1]);
-}
-
-J3D_FMA_CLONES int j3d_sample(const ga_clip *clip, uint32_t ti, const double *frames, size_t n, float *out,
+int j3d_sample(const ga_clip *clip, uint32_t ti, const double *frames, size_t n, float *out,
                               ga_error *err)
 {
     const ga_track *t = &clip->tracks[ti];
@@ -696,7 +659,10 @@ J3D_FMA_CLONES int j3d_sample(const ga_clip *clip, uint32_t ti, const double *fr
         return GA_OK;
     }
     if (t->channel != GA_CH_ROTATION) {
-        for (size_t i = 0; i < n; i++) out[i] = t->nkeys == 1 ? t->value[0] : game_eval(t, (float)frames[i], 0);
+        if (t->nkeys == 1)
+            for (size_t i = 0; i < n; i++) out[i] = t->value[0];
+        else
+            game_eval_many(t, frames, n, out, 0);
         return GA_OK;
     }
     /* Rotations: the keys as the file stores them (whole raw units), the
@@ -725,8 +691,9 @@ J3D_FMA_CLONES int j3d_sample(const ga_clip *clip, uint32_t ti, const double *fr
     double gunit = j3d_rotation_unit(eff);
     double turns = 0.0;
     if (eff < 16 && fabs(q.value[0] * gunit) >= 64.0) turns = nearbyint(q.value[0] * gunit / (2.0 * M_PI_J3D));
+    if (q.nkeys > 1) game_eval_many(&q, frames, n, out, 1);
     for (size_t i = 0; i < n; i++) {
-        double raw = q.nkeys == 1 ? q.value[0] : (double)ppc_trunc_s32(game_eval(&q, (float)frames[i], 1));
+        double raw = q.nkeys == 1 ? q.value[0] : (double)ppc_trunc_s32(out[i]);
         out[i] = eff >= 16 ? 0.0f : (float)(raw * gunit - turns * (2.0 * M_PI_J3D));
     }
     ga_track_free(&q);
@@ -1775,7 +1742,7 @@ int j3dk_eval_frames(const ga_track *t, int rotation_frac, const double *frames,
 
 /* BRK / BPK: J3DGetKeyFrameInterpolationS on the stored s16 keys (the
  * curve before the game's conversion and clamp). */
-J3D_FMA_CLONES int j3dk_eval_keys(const ga_track *t, int rotation_frac, const double *frames, size_t n, float *out,
+int j3dk_eval_keys(const ga_track *t, int rotation_frac, const double *frames, size_t n, float *out,
                                   ga_error *err)
 {
     (void)rotation_frac;
@@ -1793,7 +1760,7 @@ J3D_FMA_CLONES int j3dk_eval_keys(const ga_track *t, int rotation_frac, const do
         q.in_slope[k] = (float)nearbyint(q.in_slope[k]);
         q.out_slope[k] = (float)nearbyint(q.out_slope[k]);
     }
-    for (size_t i = 0; i < n; i++) out[i] = game_eval(&q, (float)frames[i], 1);
+    game_eval_many(&q, frames, n, out, 1);
     ga_track_free(&q);
     return GA_OK;
 }
