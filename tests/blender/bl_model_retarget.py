@@ -12,10 +12,11 @@ C_i = (A W_rest_i)^-1 matrix_local_i, A known from how the rig was built.
 It is compared with Blender's evaluated pose bones, so neither the
 add-on's maths nor its pose conversion is used to check itself."""
 import math
+import sys
 
 import bpy
 import pytest
-from blhelpers import SAMPLES, fcurve_map, mat_from_blender, mat_max_diff
+from blhelpers import ROOT, SAMPLES, fcurve_map, mat_from_blender, mat_max_diff
 from mathutils import Matrix, Vector
 
 MODELS = SAMPLES / "models"
@@ -387,6 +388,95 @@ def test_edited_retargeted_bone_is_read_back_through_the_model(api, ga, tmp_path
     for t0, t1 in zip(before.tracks, edited.tracks):
         if t0.target != head:
             assert (bytes(t0.times), bytes(t0.values)) == (bytes(t1.times), bytes(t1.values)), (t0.target, t0.channel)
+
+
+def bk_model_with_scale(ga, tmp_path, k):
+    """The BK figure again with the bone table's translation factor k (the
+    sample's is 1, which would hide a missing factor), by the project's
+    writer."""
+    sys.path.insert(0, str(ROOT / "tools"))
+    import make_models  # the project's model writer
+
+    model = ga.load_model(BK)
+    bones = [(tuple(b.translation), b.bone_id, b.parent) for b in model.bones]
+    path = tmp_path / "figure_k.bin"
+    path.write_bytes(make_models.write_bk_model(bones, scale=k))
+    out = ga.load_model(path)
+    assert out.info["bk_scale"] == k
+    return path, out
+
+
+def shift_keys(action, path, indices, delta):
+    fcs = fcurve_map(action)
+    for index in indices:
+        fc = fcs[(path, index)]
+        for kp in fc.keyframe_points:
+            kp.co[1] += delta
+            kp.handle_left[1] += delta
+            kp.handle_right[1] += delta
+        fc.update()
+
+
+def test_untouched_banjo_kazooie_action_on_a_fast64_rig_exports_the_original_bytes(api, ga, tmp_path):
+    """The rig keys bones the file has no tracks for (those under a driven
+    bone): they are the file's, not new bones."""
+    obj, _names, _a = fast64_rig(ga.load_model(BK))
+    res = api.import_files([BK_WALK], armature=obj, model_file=str(BK))
+    out = tmp_path / "walk.bin"
+    api.export_action(out, action=res[0], armature=obj)
+    assert out.read_bytes() == BK_WALK.read_bytes()
+
+
+def test_edited_banjo_kazooie_action_on_a_fast64_rig_is_written_as_deltas_about_the_pivots(api, ga, tmp_path):
+    """Banjo-Kazooie's channels are deltas about each bone's pivot, with
+    translations in units of the table's factor k: an edited pose is
+    written so that the game's matrices of the file are the edited poses."""
+    path, model = bk_model_with_scale(ga, tmp_path, 2.5)
+    obj, names, a = fast64_rig(model)
+    res = api.import_files([BK_WALK], armature=obj, model_file=str(path))
+    fr = res.report.files[0]
+    assert fr.ok and not fr.unmatched, fr.summary()
+    action = res[0]
+    chest, thigh = 2, 13  # joints with children: bone IDs 3 and 14
+    # a user's edits: the chest turned further, the left thigh moved
+    shift_keys(action, f'pose.bones["{names[chest]}"].rotation_quaternion', (1, 3), 0.1)
+    shift_keys(action, f'pose.bones["{names[thigh]}"].location', (0, 2), 0.6)
+    out = tmp_path / "edited.bin"
+    result = api.export_action(out, action=action, armature=obj, rate="FRAMES", tolerance=0.0)
+    assert "re-encoded" in str(result)
+    edited = ga.load(out)
+    frames = (0, 7, 15, 26, 40)
+    # the file's game matrices are the edited poses (Blender's evaluated
+    # pose bones, through the rig's A and C_i), up to the file's 1/64
+    # units: 1/128 degree (1.4e-4 rad) per angle, and k/128 model units
+    # per translation (2e-3 of the rig's size at scale 0.1)
+    worst, where = worst_pose_error(model, edited, obj, names, a, frames)
+    assert worst < 2e-3, (worst, where)
+    # the edits are in the file: the original is off by far more
+    original = ga.load(BK_WALK)
+    assert worst_pose_error(model, original, obj, names, a, frames)[0] > 0.05
+    # the thigh's translation is (its translation about the pivot) / k: the
+    # game's local delta of the edited pose, here from the game's matrices
+    world_now = world(model, edited, 15.0)
+    local = (world_now[0] @ Matrix.Translation(-Vector(model.bones[0].translation))).inverted() @ world_now[thigh]
+    delta = (local.to_translation() - Vector(model.bones[thigh].translation)) / 2.5
+    values = edited.sample([15.0])  # track-major: one value per track
+    at = {(t.target, t.channel, t.axis): v for t, v in zip(edited.tracks, values)}
+    got = [at[(model.bones[thigh].bone_id, "translation", axis)] for axis in range(3)]
+    assert got == pytest.approx(list(delta), abs=1e-4)
+    assert max(abs(x) for x in got) > 1.0  # (0.6 / 0.1 / 2.5 = 2.4 file units)
+    # only the edited channels changed: every other track keeps its bytes
+    before = {(t.target, t.channel, t.axis): t for t in original.tracks}
+    after = {(t.target, t.channel, t.axis): t for t in edited.tracks}
+    edited_groups = {(model.bones[chest].bone_id, "rotation"), (model.bones[thigh].bone_id, "translation")}
+    kept = [key for key in before if key[:2] not in edited_groups]
+    assert len(kept) >= 8
+    for key in kept:
+        t0, t1 = before[key], after.get(key)
+        assert t1 is not None, key
+        assert (bytes(t0.times), bytes(t0.values)) == (bytes(t1.times), bytes(t1.values)), key
+    extra = {key for key in after if key[:2] not in edited_groups} - set(kept)
+    assert not extra, sorted(extra)
 
 
 # ---------------------------------------------------------------------------

@@ -285,7 +285,10 @@ class SkeletalExport:
                 self.changed.append(f"{self.label(plan.target)} {', '.join(changed)}")
         if edited:
             self.retarget_tracks(rig, anim, plans, edited, put, times_f, scene_frames)
-        self.add_new_bones(anim, tracks, put, mapping, opts, tm, times_f, scene_frames)
+        # (a Model File action also keys the bones under a driven joint,
+        # which the file has no tracks for: planned, so not new bones)
+        planned = {**{plan.target: plan.bone for plan in plans}, **mapping}
+        self.add_new_bones(anim, tracks, put, planned, opts, tm, times_f, scene_frames)
         if self.changed:
             anim.tracks = tracks
         self.apply_header(anim, imported=True)

@@ -4,12 +4,20 @@ planned again with the same model and axes; unchanged curves keep the
 file's tracks (an untouched action gives the original bytes), and the
 edited bones' channels are read back from the poses: the game's world
 matrix W_i = A^-1 @ pose_i @ C_i^-1, and the joint's local transform
-W_parent^-1 @ W_i as translation, Euler XYZ rotation and scale."""
+W_parent^-1 @ W_i as translation, Euler XYZ rotation and scale.
+
+Banjo-Kazooie composes M_i = M_parent @ T(pivot_i + k t) @ R @ S @
+T(-pivot_i) (docs/skeleton.md), and W_i (model_world) is M_i @ T(pivot_i):
+so M_parent = W_parent @ T(-pivot_parent), the local transform
+M_parent^-1 @ W_i = T(pivot_i + k t) @ R @ S, and the channel's
+translation delta is t = (its translation - pivot_i) / k."""
 from array import array
 
-from mathutils import Matrix, Quaternion
+from mathutils import Matrix, Quaternion, Vector
 
+from ..shared import formats
 from ..shared.model_retarget import ModelRig, RetargetError, model_world, plan_onto_rig
+from ..shared.model_rig import model_translation_scale
 from .export_tracks import ExportError
 
 
@@ -40,10 +48,15 @@ def local_channels(rig, anim, plans, basis_of, times_f):
     joints at the file frames times_f, from basis_of(plan) -> (location,
     quaternion, scale) lists of per-frame arrays (the action's curves)."""
     model = rig.model
-    if model.format == "bk_model":
-        raise ExportError("an edited Banjo-Kazooie action on a Model File rig cannot be written back yet (its "
-                          "channels are deltas about the pivots); export it untouched, or onto a rig built from "
-                          "the model")
+    if formats.model_by_bone_id(model.format):  # deltas about the pivots
+        pivots = [Vector(b.translation) for b in model.bones]
+        unpivot = [Matrix.Translation(-p) for p in pivots]
+        k = model_translation_scale(model)
+        if k == 0.0:
+            raise ExportError("the Banjo-Kazooie model's translation factor is 0: its bones' translations "
+                              "cannot be written back")
+    else:
+        pivots = unpivot = None
     sampled = {plan.bone: basis_of(plan) for plan in plans}
     joint = {plan.target: rig.joint_of_bone[plan.bone] for plan in plans}
     out = {plan.target: {k: [array("f") for _ in range(3)] for k in ("translation", "euler", "scale")}
@@ -68,7 +81,11 @@ def local_channels(rig, anim, plans, basis_of, times_f):
                 if original is None:
                     original = model_world(model, anim, float(f))
                 parent = original[p]
+            if unpivot is not None and p >= 0:
+                parent = parent @ unpivot[p]
             loc, rot, scale = (parent.inverted() @ world[j]).decompose()
+            if pivots is not None:
+                loc = (loc - pivots[j]) / k
             euler = rot.to_euler("XYZ", previous[target]) if target in previous else rot.to_euler("XYZ")
             previous[target] = euler
             got = out[target]
