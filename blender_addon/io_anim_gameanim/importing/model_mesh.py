@@ -26,10 +26,6 @@ from mathutils import Matrix, Vector
 from .. import compat
 from ..shared.model_rig import HELPER_PROP
 
-try:  # (Blender 4.x and 5.x have numpy; Debian's 3.4 does not: plain Python there)
-    import numpy as np
-except ImportError:
-    np = None
 from .model_armature import HELPER_COLLECTION
 
 SKIN_PROP = "gameanim_skin"  # on a skin bone: the joint number it follows
@@ -83,10 +79,12 @@ class Skin:
         w = model.world_matrices()
         self.world = [_m4(w[16 * i:16 * i + 16]) for i in range(n)]
         self.binds = skin_binds(model, self.world)
-        self.tol = 1e-6 * _scale_of(self.world)
+        scale = _scale_of(self.world)
+        self.tol = 1e-6 * scale
         # C_k = W_k(rest) B_k: identity for an unedited model
         self.rest_skin = [wk @ bk for wk, bk in zip(self.world, self.binds)]
-        self.identity = [_near(c, Matrix.Identity(4), 1e-5 * _scale_of(self.world)) for c in self.rest_skin]
+        identity = Matrix.Identity(4)
+        self.identity = [_near(c, identity, 1e-5 * scale) for c in self.rest_skin]
         self.bones = {}  # joint -> deforming bone name
 
     def heads(self):
@@ -218,7 +216,7 @@ class _Part:
         self.has_normals = True
         self.tris = array("i")
         self.mat_index = array("i")
-        self.uvs = {}      # channel -> per-vertex (s, t)
+        self.uvs = {}      # channel -> per-corner (s, 1 - t)
         self.colors = {}   # channel -> per-vertex RGBA
         self.groups = {}   # joint -> {weight: [vertex]}
         self.nv = 0
@@ -230,11 +228,10 @@ def _positions(mesh, skin):
     each distinct joints-and-weights combination is inverted once."""
     pos = mesh.positions
     nv = len(pos) // 3
+    if all(skin.identity[j] for j, _w, _v in mesh.groups):
+        return pos
     k = mesh.influences
     joints, weights = mesh.joints, mesh.weights
-    used = set(joints) if k == 1 else {j for j, w in zip(joints, weights) if w != 0.0}
-    if all(skin.identity[j] for j in used):
-        return pos
     out = array("f", bytes(12 * nv))
     inverse = {}
     for v in range(nv):
@@ -256,6 +253,7 @@ def _positions(mesh, skin):
 
 def _append(part, mesh, skin, model_materials):
     base = part.nv
+    corners = len(part.tris)
     nv = len(mesh.positions) // 3
     part.co.extend(_positions(mesh, skin))
     if mesh.normals is not None:
@@ -267,57 +265,31 @@ def _append(part, mesh, skin, model_materials):
     if mat not in part.materials:
         part.materials.append(mat)
     part.mat_index.extend(array("i", [part.materials.index(mat)]) * (len(mesh.triangles) // 3))
-    for ch, arr in zip(mesh.uv_channels, mesh.uvs):
-        dst = part.uvs.setdefault(ch, array("f", bytes(8 * base)))
+    for ch, arr in zip(mesh.uv_channels, mesh.corner_uvs):
+        dst = part.uvs.setdefault(ch, array("f", bytes(8 * corners)))
         dst.extend(arr)
     for ch, arr in zip(mesh.color_channels, mesh.colors):
         dst = part.colors.setdefault(ch, array("f", [1.0]) * (4 * base))
         dst.extend(arr)
     part.nv = base + nv
     for dst in part.uvs.values():
-        dst.extend(array("f", bytes(4 * (2 * part.nv - len(dst)))))
+        dst.extend(array("f", bytes(4 * (2 * len(part.tris) - len(dst)))))
     for dst in part.colors.values():
         dst.extend(array("f", [1.0]) * (4 * part.nv - len(dst)))
-    _add_groups(part.groups, mesh, base, nv)
+    _add_groups(part.groups, mesh, base)
 
 
-def _add_groups(groups, mesh, base, nv):
+def _add_groups(groups, mesh, base):
     """groups[joint][weight] += the vertices (from base) with that joint
-    and weight; numpy where Blender has it, else plain Python."""
-    k = mesh.influences
-    if np is None:
-        for slot in range(k):
-            for v, j, w in zip(range(base, base + nv), mesh.joints[slot::k], mesh.weights[slot::k]):
-                if w:
-                    groups.setdefault(j, {}).setdefault(w, []).append(v)
-        return
-    js = np.frombuffer(mesh.joints, dtype=np.uint32).reshape(nv, k)
-    ws = np.frombuffer(mesh.weights, dtype=np.float32).reshape(nv, k)
-    verts = np.arange(base, base + nv, dtype=np.int64)
-    for slot in range(k):
-        keep = ws[:, slot] != 0.0
-        j, w, v = js[keep, slot], ws[keep, slot], verts[keep]
-        order = np.lexsort((w, j))
-        j, w, v = j[order], w[order], v[order]
-        cuts = np.flatnonzero((np.diff(j) != 0) | (np.diff(w) != 0)) + 1
-        for start, stop in zip(np.concatenate(([0], cuts)), np.concatenate((cuts, [len(j)]))):
-            if stop > start:
-                dst = groups.setdefault(int(j[start]), {}).setdefault(float(w[start]), [])
-                dst.extend(v[start:stop].tolist())
-
-
-def _corner_uvs(src, tris):
-    """Per-corner (s, 1 - t) from per-vertex (s, t) (GX t runs down the
-    image); numpy where Blender has it (4.x, 5.x), else plain Python."""
-    if np is None:
-        us, vs = src[0::2], [1.0 - t for t in src[1::2]]
-        flat = array("f", bytes(8 * len(tris)))
-        flat[0::2] = array("f", [us[v] for v in tris])
-        flat[1::2] = array("f", [vs[v] for v in tris])
-        return flat
-    uv = np.frombuffer(src, dtype=np.float32).reshape(-1, 2)[np.frombuffer(tris, dtype=np.int32)]
-    uv[:, 1] = 1.0 - uv[:, 1]
-    return uv.ravel()
+    and weight: Mesh.groups, grouped in C (no per-vertex Python, except
+    the shift of a joined model's later shapes)."""
+    for j, w, verts in mesh.groups:
+        dst = groups.setdefault(j, {})
+        verts = array("i", [v + base for v in verts]) if base else array("i", verts)  # (a copy: extended below)
+        if w in dst:
+            dst[w].extend(verts)
+        else:
+            dst[w] = verts
 
 
 def _to_mesh(name, part):
@@ -337,7 +309,7 @@ def _to_mesh(name, part):
     for ch in sorted(part.uvs):
         src = part.uvs[ch]
         layer = me.uv_layers.new(name=f"UV{ch}")
-        layer.data.foreach_set("uv", _corner_uvs(src, part.tris))
+        layer.data.foreach_set("uv", src)
     for ch in sorted(part.colors):
         attr = me.color_attributes.new(f"Col{ch}", "FLOAT_COLOR", "POINT")
         attr.data.foreach_set("color", part.colors[ch])
