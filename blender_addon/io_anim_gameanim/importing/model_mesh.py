@@ -19,6 +19,7 @@ x = (sum_k w_k W_k(rest) B_k)^-1 * rest position, which is the rest
 position itself for an unedited model (rest x inverse bind = identity)."""
 import math
 from array import array
+from itertools import chain
 
 import bpy
 from mathutils import Matrix, Vector
@@ -48,7 +49,8 @@ def _m34(t12):
 
 
 def _near(a, b, tol):
-    return all(abs(a[r][c] - b[r][c]) <= tol for r in range(4) for c in range(4))
+    """Every element of the 4x4 matrices a and b within tol."""
+    return max(map(abs, chain.from_iterable(a - b))) <= tol
 
 
 def _scale_of(world):
@@ -71,13 +73,16 @@ def skin_binds(model, world):
 
 
 class Skin:
-    """The deform bone of each joint and the bind data of a model."""
+    """The deform bone of each joint and the bind data of a model.  The
+    skin bones are made in the armature's own edit-mode pass when the
+    import passes the Skin to build_model_armature (edit_bones, then
+    finish), else by make_bones in a pass of their own."""
 
-    def __init__(self, model, built):
-        self.built = built
-        n = len(built.rig["bones"])
+    def __init__(self, model, nbones=None, joints=None):
         w = model.world_matrices()
-        self.world = [_m4(w[16 * i:16 * i + 16]) for i in range(n)]
+        if nbones is None:
+            nbones = len(w) // 16
+        self.world = [_m4(w[16 * i:16 * i + 16]) for i in range(nbones)]
         self.binds = skin_binds(model, self.world)
         scale = _scale_of(self.world)
         self.tol = 1e-6 * scale
@@ -86,58 +91,53 @@ class Skin:
         identity = Matrix.Identity(4)
         self.identity = [_near(c, identity, 1e-5 * scale) for c in self.rest_skin]
         self.bones = {}  # joint -> deforming bone name
+        self.joints = set(joints or ())  # the joints the meshes use (for edit_bones)
+        self._made = {}
 
-    def heads(self):
-        arm = self.built.obj.data
-        return {i: arm.bones[name].head_local.copy() for i, name in self.built.names.items()}
-
-    def make_bones(self, joints, context):
-        """The deforming bone of each joint in `joints` (made once)."""
-        todo = [j for j in sorted(joints) if j not in self.bones and j in self.built.names]
-        if not todo:
-            return
-        obj = self.built.obj
-        arm = obj.data
-        heads = self.heads()
+    def _plans(self, joints, names, heads):
+        """N_k of each joint that needs skin bones; the others deform
+        with their own bone."""
         plans = {}
-        for j in todo:
+        for j in sorted(joints):
+            if j in self.bones or j not in names:
+                continue
             n = self.binds[j] @ Matrix.Translation(heads[j])
             if _near(n, Matrix.Identity(4), self.tol):
-                self.bones[j] = self.built.names[j]  # the joint's own bone deforms right
+                self.bones[j] = names[j]  # the joint's own bone deforms right
             else:
                 plans[j] = n
-        if not plans:
-            return
-        view_layer = context.view_layer
-        prev_active = view_layer.objects.active
-        view_layer.objects.active = obj
-        if prev_active is not None and prev_active.mode != "OBJECT":
-            bpy.ops.object.mode_set(mode="OBJECT")
-        made = {}
-        bpy.ops.object.mode_set(mode="EDIT")
-        try:
-            for j, n in plans.items():
-                joint = self.built.names[j]
-                parent = arm.edit_bones[joint]
-                parts = _basis_chain(n)
-                names = []
-                for p in range(len(parts)):
-                    eb = arm.edit_bones.new(SKIN_PREFIX + joint + (SHEAR_SUFFIX if p else ""))
-                    eb.head = parent.head
-                    eb.tail = parent.tail
-                    eb.roll = 0.0
-                    eb.parent = parent
-                    eb.use_connect = False
-                    names.append(eb.name)
-                    parent = eb
-                made[j] = (names, parts)
-        finally:
-            bpy.ops.object.mode_set(mode="OBJECT")
+        return plans
+
+    def edit_bones(self, arm, names, heads):
+        """In edit mode (build_model_armature's pass): the skin bones of
+        the joints the meshes use, under their joint's edit bone."""
+        self._edit(arm, names, self._plans(self.joints, names, heads))
+
+    def _edit(self, arm, names, plans):
+        for j, n in plans.items():
+            parent = arm.edit_bones[names[j]]
+            parts = _basis_chain(n)
+            made = []
+            for p in range(len(parts)):
+                eb = arm.edit_bones.new(SKIN_PREFIX + names[j] + (SHEAR_SUFFIX if p else ""))
+                eb.head = parent.head
+                eb.tail = parent.tail
+                eb.roll = 0.0
+                eb.parent = parent
+                eb.use_connect = False
+                made.append(eb.name)
+                parent = eb
+            self._made[j] = (made, parts)
+
+    def finish(self, obj, names):
+        """In object mode, after edit_bones: the skin bones' properties and
+        constant pose, hidden in the helper collection."""
+        arm = obj.data
         hidden = []
-        for j, (names, parts) in made.items():
-            for name, (loc, quat, scale) in zip(names, parts):
+        for j, (made, parts) in self._made.items():
+            for name, (loc, quat, scale) in zip(made, parts):
                 bone = arm.bones[name]
-                bone[HELPER_PROP] = self.built.names[j]  # (no file animates it)
+                bone[HELPER_PROP] = names[j]  # (no file animates it)
                 bone[SKIN_PROP] = j
                 bone.inherit_scale = "FULL"
                 pb = obj.pose.bones[name]
@@ -146,9 +146,34 @@ class Skin:
                 pb.rotation_quaternion = quat
                 pb.scale = scale
                 hidden.append(name)
-            arm.bones[self.built.names[j]].use_deform = True
-            self.bones[j] = names[-1]
-        compat.hide_bones(arm, hidden, HELPER_COLLECTION)
+            arm.bones[names[j]].use_deform = True
+            self.bones[j] = made[-1]
+        self._made = {}
+        if hidden:
+            compat.hide_bones(arm, hidden, HELPER_COLLECTION)
+
+    def make_bones(self, built, joints, context):
+        """The deforming bone of each joint in `joints` not made yet, in an
+        edit-mode pass of their own (when build_model_armature did not
+        make them)."""
+        obj = built.obj
+        arm = obj.data
+        names = built.names
+        heads = {i: arm.bones[name].head_local.copy() for i, name in names.items()}
+        plans = self._plans(joints, names, heads)
+        if not plans:
+            return
+        view_layer = context.view_layer
+        prev_active = view_layer.objects.active
+        view_layer.objects.active = obj
+        if prev_active is not None and prev_active.mode != "OBJECT":
+            bpy.ops.object.mode_set(mode="OBJECT")
+        bpy.ops.object.mode_set(mode="EDIT")
+        try:
+            self._edit(arm, names, plans)
+        finally:
+            bpy.ops.object.mode_set(mode="OBJECT")
+        self.finish(obj, names)
         view_layer.objects.active = prev_active if prev_active is not None else obj
 
 
@@ -318,18 +343,20 @@ def _to_mesh(name, part):
     return me
 
 
-def build_model_meshes(model, built, context, mode="SHAPE", materials=None):
+def build_model_meshes(model, built, context, mode="SHAPE", materials=None, skin=None):
     """Makes the mesh objects of a J3D model under built.obj.  mode SHAPE:
     one object per SHP1 shape, MODEL: one for all, NONE: nothing.
     materials: the Blender material of each MAT3 material (or None).
-    Returns (objects, notes)."""
+    skin: the Skin that build_model_armature made the skin bones with
+    (else they are made here).  Returns (objects, notes)."""
     notes = []
     if mode == "NONE":
         return [], notes
     meshes = list(model.meshes)
     if not meshes:
         return [], notes
-    skin = Skin(model, built)
+    if skin is None:
+        skin = Skin(model, len(built.rig["bones"]))
     arm_obj = built.obj
     stem = arm_obj.name
     billboards = [m.index for m in meshes if m.matrix_type in (1, 2)]
@@ -343,7 +370,7 @@ def build_model_meshes(model, built, context, mode="SHAPE", materials=None):
         for m in group:
             _append(part, m, skin, materials)
         parts.append(part)
-    skin.make_bones({j for part in parts for j in part.groups}, context)
+    skin.make_bones(built, {j for part in parts for j in part.groups}, context)
     objects = []
     coll = arm_obj.users_collection[0] if arm_obj.users_collection else context.scene.collection
     for group, part in zip(groups, parts):
@@ -369,13 +396,34 @@ def build_model_meshes(model, built, context, mode="SHAPE", materials=None):
     return objects, notes
 
 
-def import_geometry(ga, model, built, context, opts, fr, mats=None):
+def _mode(opts):
+    return getattr(opts, "mesh_objects", "SHAPE") if opts is not None else "SHAPE"
+
+
+def prepare_skin(ga, model, opts):
+    """Before the armature: the Skin of a J3D model whose meshes the import
+    makes, so build_model_armature adds the skin bones in its own
+    edit-mode pass; None otherwise, or when the geometry does not decode
+    (import_geometry then notes why)."""
+    if _mode(opts) == "NONE" or getattr(model, "family", None) != "j3d":
+        return None
+    try:
+        meshes = model.meshes
+        if not meshes:
+            return None
+        return Skin(model, joints={j for m in meshes for j, _w, _v in m.groups})
+    except (ga.FormatError, ValueError):
+        return None
+
+
+def import_geometry(ga, model, built, context, opts, fr, mats=None, skin=None):
     """The meshes and materials of a J3D model file, for the import
     (importer._build_models): the report says what was made; a malformed
-    geometry chunk is noted (the armature stays)."""
+    geometry chunk is noted (the armature stays).  skin: what
+    prepare_skin gave build_model_armature."""
     from . import model_materials
 
-    mode = getattr(opts, "mesh_objects", "SHAPE") if opts is not None else "SHAPE"
+    mode = _mode(opts)
     if mode == "NONE" or getattr(model, "family", None) != "j3d":
         return []
     try:
@@ -384,7 +432,7 @@ def import_geometry(ga, model, built, context, opts, fr, mats=None):
             return []
         channels = sorted({c for m in meshes for c in m.uv_channels})
         materials, notes = model_materials.build_materials(model, built.obj.name, channels or [0])
-        objects, more = build_model_meshes(model, built, context, mode, materials)
+        objects, more = build_model_meshes(model, built, context, mode, materials, skin)
     except ga.FormatError as e:
         fr.notes.append(f"the model's geometry was not imported: {e}")
         return []
