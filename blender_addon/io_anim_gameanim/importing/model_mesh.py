@@ -246,6 +246,7 @@ class _Part:
         self.groups = {}   # joint -> {weight: [vertex]}
         self.nv = 0
         self.materials = []  # model material index of each slot
+        self.shared = False  # the arrays are Model.meshes' own (not to extend)
 
 
 def _positions(mesh, skin):
@@ -276,7 +277,49 @@ def _positions(mesh, skin):
     return out
 
 
+def _as_int(tris):
+    """array('I') as array('i') (what foreach_set takes for vertex_index;
+    indices < 2**31), copied as bytes (a memoryview cast or frombytes of
+    the array itself fails in Debian's Blender 3.4.1)."""
+    out = array("i")
+    out.frombytes(tris.tobytes())
+    return out
+
+
 def _append(part, mesh, skin, model_materials):
+    if not part.nv and not part.tris:
+        _first(part, mesh, skin)
+    else:
+        _join(part, mesh, skin)
+    mat = mesh.material
+    if mat not in part.materials:
+        part.materials.append(mat)
+    part.mat_index.extend(array("i", [part.materials.index(mat)]) * (len(mesh.triangles) // 3))
+
+
+def _first(part, mesh, skin):
+    """A part's first shape: its arrays as Model.meshes gives them (no copy;
+    _join copies them before it extends them)."""
+    part.co = _positions(mesh, skin)
+    if mesh.normals is not None:
+        part.normals = mesh.normals
+    else:
+        part.has_normals = False
+    part.tris = _as_int(mesh.triangles)
+    part.uvs = dict(zip(mesh.uv_channels, mesh.corner_uvs))
+    part.colors = dict(zip(mesh.color_channels, mesh.colors))
+    part.nv = len(mesh.positions) // 3
+    _add_groups(part.groups, mesh, 0)
+    part.shared = True
+
+
+def _join(part, mesh, skin):
+    """A later shape of a joined part (MODEL option): appended to copies."""
+    if part.shared:
+        part.co, part.normals, part.tris = array("f", part.co), array("f", part.normals), array("i", part.tris)
+        part.uvs = {ch: array("f", a) for ch, a in part.uvs.items()}
+        part.colors = {ch: array("f", a) for ch, a in part.colors.items()}
+        part.shared = False
     base = part.nv
     corners = len(part.tris)
     nv = len(mesh.positions) // 3
@@ -285,11 +328,7 @@ def _append(part, mesh, skin, model_materials):
         part.normals.extend(mesh.normals)
     else:
         part.has_normals = False
-    part.tris.extend(array("i", [t + base for t in mesh.triangles]) if base else array("i", mesh.triangles))
-    mat = mesh.material
-    if mat not in part.materials:
-        part.materials.append(mat)
-    part.mat_index.extend(array("i", [part.materials.index(mat)]) * (len(mesh.triangles) // 3))
+    part.tris.extend(array("i", [t + base for t in mesh.triangles]))
     for ch, arr in zip(mesh.uv_channels, mesh.corner_uvs):
         dst = part.uvs.setdefault(ch, array("f", bytes(8 * corners)))
         dst.extend(arr)
