@@ -346,6 +346,10 @@ class Mesh:
     def position_indices(self) -> array[int]: ...
     @property
     def draw_indices(self) -> array[int]: ...
+    @property
+    def corner_uvs(self) -> list[array[float]]: ...  # (s, 1 - t) per triangle corner, per set (parallel to uvs)
+    @property
+    def groups(self) -> tuple[tuple[int, float, array[int]], ...]: ...  # (joint, weight, 'i' vertices)
 
 
 class Texture:

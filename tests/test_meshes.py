@@ -513,6 +513,86 @@ def test_arrays_are_the_types_blender_takes():
     assert len(mesh.joints) == len(mesh.weights) == mesh.influences * len(mesh.positions) // 3
 
 
+
+def mixed_scene(rng):
+    """Rigid, envelope and multi-matrix shapes, with two UV sets."""
+    scene = scene_base(rng)
+    vals = [(rng.randint(-512, 512) / 256, rng.randint(-512, 512) / 256) for _ in range(12)]
+    scene["arrays"][TEX0 + 2] = mm.vertex_array(vals, "s16", 8)
+    scene["values"][TEX0 + 2] = vals
+    attrs = STD_ATTRS + [(TEX0 + 2, INDEX16)]
+    scene["shapes"] = [
+        mm.shape(attrs, [mm.packet([1], [("strip", [v4(i) + (i,) for i in range(6)])])]),
+        mm.shape(attrs, [mm.packet([3], [("fan", [v4(i) + (11 - i,) for i in range(2, 8)])])]),
+        mm.shape([(PNMTXIDX, DIRECT)] + attrs, [
+            mm.packet([2, 4, 0], [("triangles", [(0,) + v4(0) + (1,), (3,) + v4(1) + (2,), (6,) + v4(2) + (3,),
+                                                 (3,) + v4(3) + (4,), (3,) + v4(4) + (5,), (0,) + v4(5) + (6,)])]),
+            mm.packet([0xFFFF, 6], [("strip", [(0,) + v4(6) + (7,), (3,) + v4(7) + (8,), (6,) + v4(8) + (9,),
+                                               (3,) + v4(9) + (10,)])]),
+        ], matrix_type=3),
+    ]
+    return scene
+
+
+def test_corner_uvs_are_s_and_one_minus_t_per_triangle_corner():
+    """Mesh.corner_uvs: the UV of each triangle corner, in the order of
+    triangles, flipped to (s, 1 - t) (Blender's UV loop data)."""
+    scene = mixed_scene(random.Random("corner uvs"))
+    model = gameanim.load_model(build(scene))
+    for i, mesh in enumerate(model.meshes):
+        want = expected_corners(scene, i)
+        assert len(mesh.corner_uvs) == len(mesh.uvs) == 2
+        for n, arr in enumerate(mesh.corner_uvs):
+            assert arr.typecode == "f" and len(arr) == 2 * len(want)
+            flipped = [x for c in want for x in (c["uvs"][n][0], 1.0 - c["uvs"][n][1])]
+            assert_close(list(arr), flipped, 1e-6, f"shape {i} set {n}")
+
+
+def test_corner_uvs_by_hand():
+    """One triangle whose vertices have UVs (0, 0), (1, 0), (0.25, 0.75)."""
+    arrays = {POS: mm.vertex_array([(0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0)], "f32"),
+              TEX0: mm.vertex_array([(0.0, 0.0), (1.0, 0.0), (0.25, 0.75)], "f32")}
+    sh = mm.shape([(POS, INDEX8), (TEX0, INDEX8)], [mm.packet([0], [("triangles", [(0, 0), (1, 1), (2, 2)])])])
+    data = mm.write_j3d_model([mm.joint("root")], [-1], draw=[(0, 0)],
+                              extra_chunks=[("VTX1", mm.vtx1_body(arrays)), ("SHP1", mm.shp1_body([sh]))])
+    mesh = gameanim.load_model(data).meshes[0]
+    uv_of = {(0.0, 0.0, 0.0): (0.0, 1.0), (1.0, 0.0, 0.0): (1.0, 1.0), (0.0, 1.0, 0.0): (0.25, 0.25)}
+    want = [x for v in mesh.triangles for x in uv_of[tuple(mesh.positions[3 * v:3 * v + 3])]]
+    assert list(mesh.corner_uvs[0]) == want
+
+
+def test_groups_list_the_vertices_of_each_joint_and_weight():
+    """Mesh.groups: (joint, weight, array('i') of vertices) per distinct
+    joint and non-zero weight, by joint then weight, vertices ascending;
+    the reference comes from the scene's DRW1 / EVP1 through the corners."""
+    scene = mixed_scene(random.Random("groups"))
+    model = gameanim.load_model(build(scene))
+    for i, mesh in enumerate(model.meshes):
+        ref = {}
+        for c, corner in zip(mesh.triangles, expected_corners(scene, i)):
+            for j, w in corner["influences"]:
+                if w:
+                    ref.setdefault((j, w), set()).add(c)
+        got = list(mesh.groups)
+        assert [(j, w) for j, w, _ in got] == sorted(ref), i
+        for j, w, verts in got:
+            assert verts.typecode == "i" and list(verts) == sorted(ref[(j, w)]), (i, j, w)
+        # every vertex is in a group
+        assert {v for _, _, vs in got for v in vs} == set(range(len(mesh.positions) // 3))
+
+
+def test_groups_by_hand():
+    """Three vertices rigid on joint 1: one group (1, 1.0, [0, 1, 2])."""
+    joints = [mm.joint("root"), mm.joint("j", translation=(0.0, 1.0, 0.0))]
+    arrays = {POS: mm.vertex_array([(1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (0.0, 0.0, 1.0)], "f32")}
+    sh = mm.shape([(POS, INDEX8)], [mm.packet([1], [("triangles", [(0,), (1,), (2,)])])])
+    data = mm.write_j3d_model(joints, [-1, 0], draw=[(0, 0), (0, 1)],
+                              extra_chunks=[("VTX1", mm.vtx1_body(arrays)), ("SHP1", mm.shp1_body([sh]))])
+    mesh = gameanim.load_model(data).meshes[0]
+    assert [(j, w, list(v)) for j, w, v in mesh.groups] == [(1, 1.0, [0, 1, 2])]
+    assert mesh.corner_uvs == []
+
+
 # ---------------------------------------------------------------- malformed geometry
 
 

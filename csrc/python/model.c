@@ -428,7 +428,7 @@ PyType_Spec Model_spec = {"gameanim.Model", sizeof(ModelObject), 0, Py_TPFLAGS_D
 enum {
     MF_INDEX, MF_MATERIAL, MF_MATRIX_TYPE, MF_POSITIONS, MF_NORMALS, MF_COLORS, MF_COLOR_CHANNELS, MF_UVS,
     MF_UV_CHANNELS, MF_TRIANGLES, MF_INFLUENCES, MF_JOINTS, MF_WEIGHTS, MF_POSITION_INDICES, MF_DRAW_INDICES,
-    MF_COUNT
+    MF_CORNER_UVS, MF_GROUPS, MF_COUNT
 };
 
 static PyGetSetDef Mesh_getset[] = {
@@ -451,6 +451,11 @@ static PyGetSetDef Mesh_getset[] = {
     REC_FIELD("weights", MF_WEIGHTS, "array('f'), influences per vertex (unused slots 0.0; a rigid vertex: 1.0)."),
     REC_FIELD("position_indices", MF_POSITION_INDICES, "array('I'): each vertex's VTX1 position index."),
     REC_FIELD("draw_indices", MF_DRAW_INDICES, "array('I'): each vertex's DRW1 entry (its skinning matrix)."),
+    REC_FIELD("corner_uvs", MF_CORNER_UVS, "List parallel to uvs: array('f') of (s, 1 - t) per triangle corner "
+                                           "(3 per triangle, in triangles' order): Blender's UV loop data."),
+    REC_FIELD("groups", MF_GROUPS, "Tuple of (joint, weight, array('i') of vertices) for each distinct joint and "
+                                   "non-zero weight, by joint then weight, vertices ascending: Blender's vertex "
+                                   "groups (VertexGroup.add)."),
     {NULL, NULL, NULL, NULL, NULL},
 };
 
@@ -548,6 +553,74 @@ static PyObject *maybe(int has, PyObject *v)
     return Py_NewRef(Py_None);
 }
 
+/* Mesh.corner_uvs: (s, 1 - t) of each triangle corner. */
+static PyObject *corner_uvs(ga_state *st, const ga_mesh *s)
+{
+    PyObject *list = PyList_New(s->nuvs);
+    size_t ncorners = (size_t)s->ntris * 3;
+    float *buf = list && ncorners ? malloc(ncorners * 2 * sizeof(float)) : NULL;
+    if (list && ncorners && !buf) {
+        Py_DECREF(list);
+        return PyErr_NoMemory();
+    }
+    for (uint32_t t = 0; list && t < s->nuvs; t++) {
+        const float *src = s->uvs[t];
+        for (size_t c = 0; c < ncorners; c++) {
+            uint32_t v = s->triangles[c]; /* (< nverts from the decoder; checked all the same) */
+            buf[2 * c] = v < s->nverts ? src[2 * (size_t)v] : 0.0f;
+            buf[2 * c + 1] = v < s->nverts ? 1.0f - src[2 * (size_t)v + 1] : 1.0f;
+        }
+        PyObject *a = new_array(st, "f", buf, (Py_ssize_t)(ncorners * 8));
+        if (!a) Py_CLEAR(list);
+        else PyList_SetItem(list, t, a);
+    }
+    free(buf);
+    return list;
+}
+
+typedef struct {
+    uint32_t joint;
+    float weight;
+    int32_t vertex;
+} group_entry;
+
+static int group_cmp(const void *pa, const void *pb)
+{
+    const group_entry *a = pa, *b = pb;
+    if (a->joint != b->joint) return a->joint < b->joint ? -1 : 1;
+    if (a->weight != b->weight) return a->weight < b->weight ? -1 : 1;
+    return (a->vertex > b->vertex) - (a->vertex < b->vertex);
+}
+
+/* Mesh.groups: the vertices of each (joint, non-zero weight). */
+static PyObject *vertex_groups(ga_state *st, const ga_mesh *s)
+{
+    size_t n = (size_t)s->nverts * s->influences, m = 0;
+    group_entry *e = n ? malloc(n * sizeof(group_entry)) : NULL;
+    if (n && !e) return PyErr_NoMemory();
+    for (uint32_t v = 0; v < s->nverts; v++)
+        for (uint32_t k = 0; k < s->influences; k++) {
+            float w = s->weights[(size_t)v * s->influences + k];
+            if (w != 0.0f) e[m++] = (group_entry){s->joints[(size_t)v * s->influences + k], w, (int32_t)v};
+        }
+    qsort(e, m, sizeof(group_entry), group_cmp);
+    int32_t *verts = m ? malloc(m * sizeof(int32_t)) : NULL;
+    PyObject *out = (m && !verts) ? PyErr_NoMemory() : PyList_New(0);
+    for (size_t a = 0, b; out && a < m; a = b) {
+        for (b = a; b < m && e[b].joint == e[a].joint && e[b].weight == e[a].weight; b++) verts[b - a] = e[b].vertex;
+        PyObject *arr = new_array(st, "i", verts, (Py_ssize_t)((b - a) * 4));
+        PyObject *item = arr ? Py_BuildValue("(IdN)", e[a].joint, (double)e[a].weight, arr) : NULL;
+        if (!item || PyList_Append(out, item) < 0) Py_CLEAR(out);
+        Py_XDECREF(item);
+    }
+    free(verts);
+    free(e);
+    if (!out) return NULL;
+    PyObject *t = PyList_AsTuple(out);
+    Py_DECREF(out);
+    return t;
+}
+
 static PyObject *make_mesh(ga_state *st, const ga_mesh *s, uint32_t i)
 {
     RecordObject *r = new_record(st->MeshType);
@@ -576,6 +649,8 @@ static PyObject *make_mesh(ga_state *st, const ga_mesh *s, uint32_t i)
     r->f[MF_WEIGHTS] = new_array(st, "f", s->weights, nv * s->influences * 4);
     r->f[MF_POSITION_INDICES] = new_array(st, "I", s->position_index, nv * 4);
     r->f[MF_DRAW_INDICES] = new_array(st, "I", s->draw_index, nv * 4);
+    r->f[MF_CORNER_UVS] = corner_uvs(st, s);
+    r->f[MF_GROUPS] = vertex_groups(st, s);
     if (record_check(r, MF_COUNT) < 0 || PyErr_Occurred()) {
         Py_DECREF(r);
         return NULL;

@@ -316,3 +316,33 @@ def test_export_skips_the_skin_bones(api, ga, tmp_path):
     assert len([b for b in arm.data.bones if "gameanim_skin" in b]) == 2
     data, result = export_bytes(api, res[0])
     assert data == open(anim_path, "rb").read() and result.changed == []
+
+
+def test_skin_bones_are_made_in_the_armatures_own_edit_pass(ga, tmp_path):
+    """prepare_skin hands build_model_armature the skin bones to make in its
+    edit-mode pass (one pass for the import): they exist, posed with the
+    sheared inverse bind, before any mesh; the meshes then add no bone;
+    with Meshes: None there is no Skin."""
+    from io_anim_gameanim.importing import model_armature, model_mesh
+
+    path = mesh_file(tmp_path, binds=SHEARED)
+    model = ga.load_model(path)
+    skin = model_mesh.prepare_skin(ga, model, None)
+    assert skin is not None and skin.joints == {j for m in model.meshes for j, _w, _v in m.groups}
+    built = model_armature.build_model_armature(model, str(path), bpy.context, skin=skin)
+    arm = built.obj
+    head = [b.name for b in arm.data.bones if b.get("gameanim_skin") == 2]
+    assert len(head) == 2
+    # the two bones' pose bases multiply to N = B * T(head)
+    top, shear = arm.pose.bones[head[0]], arm.pose.bones[head[1]]
+    if top.parent == shear:
+        top, shear = shear, top
+    n = skin.binds[2] @ Matrix.Translation(arm.data.bones[built.names[2]].head_local)
+    got = top.matrix_basis @ shear.matrix_basis
+    assert max(abs(got[r][c] - n[r][c]) for r in range(4) for c in range(4)) < 1e-5
+    # every joint the meshes use has its deforming bone already: make_bones has nothing left to plan
+    assert set(skin.bones) == skin.joints and skin.bones[2] in head
+    nbones = len(arm.data.bones)
+    objects, _ = model_mesh.build_model_meshes(model, built, bpy.context, skin=skin)
+    assert objects and len(arm.data.bones) == nbones
+    assert model_mesh.prepare_skin(ga, model, type("O", (), {"mesh_objects": "NONE"})()) is None

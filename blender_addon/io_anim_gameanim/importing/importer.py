@@ -305,8 +305,9 @@ def _build_models(ga, paths, report, context, progress=None, opts=None, mats=Non
         fr = report.add(path)
         fr.format = model.format
         fr.compression = getattr(model, "compression", None)
+        skin = model_mesh.prepare_skin(ga, model, opts)  # (its skin bones: in the armature's edit pass)
         try:
-            built = model_armature.build_model_armature(model, path, context)
+            built = model_armature.build_model_armature(model, path, context, skin=skin)
         except Exception as e:  # the other files still import
             fr.error = f"could not build the armature of this model: {type(e).__name__}: {e}"
             continue
@@ -315,7 +316,7 @@ def _build_models(ga, paths, report, context, progress=None, opts=None, mats=Non
         fr.built = f"armature {built.obj.name!r} ({len(built.names)} joint(s){calc}{helpers})"
         fr.owners.append(built.obj.name)
         rigs.append(built)
-        model_mesh.import_geometry(ga, model, built, context, opts, fr, mats)
+        model_mesh.import_geometry(ga, model, built, context, opts, fr, mats, skin)
     if not rigs and len(others) == len(paths):
         return paths, None
     return others, rigs

@@ -69,8 +69,10 @@ def _order(bones):
     return model_rig.parents_first(bones)
 
 
-def build_model_armature(model, path, context, name=None):
-    """Builds the armature of a loaded Model; returns a BuiltRig."""
+def build_model_armature(model, path, context, name=None, skin=None):
+    """Builds the armature of a loaded Model; returns a BuiltRig.  skin: a
+    model_mesh.Skin whose skin bones are made in the same edit-mode pass
+    (model_mesh.prepare_skin), or None."""
     rig = model_rig.rig_info(model, path)
     bones = rig["bones"]
     calc = rig["calc"]
@@ -111,6 +113,8 @@ def build_model_armature(model, path, context, name=None):
                     parent = hb
                 eb.parent = parent
                 eb.use_connect = False
+            if skin is not None:
+                skin.edit_bones(arm, names, heads)
         finally:
             bpy.ops.object.mode_set(mode="OBJECT")
         for i, bone_name in names.items():
@@ -131,6 +135,8 @@ def build_model_armature(model, path, context, name=None):
             _drive_helper(obj, helper, names[i], names[bones[i]["parent"]])
         if helpers:
             compat.hide_bones(arm, list(helpers.values()), HELPER_COLLECTION)
+        if skin is not None:
+            skin.finish(obj, names)
         _point_at_children(obj, rig, names, heads)
         _pose_rest(obj, rig, names)
     except Exception:

@@ -19,6 +19,7 @@ x = (sum_k w_k W_k(rest) B_k)^-1 * rest position, which is the rest
 position itself for an unedited model (rest x inverse bind = identity)."""
 import math
 from array import array
+from itertools import chain
 
 import bpy
 from mathutils import Matrix, Vector
@@ -26,10 +27,6 @@ from mathutils import Matrix, Vector
 from .. import compat
 from ..shared.model_rig import HELPER_PROP
 
-try:  # (Blender 4.x and 5.x have numpy; Debian's 3.4 does not: plain Python there)
-    import numpy as np
-except ImportError:
-    np = None
 from .model_armature import HELPER_COLLECTION
 
 SKIN_PROP = "gameanim_skin"  # on a skin bone: the joint number it follows
@@ -52,7 +49,8 @@ def _m34(t12):
 
 
 def _near(a, b, tol):
-    return all(abs(a[r][c] - b[r][c]) <= tol for r in range(4) for c in range(4))
+    """Every element of the 4x4 matrices a and b within tol."""
+    return max(map(abs, chain.from_iterable(a - b))) <= tol
 
 
 def _scale_of(world):
@@ -75,71 +73,71 @@ def skin_binds(model, world):
 
 
 class Skin:
-    """The deform bone of each joint and the bind data of a model."""
+    """The deform bone of each joint and the bind data of a model.  The
+    skin bones are made in the armature's own edit-mode pass when the
+    import passes the Skin to build_model_armature (edit_bones, then
+    finish), else by make_bones in a pass of their own."""
 
-    def __init__(self, model, built):
-        self.built = built
-        n = len(built.rig["bones"])
+    def __init__(self, model, nbones=None, joints=None):
         w = model.world_matrices()
-        self.world = [_m4(w[16 * i:16 * i + 16]) for i in range(n)]
+        if nbones is None:
+            nbones = len(w) // 16
+        self.world = [_m4(w[16 * i:16 * i + 16]) for i in range(nbones)]
         self.binds = skin_binds(model, self.world)
-        self.tol = 1e-6 * _scale_of(self.world)
+        scale = _scale_of(self.world)
+        self.tol = 1e-6 * scale
         # C_k = W_k(rest) B_k: identity for an unedited model
         self.rest_skin = [wk @ bk for wk, bk in zip(self.world, self.binds)]
-        self.identity = [_near(c, Matrix.Identity(4), 1e-5 * _scale_of(self.world)) for c in self.rest_skin]
+        identity = Matrix.Identity(4)
+        self.identity = [_near(c, identity, 1e-5 * scale) for c in self.rest_skin]
         self.bones = {}  # joint -> deforming bone name
+        self.joints = set(joints or ())  # the joints the meshes use (for edit_bones)
+        self._made = {}
 
-    def heads(self):
-        arm = self.built.obj.data
-        return {i: arm.bones[name].head_local.copy() for i, name in self.built.names.items()}
-
-    def make_bones(self, joints, context):
-        """The deforming bone of each joint in `joints` (made once)."""
-        todo = [j for j in sorted(joints) if j not in self.bones and j in self.built.names]
-        if not todo:
-            return
-        obj = self.built.obj
-        arm = obj.data
-        heads = self.heads()
+    def _plans(self, joints, names, heads):
+        """N_k of each joint that needs skin bones; the others deform
+        with their own bone."""
         plans = {}
-        for j in todo:
+        for j in sorted(joints):
+            if j in self.bones or j not in names:
+                continue
             n = self.binds[j] @ Matrix.Translation(heads[j])
             if _near(n, Matrix.Identity(4), self.tol):
-                self.bones[j] = self.built.names[j]  # the joint's own bone deforms right
+                self.bones[j] = names[j]  # the joint's own bone deforms right
             else:
                 plans[j] = n
-        if not plans:
-            return
-        view_layer = context.view_layer
-        prev_active = view_layer.objects.active
-        view_layer.objects.active = obj
-        if prev_active is not None and prev_active.mode != "OBJECT":
-            bpy.ops.object.mode_set(mode="OBJECT")
-        made = {}
-        bpy.ops.object.mode_set(mode="EDIT")
-        try:
-            for j, n in plans.items():
-                joint = self.built.names[j]
-                parent = arm.edit_bones[joint]
-                parts = _basis_chain(n)
-                names = []
-                for p in range(len(parts)):
-                    eb = arm.edit_bones.new(SKIN_PREFIX + joint + (SHEAR_SUFFIX if p else ""))
-                    eb.head = parent.head
-                    eb.tail = parent.tail
-                    eb.roll = 0.0
-                    eb.parent = parent
-                    eb.use_connect = False
-                    names.append(eb.name)
-                    parent = eb
-                made[j] = (names, parts)
-        finally:
-            bpy.ops.object.mode_set(mode="OBJECT")
+        return plans
+
+    def edit_bones(self, arm, names, heads):
+        """In edit mode (build_model_armature's pass): the skin bones of
+        the joints the meshes use, under their joint's edit bone."""
+        self._edit(arm, names, self._plans(self.joints, names, heads))
+
+    def _edit(self, arm, names, plans):
+        for j, n in plans.items():
+            parent = arm.edit_bones[names[j]]
+            parts = _basis_chain(n)
+            made = []
+            for p in range(len(parts)):
+                eb = arm.edit_bones.new(SKIN_PREFIX + names[j] + (SHEAR_SUFFIX if p else ""))
+                eb.head = parent.head
+                eb.tail = parent.tail
+                eb.roll = 0.0
+                eb.parent = parent
+                eb.use_connect = False
+                made.append(eb.name)
+                parent = eb
+            self._made[j] = (made, parts)
+
+    def finish(self, obj, names):
+        """In object mode, after edit_bones: the skin bones' properties and
+        constant pose, hidden in the helper collection."""
+        arm = obj.data
         hidden = []
-        for j, (names, parts) in made.items():
-            for name, (loc, quat, scale) in zip(names, parts):
+        for j, (made, parts) in self._made.items():
+            for name, (loc, quat, scale) in zip(made, parts):
                 bone = arm.bones[name]
-                bone[HELPER_PROP] = self.built.names[j]  # (no file animates it)
+                bone[HELPER_PROP] = names[j]  # (no file animates it)
                 bone[SKIN_PROP] = j
                 bone.inherit_scale = "FULL"
                 pb = obj.pose.bones[name]
@@ -148,9 +146,34 @@ class Skin:
                 pb.rotation_quaternion = quat
                 pb.scale = scale
                 hidden.append(name)
-            arm.bones[self.built.names[j]].use_deform = True
-            self.bones[j] = names[-1]
-        compat.hide_bones(arm, hidden, HELPER_COLLECTION)
+            arm.bones[names[j]].use_deform = True
+            self.bones[j] = made[-1]
+        self._made = {}
+        if hidden:
+            compat.hide_bones(arm, hidden, HELPER_COLLECTION)
+
+    def make_bones(self, built, joints, context):
+        """The deforming bone of each joint in `joints` not made yet, in an
+        edit-mode pass of their own (when build_model_armature did not
+        make them)."""
+        obj = built.obj
+        arm = obj.data
+        names = built.names
+        heads = {i: arm.bones[name].head_local.copy() for i, name in names.items()}
+        plans = self._plans(joints, names, heads)
+        if not plans:
+            return
+        view_layer = context.view_layer
+        prev_active = view_layer.objects.active
+        view_layer.objects.active = obj
+        if prev_active is not None and prev_active.mode != "OBJECT":
+            bpy.ops.object.mode_set(mode="OBJECT")
+        bpy.ops.object.mode_set(mode="EDIT")
+        try:
+            self._edit(arm, names, plans)
+        finally:
+            bpy.ops.object.mode_set(mode="OBJECT")
+        self.finish(obj, names)
         view_layer.objects.active = prev_active if prev_active is not None else obj
 
 
@@ -218,11 +241,12 @@ class _Part:
         self.has_normals = True
         self.tris = array("i")
         self.mat_index = array("i")
-        self.uvs = {}      # channel -> per-vertex (s, t)
+        self.uvs = {}      # channel -> per-corner (s, 1 - t)
         self.colors = {}   # channel -> per-vertex RGBA
         self.groups = {}   # joint -> {weight: [vertex]}
         self.nv = 0
         self.materials = []  # model material index of each slot
+        self.shared = False  # the arrays are Model.meshes' own (not to extend)
 
 
 def _positions(mesh, skin):
@@ -230,11 +254,10 @@ def _positions(mesh, skin):
     each distinct joints-and-weights combination is inverted once."""
     pos = mesh.positions
     nv = len(pos) // 3
+    if all(skin.identity[j] for j, _w, _v in mesh.groups):
+        return pos
     k = mesh.influences
     joints, weights = mesh.joints, mesh.weights
-    used = set(joints) if k == 1 else {j for j, w in zip(joints, weights) if w != 0.0}
-    if all(skin.identity[j] for j in used):
-        return pos
     out = array("f", bytes(12 * nv))
     inverse = {}
     for v in range(nv):
@@ -254,70 +277,83 @@ def _positions(mesh, skin):
     return out
 
 
+def _as_int(tris):
+    """array('I') as array('i') (what foreach_set takes for vertex_index;
+    indices < 2**31), copied as bytes (a memoryview cast or frombytes of
+    the array itself fails in Debian's Blender 3.4.1)."""
+    out = array("i")
+    out.frombytes(tris.tobytes())
+    return out
+
+
 def _append(part, mesh, skin, model_materials):
+    if not part.nv and not part.tris:
+        _first(part, mesh, skin)
+    else:
+        _join(part, mesh, skin)
+    mat = mesh.material
+    if mat not in part.materials:
+        part.materials.append(mat)
+    part.mat_index.extend(array("i", [part.materials.index(mat)]) * (len(mesh.triangles) // 3))
+
+
+def _first(part, mesh, skin):
+    """A part's first shape: its arrays as Model.meshes gives them (no copy;
+    _join copies them before it extends them)."""
+    part.co = _positions(mesh, skin)
+    if mesh.normals is not None:
+        part.normals = mesh.normals
+    else:
+        part.has_normals = False
+    part.tris = _as_int(mesh.triangles)
+    part.uvs = dict(zip(mesh.uv_channels, mesh.corner_uvs))
+    part.colors = dict(zip(mesh.color_channels, mesh.colors))
+    part.nv = len(mesh.positions) // 3
+    _add_groups(part.groups, mesh, 0)
+    part.shared = True
+
+
+def _join(part, mesh, skin):
+    """A later shape of a joined part (MODEL option): appended to copies."""
+    if part.shared:
+        part.co, part.normals, part.tris = array("f", part.co), array("f", part.normals), array("i", part.tris)
+        part.uvs = {ch: array("f", a) for ch, a in part.uvs.items()}
+        part.colors = {ch: array("f", a) for ch, a in part.colors.items()}
+        part.shared = False
     base = part.nv
+    corners = len(part.tris)
     nv = len(mesh.positions) // 3
     part.co.extend(_positions(mesh, skin))
     if mesh.normals is not None:
         part.normals.extend(mesh.normals)
     else:
         part.has_normals = False
-    part.tris.extend(array("i", [t + base for t in mesh.triangles]) if base else array("i", mesh.triangles))
-    mat = mesh.material
-    if mat not in part.materials:
-        part.materials.append(mat)
-    part.mat_index.extend(array("i", [part.materials.index(mat)]) * (len(mesh.triangles) // 3))
-    for ch, arr in zip(mesh.uv_channels, mesh.uvs):
-        dst = part.uvs.setdefault(ch, array("f", bytes(8 * base)))
+    part.tris.extend(array("i", [t + base for t in mesh.triangles]))
+    for ch, arr in zip(mesh.uv_channels, mesh.corner_uvs):
+        dst = part.uvs.setdefault(ch, array("f", bytes(8 * corners)))
         dst.extend(arr)
     for ch, arr in zip(mesh.color_channels, mesh.colors):
         dst = part.colors.setdefault(ch, array("f", [1.0]) * (4 * base))
         dst.extend(arr)
     part.nv = base + nv
     for dst in part.uvs.values():
-        dst.extend(array("f", bytes(4 * (2 * part.nv - len(dst)))))
+        dst.extend(array("f", bytes(4 * (2 * len(part.tris) - len(dst)))))
     for dst in part.colors.values():
         dst.extend(array("f", [1.0]) * (4 * part.nv - len(dst)))
-    _add_groups(part.groups, mesh, base, nv)
+    _add_groups(part.groups, mesh, base)
 
 
-def _add_groups(groups, mesh, base, nv):
+def _add_groups(groups, mesh, base):
     """groups[joint][weight] += the vertices (from base) with that joint
-    and weight; numpy where Blender has it, else plain Python."""
-    k = mesh.influences
-    if np is None:
-        for slot in range(k):
-            for v, j, w in zip(range(base, base + nv), mesh.joints[slot::k], mesh.weights[slot::k]):
-                if w:
-                    groups.setdefault(j, {}).setdefault(w, []).append(v)
-        return
-    js = np.frombuffer(mesh.joints, dtype=np.uint32).reshape(nv, k)
-    ws = np.frombuffer(mesh.weights, dtype=np.float32).reshape(nv, k)
-    verts = np.arange(base, base + nv, dtype=np.int64)
-    for slot in range(k):
-        keep = ws[:, slot] != 0.0
-        j, w, v = js[keep, slot], ws[keep, slot], verts[keep]
-        order = np.lexsort((w, j))
-        j, w, v = j[order], w[order], v[order]
-        cuts = np.flatnonzero((np.diff(j) != 0) | (np.diff(w) != 0)) + 1
-        for start, stop in zip(np.concatenate(([0], cuts)), np.concatenate((cuts, [len(j)]))):
-            if stop > start:
-                dst = groups.setdefault(int(j[start]), {}).setdefault(float(w[start]), [])
-                dst.extend(v[start:stop].tolist())
-
-
-def _corner_uvs(src, tris):
-    """Per-corner (s, 1 - t) from per-vertex (s, t) (GX t runs down the
-    image); numpy where Blender has it (4.x, 5.x), else plain Python."""
-    if np is None:
-        us, vs = src[0::2], [1.0 - t for t in src[1::2]]
-        flat = array("f", bytes(8 * len(tris)))
-        flat[0::2] = array("f", [us[v] for v in tris])
-        flat[1::2] = array("f", [vs[v] for v in tris])
-        return flat
-    uv = np.frombuffer(src, dtype=np.float32).reshape(-1, 2)[np.frombuffer(tris, dtype=np.int32)]
-    uv[:, 1] = 1.0 - uv[:, 1]
-    return uv.ravel()
+    and weight: Mesh.groups, grouped in C (no per-vertex Python, except
+    the shift of a joined model's later shapes)."""
+    for j, w, verts in mesh.groups:
+        dst = groups.setdefault(j, {})
+        verts = array("i", [v + base for v in verts]) if base else array("i", verts)  # (a copy: extended below)
+        if w in dst:
+            dst[w].extend(verts)
+        else:
+            dst[w] = verts
 
 
 def _to_mesh(name, part):
@@ -337,7 +373,7 @@ def _to_mesh(name, part):
     for ch in sorted(part.uvs):
         src = part.uvs[ch]
         layer = me.uv_layers.new(name=f"UV{ch}")
-        layer.data.foreach_set("uv", _corner_uvs(src, part.tris))
+        layer.data.foreach_set("uv", src)
     for ch in sorted(part.colors):
         attr = me.color_attributes.new(f"Col{ch}", "FLOAT_COLOR", "POINT")
         attr.data.foreach_set("color", part.colors[ch])
@@ -346,18 +382,20 @@ def _to_mesh(name, part):
     return me
 
 
-def build_model_meshes(model, built, context, mode="SHAPE", materials=None):
+def build_model_meshes(model, built, context, mode="SHAPE", materials=None, skin=None):
     """Makes the mesh objects of a J3D model under built.obj.  mode SHAPE:
     one object per SHP1 shape, MODEL: one for all, NONE: nothing.
     materials: the Blender material of each MAT3 material (or None).
-    Returns (objects, notes)."""
+    skin: the Skin that build_model_armature made the skin bones with
+    (else they are made here).  Returns (objects, notes)."""
     notes = []
     if mode == "NONE":
         return [], notes
     meshes = list(model.meshes)
     if not meshes:
         return [], notes
-    skin = Skin(model, built)
+    if skin is None:
+        skin = Skin(model, len(built.rig["bones"]))
     arm_obj = built.obj
     stem = arm_obj.name
     billboards = [m.index for m in meshes if m.matrix_type in (1, 2)]
@@ -371,7 +409,7 @@ def build_model_meshes(model, built, context, mode="SHAPE", materials=None):
         for m in group:
             _append(part, m, skin, materials)
         parts.append(part)
-    skin.make_bones({j for part in parts for j in part.groups}, context)
+    skin.make_bones(built, {j for part in parts for j in part.groups}, context)
     objects = []
     coll = arm_obj.users_collection[0] if arm_obj.users_collection else context.scene.collection
     for group, part in zip(groups, parts):
@@ -397,13 +435,34 @@ def build_model_meshes(model, built, context, mode="SHAPE", materials=None):
     return objects, notes
 
 
-def import_geometry(ga, model, built, context, opts, fr, mats=None):
+def _mode(opts):
+    return getattr(opts, "mesh_objects", "SHAPE") if opts is not None else "SHAPE"
+
+
+def prepare_skin(ga, model, opts):
+    """Before the armature: the Skin of a J3D model whose meshes the import
+    makes, so build_model_armature adds the skin bones in its own
+    edit-mode pass; None otherwise, or when the geometry does not decode
+    (import_geometry then notes why)."""
+    if _mode(opts) == "NONE" or getattr(model, "family", None) != "j3d":
+        return None
+    try:
+        meshes = model.meshes
+        if not meshes:
+            return None
+        return Skin(model, joints={j for m in meshes for j, _w, _v in m.groups})
+    except (ga.FormatError, ValueError):
+        return None
+
+
+def import_geometry(ga, model, built, context, opts, fr, mats=None, skin=None):
     """The meshes and materials of a J3D model file, for the import
     (importer._build_models): the report says what was made; a malformed
-    geometry chunk is noted (the armature stays)."""
+    geometry chunk is noted (the armature stays).  skin: what
+    prepare_skin gave build_model_armature."""
     from . import model_materials
 
-    mode = getattr(opts, "mesh_objects", "SHAPE") if opts is not None else "SHAPE"
+    mode = _mode(opts)
     if mode == "NONE" or getattr(model, "family", None) != "j3d":
         return []
     try:
@@ -412,7 +471,7 @@ def import_geometry(ga, model, built, context, opts, fr, mats=None):
             return []
         channels = sorted({c for m in meshes for c in m.uv_channels})
         materials, notes = model_materials.build_materials(model, built.obj.name, channels or [0])
-        objects, more = build_model_meshes(model, built, context, mode, materials)
+        objects, more = build_model_meshes(model, built, context, mode, materials, skin)
     except ga.FormatError as e:
         fr.notes.append(f"the model's geometry was not imported: {e}")
         return []
