@@ -316,7 +316,7 @@ static int push(u32vec *a, const uint32_t *x, size_t n)
         a->v = v;
         a->cap = cap;
     }
-    memcpy(a->v + a->n, x, n * sizeof *x);
+    if (n) memcpy(a->v + a->n, x, n * sizeof *x); /* (a->v may still be NULL when n is 0) */
     a->n += n;
     return 0;
 }

@@ -603,7 +603,7 @@ static PyObject *vertex_groups(ga_state *st, const ga_mesh *s)
             float w = s->weights[(size_t)v * s->influences + k];
             if (w != 0.0f) e[m++] = (group_entry){s->joints[(size_t)v * s->influences + k], w, (int32_t)v};
         }
-    qsort(e, m, sizeof(group_entry), group_cmp);
+    if (m) qsort(e, m, sizeof(group_entry), group_cmp); /* (e may be NULL when m is 0) */
     int32_t *verts = m ? malloc(m * sizeof(int32_t)) : NULL;
     PyObject *out = (m && !verts) ? PyErr_NoMemory() : PyList_New(0);
     for (size_t a = 0, b; out && a < m; a = b) {
