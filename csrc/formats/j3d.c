@@ -1644,7 +1644,10 @@ void j3dk_finish(ga_buf *b, const ga_encode_ctx *ctx, size_t c0)
     j3d_put_padding(b, 32);
     size_t chunk_len = b->len - c0;
     long long csize = (long long)chunk_len + (raw ? raw->chunk_delta : 0);
-    if (csize < 8 || csize > 0xFFFFFFFFLL) csize = (long long)chunk_len;
+    /* the file's odd chunk size is kept as a difference; where that would
+     * leave less than the chunk's header (which a reader refuses), the
+     * chunk's real length is written instead */
+    if (csize < (long long)(raw ? raw->hsize : 8) || csize > 0xFFFFFFFFLL) csize = (long long)chunk_len;
     if (b->failed) return;
     ga_buf_set_u32be(b, c0 + 4, (uint32_t)csize);
     ga_buf_set_u32be(b, 8, (uint32_t)b->len);
