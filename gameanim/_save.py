@@ -47,7 +47,7 @@ _FALLBACK_ERRNOS = {errno.EOPNOTSUPP, errno.EINVAL, errno.EISDIR, getattr(errno,
 def write_atomic(path, data):
     """Writes data (bytes-like) to path atomically; see the module text."""
     user = os.fspath(path)
-    real = os.path.realpath(os.path.abspath(os.fsdecode(user)))
+    real = _real_path(os.fsdecode(user))
     folder, base = os.path.split(real)
     if os.path.isdir(real):
         raise _error(errno.EISDIR, user, folder, "check")
@@ -88,13 +88,30 @@ def write_atomic(path, data):
             raise _error(e.errno, user, folder, stage, mode is not None, _reason(e)) from None
         _sync_folder(folder)
     finally:
+        if fd is not None:  # closed first: Windows cannot remove an open file
+            os.close(fd)
         if tmpname is not None:
             try:
                 os.unlink(tmpname)
             except OSError:
                 pass
-        if fd is not None:
-            os.close(fd)
+
+
+def _real_path(path):
+    """The absolute path with symlinks resolved.  Windows' realpath can fail
+    on a long name (ERROR_MORE_DATA from GetFinalPathNameByHandle); the
+    plain absolute path serves then, as a link is rare there."""
+    path = os.path.abspath(path)
+    try:
+        return os.path.realpath(path)
+    except OSError:
+        return path
+
+
+def _quote(path):
+    """A path in quotes as the user would type it: repr() only when it holds
+    a quote or an unprintable character (repr doubles Windows' backslashes)."""
+    return f"'{path}'" if path.isprintable() and "'" not in path else repr(path)
 
 
 def _temp_prefix(base):
@@ -291,30 +308,24 @@ def _describe(err, folder, stage, exists):
                 break
             missing = up
         if missing != folder:
-            return f"the folder {folder!r} does not exist ({missing!r} is missing)"
-        return f"the folder {folder!r} does not exist"
+            return f"the folder {_quote(folder)} does not exist ({_quote(missing)} is missing)"
+        return f"the folder {_quote(folder)} does not exist"
     if err == errno.ENOTDIR:
-        part = folder
-        while True:
-            if os.path.lexists(part) and not os.path.isdir(part):
-                return f"{part!r} is a file, not a folder"
-            up = os.path.dirname(part)
-            if up == part:
-                return f"{folder!r} is not a folder"
-            part = up
+        part = _file_in_the_way(folder)
+        return f"{_quote(part)} is a file, not a folder" if part else f"{_quote(folder)} is not a folder"
     if err == errno.EISDIR:
         return "it is a folder, not a file"
     if err in (errno.EACCES, errno.EPERM):
         if stage == "replace":
-            return (f"permission denied: the folder {folder!r} does not allow replacing this file "
+            return (f"permission denied: the folder {_quote(folder)} does not allow replacing this file "
                     "(or it is read-only or open in another program)")
         if stage == "create" and exists:
-            return (f"the folder {folder!r} is not writable, so the file cannot be replaced atomically "
+            return (f"the folder {_quote(folder)} is not writable, so the file cannot be replaced atomically "
                     "(saving writes a new file next to it and renames it over the old one; the file's own "
                     "permissions do not matter)")
-        return f"permission denied: the folder {folder!r} is not writable"
+        return f"permission denied: the folder {_quote(folder)} is not writable"
     if err == errno.EROFS:
-        return f"the folder {folder!r} is on a read-only file system"
+        return f"the folder {_quote(folder)} is on a read-only file system"
     if err == errno.ENOSPC:
         return "no space left on the disk; the file is unchanged"
     if err == getattr(errno, "EDQUOT", None):
@@ -333,9 +344,24 @@ def _reason(e):
     return e.strerror if e.errno is not None else (str(e.args[0]) if e.args else type(e).__name__)
 
 
+def _file_in_the_way(folder):
+    """The nearest part of folder's path that exists and is not a folder,
+    or None."""
+    part = folder
+    while True:
+        if os.path.lexists(part) and not os.path.isdir(part):
+            return part
+        up = os.path.dirname(part)
+        if up == part:
+            return None
+        part = up
+
+
 def _error(err, user, folder, stage, exists=True, strerror=None):
     """The OSError to raise: errno err, the user's path as filename."""
+    if err == errno.ENOENT and stage != "replace" and _file_in_the_way(folder):
+        err = errno.ENOTDIR  # Windows says "not found" where POSIX says "not a folder"
     text = (_describe(err, folder, stage, exists) if err else None) or strerror or os.strerror(err or 0)
     if err is None:  # an OSError without errno (raised by Python code): its words and the path
-        return OSError(f"{text}: {user!r}")
+        return OSError(f"{text}: {_quote(user) if isinstance(user, str) else repr(user)}")
     return OSError(err, text, user)

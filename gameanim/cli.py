@@ -947,6 +947,20 @@ def add_archive_commands(sub):
     sp.set_defaults(func=cmd_pack)
 
 
+def default_jobs():
+    """--jobs when not given: the environment's GAMEANIM_JOBS (a whole
+    number; a machine whose process pools misbehave, such as wine, whose
+    named pipes stall concurrent.futures' pool, sets it to 1), else every
+    core."""
+    text = os.environ.get("GAMEANIM_JOBS", "").strip()
+    if text:
+        try:
+            return int(text)
+        except ValueError:
+            print(f"gameanim: ignoring GAMEANIM_JOBS={text!r} (not a whole number)", file=sys.stderr)
+    return os.cpu_count() or 1
+
+
 def build_parser():
     p = argparse.ArgumentParser(prog="gameanim", description=__doc__.split("\n\n")[0],
                                 epilog="Run 'gameanim COMMAND --help' for the options of a command.")
@@ -955,7 +969,8 @@ def build_parser():
 
     def add_batch(sp):
         sp.add_argument("paths", nargs="+", metavar="FILE|FOLDER")
-        sp.add_argument("-j", "--jobs", type=int, default=os.cpu_count() or 1, help="parallel workers (default: all cores)")
+        sp.add_argument("-j", "--jobs", type=int, default=default_jobs(),
+                        help="parallel worker processes (default: $GAMEANIM_JOBS, else all cores)")
         sp.add_argument("-q", "--quiet", action="store_true", help="no progress bar")
         sp.add_argument("--all", action="store_true", help="in folders, try every file, not only known extensions")
 

@@ -543,3 +543,25 @@ def test_full_frame_rounding_warns():
     with pytest.warns(gameanim.PrecisionWarning, match="s16"):
         got = gameanim.load(b.to_bytes()).find(0, "rotation", 0).values[0]
     assert got == f32(round(0.1234567 / UNIT) * UNIT)
+
+
+@pytest.mark.parametrize("kind", ["bpk", "brk"])
+def test_a_kept_odd_chunk_size_never_falls_below_the_chunk_header(kind):
+    """A file whose chunk size field is smaller than the chunk (here: just
+    the header) keeps that difference when re-encoded; an edit that shortens
+    the chunk would then write a size below the header, which no reader
+    accepts (found by fuzz_edit): the real length is written instead."""
+    data = bytearray(bpk_file() if kind == "bpk" else brk_file())
+    hsize = {"bpk": 0x34, "brk": 0x58}[kind]
+    struct.pack_into(">I", data, 0x24, hsize)
+    a = gameanim.load(bytes(data))
+    assert a.info["chunk_size_delta"] < 0
+    assert a.to_bytes() == bytes(data)  # unedited: the odd field as it was
+    # every track a constant already in the value table: a shorter chunk
+    a.tracks = [gameanim.Track(t.target, t.channel, t.axis, [0], [255], [0], [0], interpolation=gameanim.BEZIER)
+                for t in a.tracks]
+    out = a.to_bytes()
+    assert len(out) < len(data)
+    assert struct.unpack_from(">I", out, 0x24)[0] >= hsize
+    b = gameanim.load(out)
+    assert all(keys(t) == [(0.0, 255.0, 0.0, 0.0)] for t in b.tracks) and len(b.tracks) == len(a.tracks)

@@ -237,7 +237,7 @@ def test_parent_is_a_file(tmp_path, scheme):
     path = str(tmp_path / "notes.txt" / "x.bck")
     with pytest.raises(NotADirectoryError) as e:
         gameanim.write_atomic(path, b"x")
-    check_message(e.value, path, repr(str(tmp_path / "notes.txt")), "is a file, not a folder")
+    check_message(e.value, path, f"'{tmp_path / 'notes.txt'}'", "is a file, not a folder")
 
 
 def test_target_is_a_folder(tmp_path, scheme):
@@ -296,7 +296,7 @@ def test_read_only_folder_with_a_writable_file(tmp_path, monkeypatch, scheme):
     deny_creating_in(monkeypatch, tmp_path, errno.EACCES)
     with pytest.raises(PermissionError) as e:
         gameanim.write_atomic(f, b"new")
-    check_message(e.value, f, repr(str(tmp_path)), "is not writable", "cannot be replaced atomically")
+    check_message(e.value, f, f"'{tmp_path}'", "is not writable", "cannot be replaced atomically")
     assert f.read_bytes() == b"old"
 
 
@@ -463,6 +463,71 @@ def test_an_error_without_errno_keeps_its_words(tmp_path, monkeypatch, scheme):
     with pytest.raises(OSError) as e:
         gameanim.write_atomic(tmp_path / "a.bck", b"x")
     assert e.value.errno is None
-    assert str(e.value) == f"simulated failure: {str(tmp_path / 'a.bck')!r}"
+    assert str(e.value) == f"simulated failure: '{tmp_path / 'a.bck'}'"
     monkeypatch.undo()
     assert os.listdir(tmp_path) == []
+
+
+# ---------------------------------------------------------------------------
+# What Windows does differently (tests/test_cross.py runs this whole file
+# under wine with the Windows build; these pin the same rules on Linux)
+
+def test_messages_quote_paths_as_typed_without_doubling_backslashes():
+    assert _save._quote(r"C:\Users\me\walk.bck") == r"'C:\Users\me\walk.bck'"
+    assert _save._quote("/home/me/walk.bck") == "'/home/me/walk.bck'"
+    assert _save._quote("it's\n") == repr("it's\n")  # a quote or an unprintable: repr
+    text = str(_save._error(errno.EROFS, "x.bck", r"C:\games\anims", "create"))
+    assert r"'C:\games\anims'" in text and "\\\\" not in text.split(":", 1)[1].rsplit(":", 1)[0]
+
+
+def test_not_found_under_a_file_is_reported_as_not_a_folder(tmp_path):
+    """Windows answers "not found" (ENOENT) for a path under a file, where
+    POSIX answers ENOTDIR: both become NotADirectoryError naming the file."""
+    (tmp_path / "notes.txt").write_text("x")
+    folder = str(tmp_path / "notes.txt" / "sub")
+    e = _save._error(errno.ENOENT, folder + "/x.bck", folder, "create", False, "not found")
+    assert isinstance(e, NotADirectoryError)
+    assert f"'{tmp_path / 'notes.txt'}' is a file, not a folder" in str(e)
+    e = _save._error(errno.ENOENT, str(tmp_path / "no" / "x.bck"), str(tmp_path / "no"), "create", False)
+    assert isinstance(e, FileNotFoundError)
+
+
+def test_a_failed_write_closes_its_temp_file_before_removing_it(tmp_path, monkeypatch):
+    """Windows cannot remove an open file: the temporary file is closed
+    first, then removed, so a failed save leaves nothing behind there."""
+    monkeypatch.setattr(_save, "_O_TMPFILE", 0)
+    open_fds = set()
+    real_open, real_close, real_unlink = os.open, os.close, os.unlink
+
+    def opening(name, *a, **k):
+        fd = real_open(name, *a, **k)
+        open_fds.add((fd, os.fspath(name)))
+        return fd
+
+    def closing(fd):
+        open_fds.difference_update({x for x in open_fds if x[0] == fd})
+        return real_close(fd)
+
+    def unlinking(name, *a, **k):
+        assert not any(n == os.fspath(name) for _, n in open_fds), "removed while still open"
+        return real_unlink(name, *a, **k)
+
+    def full(fd, data):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    monkeypatch.setattr(os, "open", opening)
+    monkeypatch.setattr(os, "close", closing)
+    monkeypatch.setattr(os, "unlink", unlinking)
+    monkeypatch.setattr(os, "write", full)
+    with pytest.raises(OSError):
+        gameanim.write_atomic(tmp_path / "walk.bck", b"x" * 10)
+    assert os.listdir(tmp_path) == []
+
+
+def test_a_path_that_realpath_cannot_resolve_is_saved_by_its_absolute_path(tmp_path, monkeypatch):
+    """Windows' realpath fails on some long names (ERROR_MORE_DATA); the
+    save then uses the absolute path."""
+    def failing(p, *a, **k):
+        raise OSError(234, "More data is available", p)
+    monkeypatch.setattr(os.path, "realpath", failing)
+    gameanim.write_atomic(tmp_path / ("a" * 250 + ".bck"), b"x")
+    assert (tmp_path / ("a" * 250 + ".bck")).read_bytes() == b"x"
