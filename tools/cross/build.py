@@ -29,7 +29,8 @@ from tools/setup_cross.sh (GAMEANIM_CROSS_DIR, default build/cross); a
 missing one is named with that hint, and the build fails.
 
 Also builds the core's check program tools/cross/core_check.c for a
-platform (--core-check OUT, used by tests/test_cross.py).
+platform (--core-check OUT, used by tests/test_cross.py) and the C
+robustness sweep fuzz/sweep.c (robustness_sweep(), for the same tests).
 """
 import argparse
 import base64
@@ -149,23 +150,42 @@ def compile_core(plat, src, work):
     return out
 
 
-def core_check(plat, src, out, defines=()):
-    """Builds tools/cross/core_check.c with the core (no Python) for plat
-    ('linux' for the native cc); defines: extra -D macros."""
+def core_program(plat, src, out, main_sources, defines=(), zlib=False):
+    """Builds a program made of main_sources and the core (no Python) for
+    plat ('linux' for the native cc); defines: extra -D macros; zlib: link
+    the system zlib (statically for Windows: libz-mingw-w64-dev)."""
     src, out = Path(src), Path(out)
     core = [p for p in core_sources(src) if "python" not in p.relative_to(src / "csrc").parts]
     flags = COMMON_FLAGS + include_flags(src) + [f"-D{d}" for d in defines]
     if plat == "linux":
         cc = [os.environ.get("CC", "cc")]
-        tail = ["-lm"]
+        tail = (["-lz"] if zlib else []) + ["-lm"]
     elif plat == "win_amd64":
         cc, tail = toolchain(plat), ["-s", "-static-libgcc", "-Wl,--no-insert-timestamp"]
+        if zlib:
+            libz = Path("/usr/x86_64-w64-mingw32/lib/libz.a")
+            if not libz.exists():
+                raise CrossError(f"no zlib for Windows ({libz}: Debian's libz-mingw-w64-dev); {HINT}")
+            tail.append(str(libz))
     else:
-        cc, tail = toolchain(plat), []
+        cc, tail = toolchain(plat), (["-lz"] if zlib else [])
     env = dict(os.environ, ZIG_GLOBAL_CACHE_DIR=str(out.parent / "zig-cache"),
                ZIG_LOCAL_CACHE_DIR=str(out.parent / "zig-cache"))
-    run([*cc, *flags, HERE / "core_check.c", *core, "-o", out, *tail], env=env)
+    run([*cc, *flags, *main_sources, *core, "-o", out, *tail], env=env)
     return out
+
+
+def core_check(plat, src, out, defines=()):
+    """Builds tools/cross/core_check.c with the core for plat."""
+    return core_program(plat, src, out, [HERE / "core_check.c"], defines)
+
+
+def robustness_sweep(plat, src, out):
+    """Builds fuzz/sweep.c (the C sweep of tests/test_hardening.py: every
+    truncation and flipped byte decodes or is a format error) with the core
+    and zlib for plat."""
+    fuzz = Path(src) / "fuzz"
+    return core_program(plat, src, out, [fuzz / "sweep.c", fuzz / "zlib_hooks.c"], zlib=True)
 
 
 # ---------------------------------------------------------------------------
