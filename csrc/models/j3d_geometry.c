@@ -31,6 +31,7 @@ typedef struct vtx_array {
     size_t base, end;   /* file offsets */
     size_t stride;      /* bytes per element */
     uint32_t length;    /* elements that fit before end */
+    double scale;       /* 2^-shift */
 } vtx_array;
 
 static const char *const KEY_NAMES[NKEYS] = {"POS", "NRM", "CLR0", "CLR1", "TEX0", "TEX1",
@@ -93,6 +94,7 @@ static int read_vtx1(const ga_reader *r, const ga_model_chunk *c, vtx_array *arr
         if (a->shift > 31)
             return ga_fail(r->err, GA_ERR_FORMAT, r->format, "VTX1 fraction shift", (long long)at + 12,
                            "shift %u (at most 31)", a->shift);
+        a->scale = ldexp(1.0, -(int)a->shift);
         size_t ncomp = attr == ATTR_POS ? 2 + a->comp_count
                        : attr == ATTR_NRM ? (a->comp_count ? 9 : 3)
                        : color ? 1 : 1 + a->comp_count;
@@ -129,7 +131,7 @@ static double component(const uint8_t *p, uint32_t type, double scale)
 static void read_components(const vtx_array *a, const uint8_t *data, uint32_t i, int n, int use_shift, double *out)
 {
     const uint8_t *p = data + a->base + (size_t)i * a->stride;
-    double scale = use_shift ? ldexp(1.0, -(int)a->shift) : 1.0;
+    double scale = use_shift ? a->scale : 1.0;
     for (int k = 0; k < n; k++) out[k] = component(p + k * COMP_SIZE[a->comp_type], a->comp_type, scale);
 }
 
@@ -308,6 +310,10 @@ typedef struct u32vec {
 
 static int push(u32vec *a, const uint32_t *x, size_t n)
 {
+    if (n == 1 && a->n < a->cap) { /* (the common case: one display-list corner) */
+        a->v[a->n++] = *x;
+        return 0;
+    }
     if (a->n + n > a->cap) {
         size_t cap = a->cap ? a->cap : 64;
         while (cap < a->n + n) cap *= 2;
@@ -330,11 +336,19 @@ typedef struct vertex_set {
     size_t cap;      /* power of two */
 } vertex_set;
 
+/* A sum of independent products (no chain of dependent multiplies: the
+ * lookup runs once per display-list corner), then mixed. */
 static uint32_t key_hash(const uint32_t *k)
 {
-    uint32_t h = 2166136261u;
-    for (int i = 0; i < KEY_WORDS; i++) h = (h ^ k[i]) * 16777619u;
-    return h ^ (h >> 15);
+    static const uint64_t MUL[KEY_WORDS] = {
+        0x9E3779B97F4A7C15u, 0xC2B2AE3D27D4EB4Fu, 0x165667B19E3779F9u, 0xD6E8FEB86659FD93u, 0xFF51AFD7ED558CCDu,
+        0xC4CEB9FE1A85EC53u, 0x94D049BB133111EBu, 0xBF58476D1CE4E5B9u, 0x2545F4914F6CDD1Du, 0x9FB21C651E98DF25u,
+        0xA0761D6478BD642Fu, 0xE7037ED1A0B428DBu, 0x8EBC6AF09C88C6E3u};
+    uint64_t h = 0;
+    for (int i = 0; i < KEY_WORDS; i++) h += (k[i] + (uint64_t)i * 0x10001u + 1) * MUL[i];
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9u;
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 static int vertex_set_grow(vertex_set *s)
