@@ -284,21 +284,23 @@ static void free_skin(skin *sk)
 /* ------------------------------------------------------------------ */
 /* Meshes                                                               */
 
+static void mesh_free(ga_mesh *s)
+{
+    free(s->positions);
+    free(s->normals);
+    for (int k = 0; k < 2; k++) free(s->colors[k]);
+    for (int k = 0; k < 8; k++) free(s->uvs[k]);
+    free(s->triangles);
+    free(s->joints);
+    free(s->weights);
+    free(s->position_index);
+    free(s->draw_index);
+}
+
 void ga_meshes_free(ga_mesh *meshes, uint32_t n)
 {
     if (!meshes) return;
-    for (uint32_t i = 0; i < n; i++) {
-        ga_mesh *s = &meshes[i];
-        free(s->positions);
-        free(s->normals);
-        for (int k = 0; k < 2; k++) free(s->colors[k]);
-        for (int k = 0; k < 8; k++) free(s->uvs[k]);
-        free(s->triangles);
-        free(s->joints);
-        free(s->weights);
-        free(s->position_index);
-        free(s->draw_index);
-    }
+    for (uint32_t i = 0; i < n; i++) mesh_free(&meshes[i]);
     free(meshes);
 }
 
@@ -720,9 +722,9 @@ static int read_shape(geo *g, uint32_t i, size_t rec, ga_mesh *s)
 }
 
 /* INF1: each shape node takes the material node most recently before it. */
-static void shape_materials(const ga_model *m, ga_mesh *meshes, uint32_t n)
+static void shape_materials(const ga_model *m, int32_t *materials, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++) meshes[i].material = -1;
+    for (uint32_t i = 0; i < n; i++) materials[i] = -1;
     long ci = ga_j3d_find_chunk(m, "INF1");
     if (ci < 0) return;
     const ga_model_chunk *c = &m->chunks[ci];
@@ -732,14 +734,12 @@ static void shape_materials(const ga_model *m, ga_mesh *meshes, uint32_t n)
         uint16_t type = ga_get_u16be(m->data + at), value = ga_get_u16be(m->data + at + 2);
         if (type == 0) break;
         if (type == 0x11) material = value;
-        if (type == 0x12 && value < n) meshes[value].material = material;
+        if (type == 0x12 && value < n) materials[value] = material;
     }
 }
 
-int ga_model_meshes(const ga_model *m, ga_mesh **out, uint32_t *n, ga_error *err)
+int ga_model_meshes_each(const ga_model *m, ga_mesh_fn fn, void *ctx, ga_error *err)
 {
-    *out = NULL;
-    *n = 0;
     const ga_model_chunk *c;
     ga_reader r;
     uint16_t count;
@@ -769,16 +769,51 @@ int ga_model_meshes(const ga_model *m, ga_mesh **out, uint32_t *n, ga_error *err
         free_skin(&g.sk);
         return rc;
     }
-    ga_mesh *meshes = calloc(count, sizeof *meshes);
-    if (!meshes) rc = ga_nomem(err, m->format);
-    for (uint32_t i = 0; i < count && !rc; i++) rc = read_shape(&g, i, shapes + 0x28 * (size_t)i, &meshes[i]);
-    free_skin(&g.sk);
-    if (rc) {
-        ga_meshes_free(meshes, count);
-        return rc;
+    int32_t *materials = malloc(count * sizeof *materials);
+    if (!materials) rc = ga_nomem(err, m->format);
+    else shape_materials(m, materials, count);
+    for (uint32_t i = 0; i < count && !rc; i++) {
+        ga_mesh s;
+        memset(&s, 0, sizeof s);
+        rc = read_shape(&g, i, shapes + 0x28 * (size_t)i, &s);
+        s.material = materials[i];
+        if (!rc) rc = fn(ctx, i, count, &s);
+        mesh_free(&s);
     }
-    shape_materials(m, meshes, count);
-    *out = meshes;
-    *n = count;
+    free(materials);
+    free_skin(&g.sk);
+    return rc;
+}
+
+typedef struct meshes_out {
+    ga_mesh *meshes;
+    uint32_t count;
+    ga_error *err;
+    const ga_model *m;
+} meshes_out;
+
+static int keep_mesh(void *ctx, uint32_t i, uint32_t count, ga_mesh *mesh)
+{
+    meshes_out *o = ctx;
+    if (!o->meshes) {
+        if (!(o->meshes = calloc(count, sizeof *o->meshes))) return ga_nomem(o->err, o->m->format);
+        o->count = count;
+    }
+    o->meshes[i] = *mesh;
+    memset(mesh, 0, sizeof *mesh); /* (taken: not freed) */
     return GA_OK;
+}
+
+int ga_model_meshes(const ga_model *m, ga_mesh **out, uint32_t *n, ga_error *err)
+{
+    meshes_out o = {NULL, 0, err, m};
+    int rc = ga_model_meshes_each(m, keep_mesh, &o, err);
+    if (rc) {
+        ga_meshes_free(o.meshes, o.count);
+        o.meshes = NULL;
+        o.count = 0;
+    }
+    *out = o.meshes;
+    *n = o.count;
+    return rc;
 }

@@ -786,8 +786,49 @@ static PyObject *make_material(ga_state *st, const ga_material *mt, uint32_t i)
     return (PyObject *)r;
 }
 
+/* Model.meshes, shape by shape: each shape decodes without the GIL, then
+ * its record is made (with the GIL) while its buffers are still in the
+ * cache, and they are freed before the next shape decodes. */
+typedef struct mesh_records {
+    ga_state *st;
+    PyThreadState *ts; /* (the GIL is released between the callbacks) */
+    PyObject *tuple;
+} mesh_records;
+
+static int add_mesh_record(void *ctx, uint32_t i, uint32_t count, ga_mesh *mesh)
+{
+    mesh_records *mr = ctx;
+    PyEval_RestoreThread(mr->ts);
+    int rc = GA_OK;
+    if (!mr->tuple) mr->tuple = PyTuple_New(count);
+    PyObject *r = mr->tuple ? make_mesh(mr->st, mesh, i) : NULL;
+    if (!r) rc = 1; /* (positive, no GA_ERR_*: a Python error is set) */
+    else PyTuple_SetItem(mr->tuple, i, r);
+    mr->ts = PyEval_SaveThread();
+    return rc;
+}
+
+static PyObject *model_meshes(ModelObject *o, ga_state *st)
+{
+    mesh_records mr = {st, NULL, NULL};
+    ga_error err;
+    mr.ts = PyEval_SaveThread();
+    int rc = ga_model_meshes_each(&o->m, add_mesh_record, &mr, &err);
+    PyEval_RestoreThread(mr.ts);
+    if (rc == 1) {
+        Py_XDECREF(mr.tuple);
+        return NULL;
+    }
+    if (rc) {
+        Py_XDECREF(mr.tuple);
+        return raise_error(st, &err);
+    }
+    return mr.tuple ? mr.tuple : PyTuple_New(0);
+}
+
 /* Model.meshes / .textures / .materials: one C call decodes all of a kind
- * (without the GIL), then the records are made; cached on the Model. */
+ * (without the GIL; the meshes shape by shape), then the records are made;
+ * cached on the Model. */
 static PyObject *Model_geometry(PyObject *self, void *closure)
 {
     ModelObject *o = (ModelObject *)self;
@@ -795,14 +836,19 @@ static PyObject *Model_geometry(PyObject *self, void *closure)
     int kind = (int)(intptr_t)closure;
     PyObject **slot = kind == 0 ? &o->meshes : kind == 1 ? &o->textures : &o->materials;
     if (*slot) return Py_NewRef(*slot);
+    if (kind == 0) {
+        PyObject *t = model_meshes(o, st);
+        if (!t) return NULL;
+        if (!*slot) *slot = Py_NewRef(t); /* (another thread may have made it meanwhile) */
+        Py_DECREF(t);
+        return Py_NewRef(*slot);
+    }
     void *items = NULL;
     uint32_t n = 0;
     ga_error err;
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    if (kind == 0)
-        rc = ga_model_meshes(&o->m, (ga_mesh **)&items, &n, &err);
-    else if (kind == 1)
+    if (kind == 1)
         rc = ga_model_textures(&o->m, (ga_texture **)&items, &n, &err);
     else
         rc = ga_model_materials(&o->m, (ga_material **)&items, &n, &err);
@@ -810,15 +856,12 @@ static PyObject *Model_geometry(PyObject *self, void *closure)
     if (rc) return raise_error(st, &err);
     PyObject *t = PyTuple_New(n);
     for (uint32_t i = 0; t && i < n; i++) {
-        PyObject *r = kind == 0   ? make_mesh(st, (ga_mesh *)items + i, i)
-                      : kind == 1 ? make_texture(st, (ga_texture *)items + i, i)
-                                  : make_material(st, (ga_material *)items + i, i);
+        PyObject *r = kind == 1 ? make_texture(st, (ga_texture *)items + i, i)
+                                : make_material(st, (ga_material *)items + i, i);
         if (!r) Py_CLEAR(t);
         else PyTuple_SetItem(t, i, r);
     }
-    if (kind == 0)
-        ga_meshes_free(items, n);
-    else if (kind == 1)
+    if (kind == 1)
         ga_textures_free(items, n);
     else
         ga_materials_free(items, n);

@@ -116,35 +116,40 @@ class Skin:
     def _edit(self, arm, names, plans):
         for j, n in plans.items():
             parent = arm.edit_bones[names[j]]
+            head, tail = parent.head, parent.tail
             parts = _basis_chain(n)
             made = []
             for p in range(len(parts)):
                 eb = arm.edit_bones.new(SKIN_PREFIX + names[j] + (SHEAR_SUFFIX if p else ""))
-                eb.head = parent.head
-                eb.tail = parent.tail
-                eb.roll = 0.0
-                eb.parent = parent
-                eb.use_connect = False
+                eb.head = head
+                eb.tail = tail
+                eb.parent = parent  # (a new edit bone has roll 0 and no connection)
                 made.append(eb.name)
                 parent = eb
             self._made[j] = (made, parts)
 
-    def finish(self, obj, names):
+    def finish(self, obj, names, pose=None):
         """In object mode, after edit_bones: the skin bones' properties and
-        constant pose, hidden in the helper collection."""
+        constant pose, hidden in the helper collection.  pose: the
+        {property: {bone: value}} that build_model_armature writes at once
+        (model_armature.write_new_pose), else the pose is set here."""
         arm = obj.data
         hidden = []
         for j, (made, parts) in self._made.items():
             for name, (loc, quat, scale) in zip(made, parts):
                 bone = arm.bones[name]
                 bone[HELPER_PROP] = names[j]  # (no file animates it)
-                bone[SKIN_PROP] = j
-                bone.inherit_scale = "FULL"
-                pb = obj.pose.bones[name]
-                pb.rotation_mode = "QUATERNION"
-                pb.location = loc
-                pb.rotation_quaternion = quat
-                pb.scale = scale
+                bone[SKIN_PROP] = j  # (inherit_scale: a new bone's FULL)
+                # (a new pose bone's rotation mode: QUATERNION)
+                if pose is not None:
+                    pose.setdefault("location", {})[name] = loc
+                    pose.setdefault("rotation_quaternion", {})[name] = quat
+                    pose.setdefault("scale", {})[name] = scale
+                else:
+                    pb = obj.pose.bones[name]
+                    pb.location = loc
+                    pb.rotation_quaternion = quat
+                    pb.scale = scale
                 hidden.append(name)
             arm.bones[names[j]].use_deform = True
             self.bones[j] = made[-1]
@@ -425,9 +430,7 @@ def build_model_meshes(model, built, context, mode="SHAPE", materials=None, skin
             for w, verts in part.groups[j].items():
                 vg.add(verts, w, "REPLACE")
         mod = obj.modifiers.new("Armature", "ARMATURE")
-        mod.object = arm_obj
-        mod.use_vertex_groups = True
-        mod.use_bone_envelopes = False
+        mod.object = arm_obj  # (a new one deforms by vertex groups, not by bone envelopes)
         obj["gameanim_shapes"] = [m.index for m in group]
         if mode == "SHAPE":
             obj["gameanim_shape"] = group[0].index  # (what the BVA import looks for)
