@@ -116,11 +116,13 @@ def build_model_armature(model, path, context, name=None, skin=None):
                 skin.edit_bones(arm, names, heads)
         finally:
             bpy.ops.object.mode_set(mode="OBJECT")
+        delta = model_rig.is_delta_family(rig["format"])
+        arm_bones, pose_bones = arm.bones, obj.pose.bones
         for i, bone_name in names.items():
             b = bones[i]
-            bone = arm.bones[bone_name]
+            bone = arm_bones[bone_name]
             bone[INDEX_PROP] = i
-            if model_rig.is_delta_family(rig["format"]):
+            if delta:
                 bone[BONE_ID_PROP] = b["bone_id"]
             bone[SSC_PROP] = bool(b["scale_compensate"])
             if b["name"] and blender_name(b["name"]) != b["name"]:
@@ -128,7 +130,7 @@ def build_model_armature(model, path, context, name=None, skin=None):
             inherit = model_rig.inherit_scale(calc, b)
             if inherit != "FULL":  # (a new bone's)
                 bone.inherit_scale = inherit
-            obj.pose.bones[bone_name].rotation_mode = "XYZ"
+            pose_bones[bone_name].rotation_mode = "XYZ"
         for i, helper in helpers.items():
             bone = arm.bones[helper]
             bone[HELPER_PROP] = names[i]

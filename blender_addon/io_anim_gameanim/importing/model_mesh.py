@@ -151,7 +151,8 @@ class Skin:
                     pb.rotation_quaternion = quat
                     pb.scale = scale
                 hidden.append(name)
-            arm.bones[names[j]].use_deform = True
+            if pose is None:  # (a bone built just now deforms already)
+                arm.bones[names[j]].use_deform = True
             self.bones[j] = made[-1]
         self._made = {}
         if hidden:
