@@ -116,7 +116,15 @@ static int read_vtx1(const ga_reader *r, const ga_model_chunk *c, vtx_array *arr
     return GA_OK;
 }
 
-static double component(const uint8_t *p, uint32_t type, double scale)
+/* (inlined: called per vertex and component; a call returning through
+ * memory stalled the stores after it) */
+#if defined(__GNUC__)
+#define HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define HOT_INLINE static inline
+#endif
+
+HOT_INLINE double component(const uint8_t *p, uint32_t type, double scale)
 {
     switch (type) {
     case 0: return p[0] * scale;
@@ -128,7 +136,8 @@ static double component(const uint8_t *p, uint32_t type, double scale)
 }
 
 /* n components of element i (scaled by 2^-shift, or by 1 for normals). */
-static void read_components(const vtx_array *a, const uint8_t *data, uint32_t i, int n, int use_shift, double *out)
+HOT_INLINE void read_components(const vtx_array *a, const uint8_t *data, uint32_t i, int n, int use_shift,
+                                double *out)
 {
     const uint8_t *p = data + a->base + (size_t)i * a->stride;
     double scale = use_shift ? a->scale : 1.0;
@@ -312,8 +321,9 @@ typedef struct u32vec {
 
 static int push(u32vec *a, const uint32_t *x, size_t n)
 {
-    if (n == 1 && a->n < a->cap) { /* (the common case: one display-list corner) */
-        a->v[a->n++] = *x;
+    if (n <= 3 && a->cap - a->n >= n) { /* (the common cases: a corner, a triangle) */
+        for (size_t k = 0; k < n; k++) a->v[a->n + k] = x[k];
+        a->n += n;
         return 0;
     }
     if (a->n + n > a->cap) {
