@@ -94,26 +94,27 @@ def build_model_armature(model, path, context, name=None, skin=None):
         view_layer.objects.active = obj
         bpy.ops.object.mode_set(mode="EDIT")
         try:
-            edit = {}
+            edit = {}  # joint -> (edit bone, head, tail)
+            ends = []  # (head, tail) of each new edit bone in the order made: write_new_ends
             for i in _order(bones):
                 b = bones[i]
                 label = blender_name(b["name"]) if b["name"] else model_rig.bone_label(rig["format"], i, b)
-                eb = arm.edit_bones.new(label)
-                eb.head = heads[i]
-                eb.tail = heads[i] + Vector((0.0, lengths[i], 0.0))
-                edit[i] = eb  # (a new edit bone has roll 0 and no connection: not set again)
+                eb = arm.edit_bones.new(label)  # (roll 0, not connected: not set again)
+                tail = heads[i] + Vector((0.0, lengths[i], 0.0))
+                edit[i] = (eb, heads[i], tail)
+                ends.append((heads[i], tail))
                 names[i] = eb.name
-                parent = edit.get(b["parent"]) if b["parent"] >= 0 else None
+                parent = edit[b["parent"]][0] if b["parent"] >= 0 and b["parent"] in edit else None
                 if parent is not None and model_rig.needs_helper(calc, b):
                     hb = arm.edit_bones.new(model_rig.helper_name(eb.name))
-                    hb.head = eb.head
-                    hb.tail = eb.tail
+                    ends.append((heads[i], tail))
                     hb.parent = parent
                     helpers[i] = hb.name
                     parent = hb
                 eb.parent = parent
             if skin is not None:
-                skin.edit_bones(arm, names, heads)
+                skin.edit_bones(arm, names, heads, edit, ends)
+            write_new_ends(arm, ends)
         finally:
             bpy.ops.object.mode_set(mode="OBJECT")
         delta = model_rig.is_delta_family(rig["format"])
@@ -173,6 +174,16 @@ def joint_shape():
     mesh.from_pydata(verts, [], faces)
     mesh.update()
     return bpy.data.objects.new(SHAPE_NAME, mesh)
+
+
+def write_new_ends(arm, ends):
+    """In edit mode, on an armature whose edit bones were all made just
+    now: their heads and tails (ends: (head, tail) of each, in the order
+    they were made, which is the collection's), one foreach_set each
+    (no bone is connected or mirrored, so the per-bone update a single
+    assignment runs has nothing to do)."""
+    arm.edit_bones.foreach_set("head", array("f", chain.from_iterable(h for h, _t in ends)))
+    arm.edit_bones.foreach_set("tail", array("f", chain.from_iterable(t for _h, t in ends)))
 
 
 # the value of each property write_new_pose writes on a new pose bone

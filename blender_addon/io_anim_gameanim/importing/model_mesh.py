@@ -108,21 +108,29 @@ class Skin:
                 plans[j] = n
         return plans
 
-    def edit_bones(self, arm, names, heads):
+    def edit_bones(self, arm, names, heads, edit, ends):
         """In edit mode (build_model_armature's pass): the skin bones of
-        the joints the meshes use, under their joint's edit bone."""
-        self._edit(arm, names, self._plans(self.joints, names, heads))
+        the joints the meshes use, under their joint's edit bone.  edit:
+        joint -> (edit bone, head, tail); the new bones' (head, tail) go on
+        ends (build_model_armature writes them all at once)."""
+        self._edit(arm, names, self._plans(self.joints, names, heads), edit, ends)
 
-    def _edit(self, arm, names, plans):
+    def _edit(self, arm, names, plans, edit=None, ends=None):
         for j, n in plans.items():
-            parent = arm.edit_bones[names[j]]
-            head, tail = parent.head, parent.tail
+            if edit is not None:
+                parent, head, tail = edit[j]
+            else:
+                parent = arm.edit_bones[names[j]]
+                head, tail = parent.head, parent.tail
             parts = _basis_chain(n)
             made = []
             for p in range(len(parts)):
                 eb = arm.edit_bones.new(SKIN_PREFIX + names[j] + (SHEAR_SUFFIX if p else ""))
-                eb.head = head
-                eb.tail = tail
+                if ends is not None:
+                    ends.append((head, tail))
+                else:
+                    eb.head = head
+                    eb.tail = tail
                 eb.parent = parent  # (a new edit bone has roll 0 and no connection)
                 made.append(eb.name)
                 parent = eb
