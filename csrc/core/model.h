@@ -209,6 +209,12 @@ typedef struct ga_material {
 
 int ga_model_meshes(const ga_model *m, ga_mesh **out, uint32_t *n, ga_error *err);
 void ga_meshes_free(ga_mesh *meshes, uint32_t n);
+/* The same shapes one at a time: fn(ctx, i, count, mesh) after shape i
+ * decodes; a non-zero return stops (and is returned).  The mesh is freed
+ * after fn unless fn empties it (zeroes it after taking its arrays).  One
+ * shape's buffers live at a time, so they stay in the cache for fn. */
+typedef int (*ga_mesh_fn)(void *ctx, uint32_t i, uint32_t count, ga_mesh *mesh);
+int ga_model_meshes_each(const ga_model *m, ga_mesh_fn fn, void *ctx, ga_error *err);
 int ga_model_textures(const ga_model *m, ga_texture **out, uint32_t *n, ga_error *err);
 void ga_textures_free(ga_texture *t, uint32_t n);
 int ga_model_materials(const ga_model *m, ga_material **out, uint32_t *n, ga_error *err);

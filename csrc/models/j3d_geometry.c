@@ -31,6 +31,7 @@ typedef struct vtx_array {
     size_t base, end;   /* file offsets */
     size_t stride;      /* bytes per element */
     uint32_t length;    /* elements that fit before end */
+    double scale;       /* 2^-shift */
 } vtx_array;
 
 static const char *const KEY_NAMES[NKEYS] = {"POS", "NRM", "CLR0", "CLR1", "TEX0", "TEX1",
@@ -93,6 +94,7 @@ static int read_vtx1(const ga_reader *r, const ga_model_chunk *c, vtx_array *arr
         if (a->shift > 31)
             return ga_fail(r->err, GA_ERR_FORMAT, r->format, "VTX1 fraction shift", (long long)at + 12,
                            "shift %u (at most 31)", a->shift);
+        a->scale = ldexp(1.0, -(int)a->shift);
         size_t ncomp = attr == ATTR_POS ? 2 + a->comp_count
                        : attr == ATTR_NRM ? (a->comp_count ? 9 : 3)
                        : color ? 1 : 1 + a->comp_count;
@@ -114,7 +116,15 @@ static int read_vtx1(const ga_reader *r, const ga_model_chunk *c, vtx_array *arr
     return GA_OK;
 }
 
-static double component(const uint8_t *p, uint32_t type, double scale)
+/* (inlined: called per vertex and component; a call returning through
+ * memory stalled the stores after it) */
+#if defined(__GNUC__)
+#define HOT_INLINE static inline __attribute__((always_inline))
+#else
+#define HOT_INLINE static inline
+#endif
+
+HOT_INLINE double component(const uint8_t *p, uint32_t type, double scale)
 {
     switch (type) {
     case 0: return p[0] * scale;
@@ -126,10 +136,11 @@ static double component(const uint8_t *p, uint32_t type, double scale)
 }
 
 /* n components of element i (scaled by 2^-shift, or by 1 for normals). */
-static void read_components(const vtx_array *a, const uint8_t *data, uint32_t i, int n, int use_shift, double *out)
+HOT_INLINE void read_components(const vtx_array *a, const uint8_t *data, uint32_t i, int n, int use_shift,
+                                double *out)
 {
     const uint8_t *p = data + a->base + (size_t)i * a->stride;
-    double scale = use_shift ? ldexp(1.0, -(int)a->shift) : 1.0;
+    double scale = use_shift ? a->scale : 1.0;
     for (int k = 0; k < n; k++) out[k] = component(p + k * COMP_SIZE[a->comp_type], a->comp_type, scale);
 }
 
@@ -282,21 +293,23 @@ static void free_skin(skin *sk)
 /* ------------------------------------------------------------------ */
 /* Meshes                                                               */
 
+static void mesh_free(ga_mesh *s)
+{
+    free(s->positions);
+    free(s->normals);
+    for (int k = 0; k < 2; k++) free(s->colors[k]);
+    for (int k = 0; k < 8; k++) free(s->uvs[k]);
+    free(s->triangles);
+    free(s->joints);
+    free(s->weights);
+    free(s->position_index);
+    free(s->draw_index);
+}
+
 void ga_meshes_free(ga_mesh *meshes, uint32_t n)
 {
     if (!meshes) return;
-    for (uint32_t i = 0; i < n; i++) {
-        ga_mesh *s = &meshes[i];
-        free(s->positions);
-        free(s->normals);
-        for (int k = 0; k < 2; k++) free(s->colors[k]);
-        for (int k = 0; k < 8; k++) free(s->uvs[k]);
-        free(s->triangles);
-        free(s->joints);
-        free(s->weights);
-        free(s->position_index);
-        free(s->draw_index);
-    }
+    for (uint32_t i = 0; i < n; i++) mesh_free(&meshes[i]);
     free(meshes);
 }
 
@@ -308,6 +321,11 @@ typedef struct u32vec {
 
 static int push(u32vec *a, const uint32_t *x, size_t n)
 {
+    if (n <= 3 && a->cap - a->n >= n) { /* (the common cases: a corner, a triangle) */
+        for (size_t k = 0; k < n; k++) a->v[a->n + k] = x[k];
+        a->n += n;
+        return 0;
+    }
     if (a->n + n > a->cap) {
         size_t cap = a->cap ? a->cap : 64;
         while (cap < a->n + n) cap *= 2;
@@ -330,11 +348,19 @@ typedef struct vertex_set {
     size_t cap;      /* power of two */
 } vertex_set;
 
+/* A sum of independent products (no chain of dependent multiplies: the
+ * lookup runs once per display-list corner), then mixed. */
 static uint32_t key_hash(const uint32_t *k)
 {
-    uint32_t h = 2166136261u;
-    for (int i = 0; i < KEY_WORDS; i++) h = (h ^ k[i]) * 16777619u;
-    return h ^ (h >> 15);
+    static const uint64_t MUL[KEY_WORDS] = {
+        0x9E3779B97F4A7C15u, 0xC2B2AE3D27D4EB4Fu, 0x165667B19E3779F9u, 0xD6E8FEB86659FD93u, 0xFF51AFD7ED558CCDu,
+        0xC4CEB9FE1A85EC53u, 0x94D049BB133111EBu, 0xBF58476D1CE4E5B9u, 0x2545F4914F6CDD1Du, 0x9FB21C651E98DF25u,
+        0xA0761D6478BD642Fu, 0xE7037ED1A0B428DBu, 0x8EBC6AF09C88C6E3u};
+    uint64_t h = 0;
+    for (int i = 0; i < KEY_WORDS; i++) h += (k[i] + (uint64_t)i * 0x10001u + 1) * MUL[i];
+    h ^= h >> 29;
+    h *= 0xBF58476D1CE4E5B9u;
+    return (uint32_t)(h ^ (h >> 32));
 }
 
 static int vertex_set_grow(vertex_set *s)
@@ -706,9 +732,9 @@ static int read_shape(geo *g, uint32_t i, size_t rec, ga_mesh *s)
 }
 
 /* INF1: each shape node takes the material node most recently before it. */
-static void shape_materials(const ga_model *m, ga_mesh *meshes, uint32_t n)
+static void shape_materials(const ga_model *m, int32_t *materials, uint32_t n)
 {
-    for (uint32_t i = 0; i < n; i++) meshes[i].material = -1;
+    for (uint32_t i = 0; i < n; i++) materials[i] = -1;
     long ci = ga_j3d_find_chunk(m, "INF1");
     if (ci < 0) return;
     const ga_model_chunk *c = &m->chunks[ci];
@@ -718,14 +744,12 @@ static void shape_materials(const ga_model *m, ga_mesh *meshes, uint32_t n)
         uint16_t type = ga_get_u16be(m->data + at), value = ga_get_u16be(m->data + at + 2);
         if (type == 0) break;
         if (type == 0x11) material = value;
-        if (type == 0x12 && value < n) meshes[value].material = material;
+        if (type == 0x12 && value < n) materials[value] = material;
     }
 }
 
-int ga_model_meshes(const ga_model *m, ga_mesh **out, uint32_t *n, ga_error *err)
+int ga_model_meshes_each(const ga_model *m, ga_mesh_fn fn, void *ctx, ga_error *err)
 {
-    *out = NULL;
-    *n = 0;
     const ga_model_chunk *c;
     ga_reader r;
     uint16_t count;
@@ -755,16 +779,51 @@ int ga_model_meshes(const ga_model *m, ga_mesh **out, uint32_t *n, ga_error *err
         free_skin(&g.sk);
         return rc;
     }
-    ga_mesh *meshes = calloc(count, sizeof *meshes);
-    if (!meshes) rc = ga_nomem(err, m->format);
-    for (uint32_t i = 0; i < count && !rc; i++) rc = read_shape(&g, i, shapes + 0x28 * (size_t)i, &meshes[i]);
-    free_skin(&g.sk);
-    if (rc) {
-        ga_meshes_free(meshes, count);
-        return rc;
+    int32_t *materials = malloc(count * sizeof *materials);
+    if (!materials) rc = ga_nomem(err, m->format);
+    else shape_materials(m, materials, count);
+    for (uint32_t i = 0; i < count && !rc; i++) {
+        ga_mesh s;
+        memset(&s, 0, sizeof s);
+        rc = read_shape(&g, i, shapes + 0x28 * (size_t)i, &s);
+        s.material = materials[i];
+        if (!rc) rc = fn(ctx, i, count, &s);
+        mesh_free(&s);
     }
-    shape_materials(m, meshes, count);
-    *out = meshes;
-    *n = count;
+    free(materials);
+    free_skin(&g.sk);
+    return rc;
+}
+
+typedef struct meshes_out {
+    ga_mesh *meshes;
+    uint32_t count;
+    ga_error *err;
+    const ga_model *m;
+} meshes_out;
+
+static int keep_mesh(void *ctx, uint32_t i, uint32_t count, ga_mesh *mesh)
+{
+    meshes_out *o = ctx;
+    if (!o->meshes) {
+        if (!(o->meshes = calloc(count, sizeof *o->meshes))) return ga_nomem(o->err, o->m->format);
+        o->count = count;
+    }
+    o->meshes[i] = *mesh;
+    memset(mesh, 0, sizeof *mesh); /* (taken: not freed) */
     return GA_OK;
+}
+
+int ga_model_meshes(const ga_model *m, ga_mesh **out, uint32_t *n, ga_error *err)
+{
+    meshes_out o = {NULL, 0, err, m};
+    int rc = ga_model_meshes_each(m, keep_mesh, &o, err);
+    if (rc) {
+        ga_meshes_free(o.meshes, o.count);
+        o.meshes = NULL;
+        o.count = 0;
+    }
+    *out = o.meshes;
+    *n = o.count;
+    return rc;
 }

@@ -578,47 +578,95 @@ static PyObject *corner_uvs(ga_state *st, const ga_mesh *s)
     return list;
 }
 
+/* One distinct (joint, weight) of a mesh's vertex groups. */
 typedef struct {
     uint32_t joint;
     float weight;
-    int32_t vertex;
-} group_entry;
+    uint32_t wbits;        /* the weight's bits (the key: NaN has no equal) */
+    size_t count, first;   /* its vertices; where they start in the output */
+} group_key;
 
 static int group_cmp(const void *pa, const void *pb)
 {
-    const group_entry *a = pa, *b = pb;
+    const group_key *a = pa, *b = pb;
     if (a->joint != b->joint) return a->joint < b->joint ? -1 : 1;
-    if (a->weight != b->weight) return a->weight < b->weight ? -1 : 1;
-    return (a->vertex > b->vertex) - (a->vertex < b->vertex);
+    if (a->weight < b->weight) return -1;
+    if (a->weight > b->weight) return 1;
+    return (a->wbits > b->wbits) - (a->wbits < b->wbits); /* (NaN: a fixed order all the same) */
 }
 
-/* Mesh.groups: the vertices of each (joint, non-zero weight). */
+static uint32_t group_hash(uint32_t joint, uint32_t wbits)
+{
+    uint64_t h = ((uint64_t)joint << 32 | wbits) * 0x9E3779B97F4A7C15u;
+    return (uint32_t)(h >> 32);
+}
+
+/* Mesh.groups: the vertices of each (joint, non-zero weight), ordered by
+ * joint then weight, each group's vertices ascending.  The distinct pairs
+ * are found by a hash table and only they are sorted (few); the vertices
+ * are then placed by counting (no sort of the n entries). */
 static PyObject *vertex_groups(ga_state *st, const ga_mesh *s)
 {
     size_t n = (size_t)s->nverts * s->influences, m = 0;
-    group_entry *e = n ? malloc(n * sizeof(group_entry)) : NULL;
-    if (n && !e) return PyErr_NoMemory();
-    for (uint32_t v = 0; v < s->nverts; v++)
-        for (uint32_t k = 0; k < s->influences; k++) {
-            float w = s->weights[(size_t)v * s->influences + k];
-            if (w != 0.0f) e[m++] = (group_entry){s->joints[(size_t)v * s->influences + k], w, (int32_t)v};
-        }
-    if (m) qsort(e, m, sizeof(group_entry), group_cmp); /* (e may be NULL when m is 0) */
-    int32_t *verts = m ? malloc(m * sizeof(int32_t)) : NULL;
-    PyObject *out = (m && !verts) ? PyErr_NoMemory() : PyList_New(0);
-    for (size_t a = 0, b; out && a < m; a = b) {
-        for (b = a; b < m && e[b].joint == e[a].joint && e[b].weight == e[a].weight; b++) verts[b - a] = e[b].vertex;
-        PyObject *arr = new_array(st, "i", verts, (Py_ssize_t)((b - a) * 4));
-        PyObject *item = arr ? Py_BuildValue("(IdN)", e[a].joint, (double)e[a].weight, arr) : NULL;
-        if (!item || PyList_Append(out, item) < 0) Py_CLEAR(out);
-        Py_XDECREF(item);
+    for (size_t e = 0; e < n; e++) m += s->weights[e] != 0.0f;
+    if (!m) return PyTuple_New(0);
+    size_t cap = 16;
+    while (cap < 2 * m) cap *= 2;
+    uint32_t *table = calloc(cap, sizeof *table); /* group + 1, 0 = empty */
+    uint32_t *entry_group = malloc(m * sizeof *entry_group);
+    group_key *keys = malloc(m * sizeof *keys);
+    int32_t *verts = malloc(m * sizeof *verts);
+    size_t *order_of = malloc(m * sizeof *order_of);
+    PyObject *out = NULL;
+    if (!table || !entry_group || !keys || !verts || !order_of) {
+        PyErr_NoMemory();
+        goto done;
     }
+    size_t ngroups = 0, at = 0;
+    for (size_t e = 0; e < n; e++) {
+        float w = s->weights[e];
+        if (w == 0.0f) continue;
+        uint32_t j = s->joints[e], wbits;
+        memcpy(&wbits, &w, 4);
+        size_t h = group_hash(j, wbits) & (cap - 1);
+        while (table[h] && !(keys[table[h] - 1].joint == j && keys[table[h] - 1].wbits == wbits)) h = (h + 1) & (cap - 1);
+        if (!table[h]) {
+            keys[ngroups] = (group_key){j, w, wbits, 0, 0};
+            table[h] = (uint32_t)++ngroups;
+        }
+        keys[table[h] - 1].count++;
+        entry_group[at++] = table[h] - 1;
+    }
+    /* sort the distinct pairs; order_of: a group's place after the sort */
+    for (size_t g = 0; g < ngroups; g++) keys[g].first = g; /* (the group's number, before the sort) */
+    qsort(keys, ngroups, sizeof *keys, group_cmp);
+    size_t start = 0;
+    for (size_t g = 0; g < ngroups; g++) {
+        order_of[keys[g].first] = g;
+        keys[g].first = start;
+        start += keys[g].count;
+    }
+    at = 0;
+    for (size_t e = 0; e < n; e++) {
+        if (s->weights[e] == 0.0f) continue;
+        group_key *k = &keys[order_of[entry_group[at++]]];
+        verts[k->first++] = (int32_t)(e / s->influences);
+    }
+    out = PyTuple_New((Py_ssize_t)ngroups);
+    for (size_t g = 0; out && g < ngroups; g++) {
+        const group_key *k = &keys[g];
+        PyObject *arr = new_array(st, "i", verts + (k->first - k->count), (Py_ssize_t)(k->count * 4));
+        PyObject *item = arr ? Py_BuildValue("(IdN)", k->joint, (double)k->weight, arr) : NULL;
+        if (!item) Py_CLEAR(out);
+        else PyTuple_SetItem(out, (Py_ssize_t)g, item);
+    }
+done:
+    free(table);
+    free(entry_group);
+    free(keys);
     free(verts);
-    free(e);
-    if (!out) return NULL;
-    PyObject *t = PyList_AsTuple(out);
-    Py_DECREF(out);
-    return t;
+    free(order_of);
+    return out;
 }
 
 static PyObject *make_mesh(ga_state *st, const ga_mesh *s, uint32_t i)
@@ -738,8 +786,49 @@ static PyObject *make_material(ga_state *st, const ga_material *mt, uint32_t i)
     return (PyObject *)r;
 }
 
+/* Model.meshes, shape by shape: each shape decodes without the GIL, then
+ * its record is made (with the GIL) while its buffers are still in the
+ * cache, and they are freed before the next shape decodes. */
+typedef struct mesh_records {
+    ga_state *st;
+    PyThreadState *ts; /* (the GIL is released between the callbacks) */
+    PyObject *tuple;
+} mesh_records;
+
+static int add_mesh_record(void *ctx, uint32_t i, uint32_t count, ga_mesh *mesh)
+{
+    mesh_records *mr = ctx;
+    PyEval_RestoreThread(mr->ts);
+    int rc = GA_OK;
+    if (!mr->tuple) mr->tuple = PyTuple_New(count);
+    PyObject *r = mr->tuple ? make_mesh(mr->st, mesh, i) : NULL;
+    if (!r) rc = 1; /* (positive, no GA_ERR_*: a Python error is set) */
+    else PyTuple_SetItem(mr->tuple, i, r);
+    mr->ts = PyEval_SaveThread();
+    return rc;
+}
+
+static PyObject *model_meshes(ModelObject *o, ga_state *st)
+{
+    mesh_records mr = {st, NULL, NULL};
+    ga_error err;
+    mr.ts = PyEval_SaveThread();
+    int rc = ga_model_meshes_each(&o->m, add_mesh_record, &mr, &err);
+    PyEval_RestoreThread(mr.ts);
+    if (rc == 1) {
+        Py_XDECREF(mr.tuple);
+        return NULL;
+    }
+    if (rc) {
+        Py_XDECREF(mr.tuple);
+        return raise_error(st, &err);
+    }
+    return mr.tuple ? mr.tuple : PyTuple_New(0);
+}
+
 /* Model.meshes / .textures / .materials: one C call decodes all of a kind
- * (without the GIL), then the records are made; cached on the Model. */
+ * (without the GIL; the meshes shape by shape), then the records are made;
+ * cached on the Model. */
 static PyObject *Model_geometry(PyObject *self, void *closure)
 {
     ModelObject *o = (ModelObject *)self;
@@ -747,14 +836,19 @@ static PyObject *Model_geometry(PyObject *self, void *closure)
     int kind = (int)(intptr_t)closure;
     PyObject **slot = kind == 0 ? &o->meshes : kind == 1 ? &o->textures : &o->materials;
     if (*slot) return Py_NewRef(*slot);
+    if (kind == 0) {
+        PyObject *t = model_meshes(o, st);
+        if (!t) return NULL;
+        if (!*slot) *slot = Py_NewRef(t); /* (another thread may have made it meanwhile) */
+        Py_DECREF(t);
+        return Py_NewRef(*slot);
+    }
     void *items = NULL;
     uint32_t n = 0;
     ga_error err;
     int rc;
     Py_BEGIN_ALLOW_THREADS
-    if (kind == 0)
-        rc = ga_model_meshes(&o->m, (ga_mesh **)&items, &n, &err);
-    else if (kind == 1)
+    if (kind == 1)
         rc = ga_model_textures(&o->m, (ga_texture **)&items, &n, &err);
     else
         rc = ga_model_materials(&o->m, (ga_material **)&items, &n, &err);
@@ -762,15 +856,12 @@ static PyObject *Model_geometry(PyObject *self, void *closure)
     if (rc) return raise_error(st, &err);
     PyObject *t = PyTuple_New(n);
     for (uint32_t i = 0; t && i < n; i++) {
-        PyObject *r = kind == 0   ? make_mesh(st, (ga_mesh *)items + i, i)
-                      : kind == 1 ? make_texture(st, (ga_texture *)items + i, i)
-                                  : make_material(st, (ga_material *)items + i, i);
+        PyObject *r = kind == 1 ? make_texture(st, (ga_texture *)items + i, i)
+                                : make_material(st, (ga_material *)items + i, i);
         if (!r) Py_CLEAR(t);
         else PyTuple_SetItem(t, i, r);
     }
-    if (kind == 0)
-        ga_meshes_free(items, n);
-    else if (kind == 1)
+    if (kind == 1)
         ga_textures_free(items, n);
     else
         ga_materials_free(items, n);

@@ -6,6 +6,8 @@ object turned Y-up -> Z-up, and each rule's parent chain made exact
 import json
 import math
 import os
+from array import array
+from itertools import chain
 
 import bpy
 from mathutils import Matrix, Vector
@@ -92,42 +94,44 @@ def build_model_armature(model, path, context, name=None, skin=None):
         view_layer.objects.active = obj
         bpy.ops.object.mode_set(mode="EDIT")
         try:
-            edit = {}
+            edit = {}  # joint -> (edit bone, head, tail)
+            ends = []  # (head, tail) of each new edit bone in the order made: write_new_ends
             for i in _order(bones):
                 b = bones[i]
                 label = blender_name(b["name"]) if b["name"] else model_rig.bone_label(rig["format"], i, b)
-                eb = arm.edit_bones.new(label)
-                eb.head = heads[i]
-                eb.tail = heads[i] + Vector((0.0, lengths[i], 0.0))
-                eb.roll = 0.0
-                edit[i] = eb
+                eb = arm.edit_bones.new(label)  # (roll 0, not connected: not set again)
+                tail = heads[i] + Vector((0.0, lengths[i], 0.0))
+                edit[i] = (eb, heads[i], tail)
+                ends.append((heads[i], tail))
                 names[i] = eb.name
-                parent = edit.get(b["parent"]) if b["parent"] >= 0 else None
+                parent = edit[b["parent"]][0] if b["parent"] >= 0 and b["parent"] in edit else None
                 if parent is not None and model_rig.needs_helper(calc, b):
                     hb = arm.edit_bones.new(model_rig.helper_name(eb.name))
-                    hb.head = eb.head
-                    hb.tail = eb.tail
-                    hb.roll = 0.0
+                    ends.append((heads[i], tail))
                     hb.parent = parent
                     helpers[i] = hb.name
                     parent = hb
                 eb.parent = parent
-                eb.use_connect = False
             if skin is not None:
-                skin.edit_bones(arm, names, heads)
+                skin.edit_bones(arm, names, heads, edit, ends)
+            write_new_ends(arm, ends)
         finally:
             bpy.ops.object.mode_set(mode="OBJECT")
+        delta = model_rig.is_delta_family(rig["format"])
+        arm_bones, pose_bones = arm.bones, obj.pose.bones
         for i, bone_name in names.items():
             b = bones[i]
-            bone = arm.bones[bone_name]
+            bone = arm_bones[bone_name]
             bone[INDEX_PROP] = i
-            if model_rig.is_delta_family(rig["format"]):
+            if delta:
                 bone[BONE_ID_PROP] = b["bone_id"]
             bone[SSC_PROP] = bool(b["scale_compensate"])
             if b["name"] and blender_name(b["name"]) != b["name"]:
                 bone["gameanim_name_utf8_hex"] = b["name"].encode("utf-8", "surrogateescape").hex()
-            bone.inherit_scale = model_rig.inherit_scale(calc, b)
-            obj.pose.bones[bone_name].rotation_mode = "XYZ"
+            inherit = model_rig.inherit_scale(calc, b)
+            if inherit != "FULL":  # (a new bone's)
+                bone.inherit_scale = inherit
+            pose_bones[bone_name].rotation_mode = "XYZ"
         for i, helper in helpers.items():
             bone = arm.bones[helper]
             bone[HELPER_PROP] = names[i]
@@ -135,10 +139,12 @@ def build_model_armature(model, path, context, name=None, skin=None):
             _drive_helper(obj, helper, names[i], names[bones[i]["parent"]])
         if helpers:
             compat.hide_bones(arm, list(helpers.values()), HELPER_COLLECTION)
+        pose = {}  # property -> {bone name: value}: written at once (write_new_pose)
         if skin is not None:
-            skin.finish(obj, names)
-        _point_at_children(obj, rig, names, heads)
-        _pose_rest(obj, rig, names)
+            skin.finish(obj, names, pose)
+        _point_at_children(obj, rig, names, heads, pose)
+        _pose_rest(obj, rig, names, pose)
+        write_new_pose(obj, pose)
     except Exception:
         discard_armature(obj, prev_active, view_layer)
         raise
@@ -170,7 +176,37 @@ def joint_shape():
     return bpy.data.objects.new(SHAPE_NAME, mesh)
 
 
-def _point_at_children(obj, rig, names, heads):
+def write_new_ends(arm, ends):
+    """In edit mode, on an armature whose edit bones were all made just
+    now: their heads and tails (ends: (head, tail) of each, in the order
+    they were made, which is the collection's), one foreach_set each
+    (no bone is connected or mirrored, so the per-bone update a single
+    assignment runs has nothing to do)."""
+    arm.edit_bones.foreach_set("head", array("f", chain.from_iterable(h for h, _t in ends)))
+    arm.edit_bones.foreach_set("tail", array("f", chain.from_iterable(t for _h, t in ends)))
+
+
+# the value of each property write_new_pose writes on a new pose bone
+_NEW_POSE = {"location": (0.0, 0.0, 0.0), "rotation_euler": (0.0, 0.0, 0.0),
+             "rotation_quaternion": (1.0, 0.0, 0.0, 0.0), "scale": (1.0, 1.0, 1.0),
+             "custom_shape_scale_xyz": (1.0, 1.0, 1.0), "custom_shape_rotation_euler": (0.0, 0.0, 0.0)}
+
+
+def write_new_pose(obj, pose):
+    """pose: {property: {bone name: value}} of an armature built just now:
+    one foreach_set per property over all its pose bones, the bones not
+    listed getting a new pose bone's value (_NEW_POSE), which they hold:
+    far fewer Blender calls than a property at a time."""
+    pbs = obj.pose.bones
+    order = pbs.keys()
+    for prop, by_name in pose.items():
+        if by_name:
+            new = _NEW_POSE[prop]
+            pbs.foreach_set(prop, array("f", chain.from_iterable(by_name.get(n, new) for n in order)))
+    obj.update_tag(refresh={"DATA"})  # (what setting a pose bone's property tags; foreach_set tags nothing)
+
+
+def _point_at_children(obj, rig, names, heads, pose):
     """Display only: each joint with a child is drawn as a bone from its
     head to its first child's (a custom shape turned and scaled inside the
     bone), while the bone itself keeps the identity rest orientation that
@@ -191,8 +227,9 @@ def _point_at_children(obj, rig, names, heads):
             continue  # (drawn as Blender draws it: along +Y)
         pb.custom_shape = shape
         pb.use_custom_shape_bone_size = False
-        pb.custom_shape_scale_xyz = (d.length,) * 3
-        pb.custom_shape_rotation_euler = Vector((0.0, 1.0, 0.0)).rotation_difference(d).to_euler("XYZ")
+        pose.setdefault("custom_shape_scale_xyz", {})[bone_name] = (d.length,) * 3
+        pose.setdefault("custom_shape_rotation_euler", {})[bone_name] = \
+            Vector((0.0, 1.0, 0.0)).rotation_difference(d).to_euler("XYZ")
 
 
 def _stem(path):
@@ -232,17 +269,19 @@ def _driver(pb, obj, prop, axis, path, expression):
     d.expression = expression
 
 
-def _pose_rest(obj, rig, names):
+def _pose_rest(obj, rig, names, pose):
     """Poses the bones at the model's rest transform (the game's pose
     without an animation): rest rotation and scale, and the translation
-    less the bone's rest offset.  Banjo-Kazooie's rest is the identity."""
+    less the bone's rest offset (into pose, for write_new_pose).
+    Banjo-Kazooie's rest is the identity."""
     if model_rig.is_delta_family(rig["format"]):
         return
     arm = obj.data
+    loc, rot, scale = (pose.setdefault(p, {}) for p in ("location", "rotation_euler", "scale"))
+    identity = Matrix.Identity(4)
     for i, bone_name in names.items():
         b = rig["bones"][i]
-        pb = obj.pose.bones[bone_name]
-        offset = rest_local(arm.bones[bone_name], Matrix.Identity(4)).to_translation()
-        pb.location = Vector(b["translation"]) - offset
-        pb.rotation_euler = b["rotation"]
-        pb.scale = b["scale"]
+        offset = rest_local(arm.bones[bone_name], identity).to_translation()
+        loc[bone_name] = Vector(b["translation"]) - offset
+        rot[bone_name] = b["rotation"]
+        scale[bone_name] = b["scale"]

@@ -108,45 +108,59 @@ class Skin:
                 plans[j] = n
         return plans
 
-    def edit_bones(self, arm, names, heads):
+    def edit_bones(self, arm, names, heads, edit, ends):
         """In edit mode (build_model_armature's pass): the skin bones of
-        the joints the meshes use, under their joint's edit bone."""
-        self._edit(arm, names, self._plans(self.joints, names, heads))
+        the joints the meshes use, under their joint's edit bone.  edit:
+        joint -> (edit bone, head, tail); the new bones' (head, tail) go on
+        ends (build_model_armature writes them all at once)."""
+        self._edit(arm, names, self._plans(self.joints, names, heads), edit, ends)
 
-    def _edit(self, arm, names, plans):
+    def _edit(self, arm, names, plans, edit=None, ends=None):
         for j, n in plans.items():
-            parent = arm.edit_bones[names[j]]
+            if edit is not None:
+                parent, head, tail = edit[j]
+            else:
+                parent = arm.edit_bones[names[j]]
+                head, tail = parent.head, parent.tail
             parts = _basis_chain(n)
             made = []
             for p in range(len(parts)):
                 eb = arm.edit_bones.new(SKIN_PREFIX + names[j] + (SHEAR_SUFFIX if p else ""))
-                eb.head = parent.head
-                eb.tail = parent.tail
-                eb.roll = 0.0
-                eb.parent = parent
-                eb.use_connect = False
+                if ends is not None:
+                    ends.append((head, tail))
+                else:
+                    eb.head = head
+                    eb.tail = tail
+                eb.parent = parent  # (a new edit bone has roll 0 and no connection)
                 made.append(eb.name)
                 parent = eb
             self._made[j] = (made, parts)
 
-    def finish(self, obj, names):
+    def finish(self, obj, names, pose=None):
         """In object mode, after edit_bones: the skin bones' properties and
-        constant pose, hidden in the helper collection."""
+        constant pose, hidden in the helper collection.  pose: the
+        {property: {bone: value}} that build_model_armature writes at once
+        (model_armature.write_new_pose), else the pose is set here."""
         arm = obj.data
         hidden = []
         for j, (made, parts) in self._made.items():
             for name, (loc, quat, scale) in zip(made, parts):
                 bone = arm.bones[name]
                 bone[HELPER_PROP] = names[j]  # (no file animates it)
-                bone[SKIN_PROP] = j
-                bone.inherit_scale = "FULL"
-                pb = obj.pose.bones[name]
-                pb.rotation_mode = "QUATERNION"
-                pb.location = loc
-                pb.rotation_quaternion = quat
-                pb.scale = scale
+                bone[SKIN_PROP] = j  # (inherit_scale: a new bone's FULL)
+                # (a new pose bone's rotation mode: QUATERNION)
+                if pose is not None:
+                    pose.setdefault("location", {})[name] = loc
+                    pose.setdefault("rotation_quaternion", {})[name] = quat
+                    pose.setdefault("scale", {})[name] = scale
+                else:
+                    pb = obj.pose.bones[name]
+                    pb.location = loc
+                    pb.rotation_quaternion = quat
+                    pb.scale = scale
                 hidden.append(name)
-            arm.bones[names[j]].use_deform = True
+            if pose is None:  # (a bone built just now deforms already)
+                arm.bones[names[j]].use_deform = True
             self.bones[j] = made[-1]
         self._made = {}
         if hidden:
@@ -425,9 +439,7 @@ def build_model_meshes(model, built, context, mode="SHAPE", materials=None, skin
             for w, verts in part.groups[j].items():
                 vg.add(verts, w, "REPLACE")
         mod = obj.modifiers.new("Armature", "ARMATURE")
-        mod.object = arm_obj
-        mod.use_vertex_groups = True
-        mod.use_bone_envelopes = False
+        mod.object = arm_obj  # (a new one deforms by vertex groups, not by bone envelopes)
         obj["gameanim_shapes"] = [m.index for m in group]
         if mode == "SHAPE":
             obj["gameanim_shape"] = group[0].index  # (what the BVA import looks for)

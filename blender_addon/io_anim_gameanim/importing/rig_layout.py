@@ -66,7 +66,9 @@ def place_new_rigs(rigs, context):
     if others:
         ext = [_x_extent(o, o.matrix_world) for o in others]
         right = (max(hi for _, hi, _ in ext), max(size for _, _, size in ext))
-    for obj in rigs:
+    for k, obj in enumerate(rigs):
+        if right is None and k == len(rigs) - 1:
+            break  # (alone, at the origin: no rig after it needs its extent)
         # (a rig built just now has no parent: its basis is its world matrix)
         lo, hi, size = _x_extent(obj, obj.matrix_basis)
         if right is not None:
