@@ -1,7 +1,7 @@
 """Writing curve plans (shared/curve_plans.py) into an action: one F-curve
 each, keys in bulk through compat.write_keys."""
 from .. import compat
-from ..shared.curve_plans import keys_as_given, realise
+from ..shared.curve_plans import given_bounds, realise
 
 
 def write_plans(sink, plans, tm=None):
@@ -16,15 +16,23 @@ def write_plans(sink, plans, tm=None):
     plans.reverse()
     pop = plans.pop
     added_any = False
+    if tm is not None:
+        scale, offset, cycles = tm.scale, tm.offset, tm.cycles
+        bounds = given_bounds(tm)
+        lo, hi = bounds or (0.0, 0.0)
     while plans:
         plan = pop()
-        if plan.co is None:
-            _, track, vs, vo = plan.source
-            co, left, right, interp, increasing, bezier = track.bezier(vs, vo, tm.scale, tm.offset, True)
-            if keys_as_given(tm, increasing, len(interp)):  # (no second plan needed)
-                write_keys(new(plan.path, plan.index, plan.group), co, interp, left, right, True, bezier, None)
+        if plan.co is None:  # a LazyPlan: (path, index, group, Track, value scale, value offset)
+            path, index, group, track, vs, vo = plan
+            bez = track.bezier(vs, vo, scale, offset, True)
+            co, left, right, interp, increasing, bezier = bez
+            n = len(interp)
+            # (the keys as given: no second plan needed; see given_bounds)
+            if increasing and bounds and (n < 2 or (co[0] <= lo and co[-2] >= hi)):
+                write_keys(new(path, index, group), co, interp, left, right, True, bezier,
+                           cycles if n > 1 else None)
                 continue
-            plan, added = realise(plan, tm, (co, left, right, interp, increasing, bezier))
+            plan, added = realise(plan, tm, bez)
             added_any |= added
         write_keys(new(plan.path, plan.index, plan.group), plan.co, plan.interp, plan.left, plan.right,
                    plan.distinct, plan.bezier, plan.cycles)

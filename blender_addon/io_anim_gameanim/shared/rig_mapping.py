@@ -123,6 +123,7 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
     # (model_rig.RuleFixes), by joint index
     fixes = model_rig.rule_fixes(model_rig.stored_rig(arm_obj), anim, tm.bake_frames(scene_frames=True))
     joint_of = {}
+    curve_issue = gameanim.Track.curve_issue  # (curve_plans.game_curve_differs, one call less a track)
     for target, bone_name in mapping.items():
         bone = arm.bones[bone_name]
         rl, q_rest, identity = index.rest(bone_name, fmt, opts.up_axis)
@@ -154,8 +155,8 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
         elif wants_bake:
             reason = "curve mode is Baked" if forced is None else "baked when imported"
             bake.append(BonePlan(target, bone_name, "bake", rl, q_rest, reason))
-        elif forced is None and (differs := next(filter(None, map(curve_plans.game_curve_differs,
-                                                                  by_target.get(target, ()))), None)):
+        elif forced is None and (differs := next(filter(None, map(curve_issue, by_target.get(target, ()))),
+                                                 None)):
             bake.append(BonePlan(target, bone_name, "bake", rl, q_rest,
                                  f"{differs} (a Blender curve would not show the game's values, which are baked)"))
         elif forced in ("exact", "baked") or identity or opts.curve_mode == "EXACT":
@@ -170,7 +171,7 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
 
     # exact Euler bones: the file's keys, one curve per channel
     t_scale, t_offset, t_start = tm.scale, tm.offset, tm.start
-    plan_track, plan_constant = curve_plans.plan_track, curve_plans.plan_constant
+    plan_track, plan_constant, LazyPlan = curve_plans.plan_track, curve_plans.plan_constant, curve_plans.LazyPlan
     for plan in euler:
         bone_name = plan.bone
         rest_t = plan.rest_local.to_translation()
@@ -194,11 +195,12 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
                 vs, vo = float(flip[axis]), 0.0
             else:
                 vs, vo = 1.0, 0.0
+            if lazy and len(t):
+                out.append(LazyPlan((paths[ch], axis, bone_name, t, vs, vo)))  # (the common case: lean)
+                continue
             source = ("track", t, vs, vo)
             if len(t) == 0:
                 cp = plan_constant(paths[ch], axis, bone_name, t_start, CHANNEL_DEFAULT[ch] * vs + vo, source)
-            elif lazy:
-                cp = curve_plans.lazy_plan(paths[ch], axis, bone_name, source)
             else:
                 # (flags: C says whether times are distinct and a segment is Bezier)
                 cp, added = plan_track(paths[ch], axis, bone_name, t.bezier(vs, vo, t_scale, t_offset, True),
