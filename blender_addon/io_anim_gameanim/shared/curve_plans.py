@@ -312,7 +312,7 @@ def given_bounds(tm):
     the first key's time co[0] <= lo and the last's co[-2] >= hi (the test
     of add_period_keys; no Cycles modifier: any times).  Returns (lo, hi)
     for that test (curve_writer.write_plans makes it, per curve, and writes
-    such tracks without a plan).  Keep in step with plan_track."""
+    such tracks without a plan object).  Keep in step with plan_track."""
     if tm.frame_rule:
         return None
     if tm.cycles is None:
@@ -342,44 +342,6 @@ def plan_track(path, index, group, bez, tm, source=None):
         # frame could round onto the key next to it)
         distinct = co[0] < co[2] and co[-4] < co[-2]
     return CurvePlan(path, index, group, co, interp, left, right, cycles, source, distinct, bezier), added
-
-
-class LazyPlan(tuple):
-    """A plan whose key buffers are made when it is written:
-    (path, index, group, Track, value_scale, value_offset).  One tuple, no
-    buffers: curve_writer.write_plans calls Track.bezier then and writes
-    the buffers as given when plan_track would not change them
-    (given_bounds), else through realise.  co is None (not made yet)."""
-
-    __slots__ = ()
-    co = None
-    path = property(lambda self: self[0])
-    index = property(lambda self: self[1])
-    group = property(lambda self: self[2])
-    source = property(lambda self: ("track", self[3], self[4], self[5]))
-
-    @property
-    def key(self):
-        return (self[0], self[1])
-
-    def __repr__(self):
-        return f"<LazyPlan {self[0]}[{self[1]}] {len(self[3])} keys>"
-
-
-def lazy_plan(path, index, group, source):
-    """A LazyPlan: source is ("track", Track, value_scale, value_offset)."""
-    _, track, vs, vo = source
-    return LazyPlan((path, index, group, track, vs, vo))
-
-
-def realise(plan, tm, bez=None):
-    """A lazy plan made whole: (the plan with its key buffers, whether held
-    period keys were added).  bez: the track's bezier(..., flags=True) at
-    the plan's scales when the caller has it already."""
-    path, index, group, track, vs, vo = plan
-    if bez is None:
-        bez = track.bezier(vs, vo, tm.scale, tm.offset, True)
-    return plan_track(path, index, group, bez, tm, ("track", track, vs, vo))
 
 
 def plan_constant(path, index, group, frame, value, source=None):

@@ -134,7 +134,7 @@ class RigIndex:
 
     def rest(self, bone_name, fmt, up_axis):
         """bone_rest() of a bone, cached."""
-        key = (bone_name, formats.is_delta(fmt), up_axis)
+        key = (bone_name, fmt, up_axis)  # (the format decides bone_rest's is_delta)
         got = self._rest.get(key)
         if got is None:
             got = self._rest[key] = bone_rest(self.arm_obj.data.bones[bone_name], fmt, UP_MATRICES[up_axis])
