@@ -109,9 +109,13 @@ class ExactChannels:
         self.bone = bone_name
         self.paths = channel_paths(bone_name)
         self.tracks = tracks
-        self.scales = {"scale": _UNIT,
-                       "rotation": _UNIT if flip is None else tuple((float(f), 0.0) for f in flip),
-                       "translation": tuple((k, 0.0 if is_delta else -rest_t[a]) for a in range(3))}
+        if is_delta:
+            moved = ((k, 0.0),) * 3
+        else:
+            x, y, z = rest_t
+            moved = ((k, -x), (k, -y), (k, -z))
+        self.scales = {"scale": _UNIT, "rotation": _UNIT if flip is None else tuple((float(f), 0.0) for f in flip),
+                       "translation": moved}
         self.start = start
         self.have = set()
 
@@ -209,6 +213,8 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
     # a rig built from a model: what its rule needs beyond the file's keys
     # (model_rig.RuleFixes), by joint index
     fixes = model_rig.rule_fixes(model_rig.stored_rig(arm_obj), anim, tm.bake_frames(scene_frames=True))
+    any_fixes = bool(fixes)
+    modes = modes or {}
     joint_of = {}
     curve_issue = gameanim.Track.curve_issue  # (curve_plans.game_curve_differs, one call less a track)
     for target, bone_name in mapping.items():
@@ -220,8 +226,8 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
         if bone.use_connect and not is_delta:
             res.notes.append(f"bone {bone_name!r} is connected to its parent: Blender ignores its location keys")
         has_quat = target in quat_targets
-        forced = (modes or {}).get(target)
-        j = joint_of[target] = bone.get(model_rig.INDEX_PROP) if fixes else None
+        forced = modes.get(target)
+        j = joint_of[target] = bone.get(model_rig.INDEX_PROP) if any_fixes else None
         wants_bake = forced == "baked" or (forced is None and opts.curve_mode == "BAKED")
         if wants_bake and j in fixes.negative_parents:
             wants_bake = False
@@ -261,7 +267,7 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
     for plan in euler:
         bone_name = plan.bone
         rest_t = plan.rest_local.to_translation()
-        flip = fixes.constant_flip(joint_of.get(plan.target)) if fixes else None
+        flip = fixes.constant_flip(joint_of.get(plan.target)) if any_fixes else None
         if flip is not None and flip != (1, 1, 1):
             res.notes.append(f"bone {bone_name!r}: rotation {''.join('XYZ'[a] for a in range(3) if flip[a] < 0)} "
                              "written negated (Softimage rule: the parent's accumulated scale is negative, which "
