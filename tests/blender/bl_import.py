@@ -151,6 +151,86 @@ def test_the_decoded_file_is_let_go_before_blender_gets_its_keys(api, ga, monkey
     assert lazy[0] == 0 and lazy[1] > 0, lazy  # JBA: every curve baked; BCK: exact channels
 
 
+@pytest.mark.filterwarnings("ignore::UserWarning")
+def test_exact_channels_written_one_track_at_a_time_equal_the_exports_plans(api, ga, tmp_path):
+    """The importer plans an exact bone's curves as it writes them and
+    writes a track's keys as Track.bezier gives them where no plan would
+    change them (rig_mapping.ExactChannels, curve_writer.write_plans).  A
+    looping BCK with the cases that take the other way: keys spanning the
+    period (Cycles, written as given), keys inside it (held keys at frame 0
+    and at the duration), a step (two keys on one frame), channels the
+    file leaves out (the defaults).  Every curve equals the plan the export
+    makes of the same file (plan_bones without lazy: plan_track for each
+    track) and the notes' rules checked directly."""
+    from io_anim_gameanim.importing import importer
+    from io_anim_gameanim.shared import options, rig_mapping, rig_match
+
+    T, B, C = ga.Track, ga.BEZIER, ga.CONSTANT
+    tracks = [
+        T(0, "rotation", 0, [0.0, 10.0, 20.0, 30.0], [0.1, 0.5, -0.2, 0.1], [0.0, 0.02, 0.0, 0.0],
+          [0.0, 0.02, 0.0, 0.0], interpolation=B),                                  # spans 0..30
+        T(0, "scale", 0, [0.0], [1.5], interpolation=C),                             # one key
+        T(1, "rotation", 2, [6.0, 18.0], [0.3, -0.4], [0.0, 0.0], [0.0, 0.0], interpolation=B),  # inside
+        T(1, "translation", 1, [0.0, 12.0, 12.0, 30.0], [1.0, 1.0, 4.0, 4.0], interpolation=C),  # a step
+    ]
+    path = tmp_path / "cases.bck"
+    path.write_bytes(ga.Animation("bck", tracks, frame_count=30, loop="loop").to_bytes())
+    rig = chain_rig(["a", "b", "c"])
+    res = api.import_files([str(path)], armature=rig)
+    assert all(f.ok for f in res.report.files), res.report.text()
+    assert sorted(res.report.files[0].exact) == ["a", "b"]
+    curves = fcurve_map(res[0])
+
+    opts = options.make_options()
+    anim = ga.load(str(path))
+    tm = importer.time_map_for(anim, opts, bpy.context.scene)
+    mapping = rig_match.match_bones(anim, rig, opts.bone_match_for(anim.format), opts.id_property)[0]
+    _, plans = rig_mapping.plan_bones(anim, rig, mapping, opts, tm)
+    planned = [cp for plan in plans for cp in plan.curves]
+    assert len(planned) == len(curves) == 18  # nine channels a bone
+
+    def pairs(fc, prop):
+        return [round(v, 4) for k in fc.keyframe_points for v in getattr(k, prop)]
+
+    assert sum(cp.bezier for cp in planned) >= 2  # (the rotations at least)
+
+    for cp in planned:
+        fc = curves[(cp.path, cp.index)]
+        assert pairs(fc, "co") == [round(v, 4) for v in cp.co], cp
+        assert [k.interpolation for k in fc.keyframe_points] == [
+            {0: "CONSTANT", 1: "LINEAR", 2: "BEZIER"}[i] for i in cp.interp], cp
+        kps = fc.keyframe_points
+        xs = cp.co[0::2]
+        if any(b - a < 0.01 for a, b in zip(xs, xs[1:])):
+            continue  # (a step's handles: bl_exact's value checks)
+        for i in range(len(cp.interp) - 1):
+            if cp.interp[i] == 2:  # the handles a Bezier segment uses (the others do not count)
+                assert [round(v, 4) for v in (*kps[i].handle_right, *kps[i + 1].handle_left)] == [
+                    round(v, 4) for v in (*cp.right[2 * i:2 * i + 2], *cp.left[2 * i + 2:2 * i + 4])], cp
+        assert [m.type for m in fc.modifiers] == (["CYCLES"] if cp.cycles else []), cp
+
+    # the rules, from the notes: a spanning curve keeps its keys under a
+    # Cycles modifier; one inside the period gets held keys at 0 and 30; a
+    # one-key curve has no modifier; the step's first key moves just before
+    # frame 12 and holds (STEP_SEPARATION); a channel the file leaves out holds its default
+    rx = curves[(pose_path("a", "rotation_euler"), 0)]
+    assert [k.co[0] for k in rx.keyframe_points] == [0.0, 10.0, 20.0, 30.0]
+    assert [m.type for m in rx.modifiers] == ["CYCLES"]
+    rz = curves[(pose_path("b", "rotation_euler"), 2)]
+    assert [round(k.co[0], 4) for k in rz.keyframe_points] == [0.0, 6.0, 18.0, 30.0]
+    assert rz.keyframe_points[0].co[1] == pytest.approx(0.3, abs=1e-4) \
+        and rz.keyframe_points[-1].co[1] == pytest.approx(-0.4, abs=1e-4)  # (the 16-bit rotation table)
+    sx = curves[(pose_path("a", "scale"), 0)]
+    assert [tuple(k.co) for k in sx.keyframe_points] == [(0.0, 1.5)] and not len(sx.modifiers)
+    ty = curves[(pose_path("b", "location"), 1)]
+    xs = [k.co[0] for k in ty.keyframe_points]
+    before = [i for i, x in enumerate(xs) if 11.99 < x < 12.0]
+    assert len(before) == 1 and xs[before[0] + 1] == 12.0, xs
+    assert ty.keyframe_points[before[0]].interpolation == "CONSTANT"
+    sy = curves[(pose_path("b", "scale"), 1)]
+    assert [tuple(k.co) for k in sy.keyframe_points] == [(0.0, 1.0)]
+
+
 def test_a_failed_write_leaves_no_half_written_action(api, monkeypatch):
     """An error while the keys are written removes that file's action (no
     half-filled action is left) and the other files still import."""

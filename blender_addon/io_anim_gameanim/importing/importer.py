@@ -165,7 +165,8 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         # and the files for models go to theirs: load everything first
         loaded = list(loading)
         if rigs is not None:
-            loaded = [it for it in loaded if _dispatch(it, rigs, opts)]
+            model_opts = {}  # (one ImportOptions per model setting, shared by its files: never changed)
+            loaded = [it for it in loaded if _dispatch(it, rigs, opts, model_opts)]
         count = len(loaded)
         # one new rig per bone set (or per file: option New Rigs)
         groups = rig_layout.group_files_for_new_rigs(
@@ -322,12 +323,13 @@ def _build_models(ga, paths, report, context, progress=None, opts=None, mats=Non
     return others, rigs
 
 
-def _dispatch(item, rigs, opts):
+def _dispatch(item, rigs, opts, model_opts=None):
     """Sends a skeletal file to the first model it fits (joint count;
     Banjo-Kazooie: bone IDs); a file that fits none of the models of its
     kind is reported and not imported.  Material files (BTK) and files
     with no model of their kind among the files go on as usual (the
-    import's target armature, or a new one)."""
+    import's target armature, or a new one).  model_opts: a dict that
+    keeps the options made for the models' files, for the next files."""
     anim = item.anim
     family = [b for b in rigs if anim.format in formats.model_animation_formats(b.rig["format"])]
     if not formats.is_skeletal(anim.format) or not family:
@@ -355,7 +357,13 @@ def _dispatch(item, rigs, opts):
                getattr(opts, name) != value]
     if opts.translation_scale != 1.0:
         ignored.append("translation_scale")
-    item.opts = make_options(opts, **set_by_model)
+    key = tuple(set_by_model.items())
+    made = model_opts.get(key) if model_opts is not None else None
+    if made is None:
+        made = make_options(opts, **set_by_model)
+        if model_opts is not None:
+            model_opts[key] = made
+    item.opts = made
     if k != 1.0:
         item.report.notes.append(f"translations scaled by the model's factor {k:g}")
     if ignored:

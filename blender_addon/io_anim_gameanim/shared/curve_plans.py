@@ -304,13 +304,20 @@ def _period_of(source):
     return None
 
 
-def keys_as_given(tm, increasing, n):
-    """True when plan_track would write Track.bezier's buffers unchanged
-    (distinct=True, no Cycles keys): strictly increasing times (no steps to
-    separate), no frame rule to shape them, and no held period keys to add
-    (no Cycles modifier, or fewer than two keys).  Keep in step with
-    plan_track: curve_writer writes such tracks without a plan."""
-    return bool(increasing) and not tm.frame_rule and (tm.cycles is None or n < 2)
+def given_bounds(tm):
+    """When plan_track writes Track.bezier's buffers unchanged (distinct=True;
+    the Cycles modifier, if any, on the curve as is): for strictly
+    increasing times (no steps to separate), no frame rule to shape them
+    (else None), and no held period keys to add: fewer than two keys, or
+    the first key's time co[0] <= lo and the last's co[-2] >= hi (the test
+    of add_period_keys; no Cycles modifier: any times).  Returns (lo, hi)
+    for that test (curve_writer.write_plans makes it, per curve, and writes
+    such tracks without a plan object).  Keep in step with plan_track."""
+    if tm.frame_rule:
+        return None
+    if tm.cycles is None:
+        return math.inf, -math.inf
+    return tm.start + EPS, tm.end - EPS
 
 
 def plan_track(path, index, group, bez, tm, source=None):
@@ -335,23 +342,6 @@ def plan_track(path, index, group, bez, tm, source=None):
         # frame could round onto the key next to it)
         distinct = co[0] < co[2] and co[-4] < co[-2]
     return CurvePlan(path, index, group, co, interp, left, right, cycles, source, distinct, bezier), added
-
-
-def lazy_plan(path, index, group, source):
-    """A plan whose key buffers are made when it is written: source is
-    ("track", Track, value_scale, value_offset) and curve_writer.write_plans calls
-    Track.bezier then (see realise)."""
-    return CurvePlan(path, index, group, None, None, None, None, None, source)
-
-
-def realise(plan, tm, bez=None):
-    """A lazy plan made whole: (the plan with its key buffers, whether held
-    period keys were added).  bez: the track's bezier(..., flags=True) at
-    the plan's scales when the caller has it already."""
-    _, track, vs, vo = plan.source
-    if bez is None:
-        bez = track.bezier(vs, vo, tm.scale, tm.offset, True)
-    return plan_track(plan.path, plan.index, plan.group, bez, tm, plan.source)
 
 
 def plan_constant(path, index, group, frame, value, source=None):

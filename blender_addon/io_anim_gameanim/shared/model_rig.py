@@ -185,19 +185,21 @@ def constant_scales(rig, anim):
     list; None when a scale track has keys (then chain_scales samples)."""
     bones = rig["bones"]
     n = len(bones)
-    own, animated = {}, set()
-    for t in anim.tracks:
+    tracks = anim.tracks
+    own = {}
+    # (a joint the file leaves without a scale track holds 1 if the file
+    # animates it, else its rest scale: the same when every rest scale is 1)
+    rest_unit = all(v == 1.0 for b in bones for v in b["scale"])
+    animated = () if rest_unit else {target for target in {t.target for t in tracks} if isinstance(target, int)}
+    for t in [t for t in tracks if t.channel == "scale"]:
         target = t.target
         if not isinstance(target, int):
-            continue
-        animated.add(target)
-        if t.channel != "scale":
             continue
         if len(t) > 1:
             return None
         if 0 <= target < n and t.axis <= 2:
-            own[(target, t.axis)] = float(array("f", t.values)[0]) if len(t) else 1.0
-    return [own.get((j, a), 1.0 if j in animated else float(b["scale"][a])) for j, b in enumerate(bones)
+            own[(target, t.axis)] = t.values[0] if len(t) else 1.0  # (values: array('f'))
+    return [own.get((j, a), 1.0 if rest_unit or j in animated else float(b["scale"][a])) for j, b in enumerate(bones)
             for a in range(3)]
 
 

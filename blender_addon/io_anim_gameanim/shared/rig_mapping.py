@@ -12,6 +12,7 @@ L with the rest translation taken off (absolute) or L itself (deltas): the
 channels map one to one and keys and Bezier handles are carried exactly.
 Any other bone is baked: the C module computes the basis for every frame
 and the add-on writes quaternion keys (importing/curve_writer.py)."""
+import functools
 import math
 import re
 import struct
@@ -38,6 +39,14 @@ POSE_PATH = re.compile(r'^pose\.bones\["((?:[^"\\]|\\.)*)"\]\.(\w+)$')
 
 def pose_path(bone_name, prop):
     return f'pose.bones["{compat.escape(bone_name)}"].{prop}'
+
+
+@functools.lru_cache(maxsize=4096)
+def channel_paths(bone_name):
+    """{channel: the pose bone's data path} (CHANNEL_PATH), made once per
+    bone name (callers must not change the dict)."""
+    prefix = pose_path(bone_name, "")
+    return {ch: prefix + prop for ch, prop in CHANNEL_PATH.items()}
 
 
 def bone_of_path(path):
@@ -81,13 +90,91 @@ class BonePlan:
 
 
 
+_UNIT = ((1.0, 0.0),) * 3
+
+
+class ExactChannels:
+    """The curves of an exact Euler bone: one per channel the file animates
+    (the track's keys; its value scale and offset per channel and axis:
+    `scales`), then one constant key for each channel it does not (the
+    format's default), in that order.  co is None: a lazy plan whose
+    curves curve_writer.write_plans plans as it writes them (the keys as given when no plan would change
+    them), so that the import makes no plan object per curve; plan_into
+    makes the same curves' plans (for the export)."""
+
+    __slots__ = ("bone", "paths", "tracks", "scales", "start", "have")
+    co = None
+
+    def __init__(self, bone_name, tracks, k, rest_t, is_delta, flip, start):
+        self.bone = bone_name
+        self.paths = channel_paths(bone_name)
+        self.tracks = tracks
+        if is_delta:
+            moved = ((k, 0.0),) * 3
+        else:
+            x, y, z = rest_t
+            moved = ((k, -x), (k, -y), (k, -z))
+        self.scales = {"scale": _UNIT, "rotation": _UNIT if flip is None else tuple((float(f), 0.0) for f in flip),
+                       "translation": moved}
+        self.start = start
+        self.have = set()
+
+    def channels(self):
+        """(track, path, axis, value scale, value offset, channel) for each
+        track the bone's curves take, in order."""
+        paths, scales, have = self.paths, self.scales, self.have
+        for t in self.tracks:
+            ch, axis = t.channel, t.axis
+            path = paths.get(ch)
+            if path is None or axis > 2:
+                continue
+            have.add((ch, axis))
+            vs, vo = scales[ch][axis]
+            yield t, path, axis, vs, vo, ch
+
+    def constant(self, t, path, axis, vs, vo, ch):
+        """The plan of a track without keys: the channel's default."""
+        return curve_plans.plan_constant(path, axis, self.bone, self.start, CHANNEL_DEFAULT[ch] * vs + vo,
+                                         ("track", t, vs, vo))
+
+    def defaults(self):
+        """The plans of the channels no track animates (after channels():
+        an Euler bone has no quaternion channel, so nine seen are all)."""
+        have, out = self.have, []
+        for ch in (("scale", "rotation", "translation") if len(have) < 9 else ()):
+            for axis in range(3):
+                if (ch, axis) in have:
+                    continue
+                vs, vo = (1.0, 0.0) if ch != "translation" else self.scales[ch][axis]
+                out.append(curve_plans.plan_constant(self.paths[ch], axis, self.bone, self.start,
+                                                     CHANNEL_DEFAULT[ch] * vs + vo, ("default", ch, axis, vs, vo)))
+        return out
+
+    def plan_into(self, out, tm):
+        """Appends every curve's plan to out; returns whether held period
+        keys were added."""
+        added_any = False
+        for t, path, axis, vs, vo, ch in self.channels():
+            if len(t) == 0:
+                out.append(self.constant(t, path, axis, vs, vo, ch))
+                continue
+            # (flags: C says whether times are distinct and a segment is Bezier)
+            cp, added = curve_plans.plan_track(path, axis, self.bone, t.bezier(vs, vo, tm.scale, tm.offset, True),
+                                               tm, ("track", t, vs, vo))
+            added_any |= added
+            out.append(cp)
+        out.extend(self.defaults())
+        return added_any
+
+
 def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=False, root_rest=None):
     """Plans every curve of `anim` on arm_obj: {target: bone} in mapping.
     modes: optional {target: 'exact' | 'baked'} that overrides the choice
     (the export passes what the import chose).  index: a RigIndex of
-    arm_obj to reuse.  lazy: the key buffers of an exact channel's track
-    are left to curve_writer.write_plans (the plan holds the track; see
-    curve_plans.lazy_plan), so that they exist one curve at a time.
+    arm_obj to reuse.  lazy: an exact bone's curves are planned by
+    curve_writer.write_plans as it writes them (its BonePlan's curves are
+    one ExactChannels, which holds the tracks), so that their buffers exist
+    one curve at a time.
     root_rest: the Matrix root motion is composed with (the object's
     transform = root_rest @ trajectory); None: root_rest_of(arm_obj).
     Returns (BoneWriteResult, [BonePlan]) without touching Blender data."""
@@ -103,11 +190,15 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
     # not adjacent, or name a channel twice, takes its last run and the
     # later element: the rule bake_pose follows too)
     by_target = {}
+    quat_targets = set()  # (targets with a quaternion channel)
     tracks = anim.tracks
     applied = anim.applied_tracks()
     for i in applied:
         t = tracks[i]
-        by_target.setdefault(t.target, []).append(t)
+        target = t.target
+        by_target.setdefault(target, []).append(t)
+        if t.channel == "rotation_quaternion":
+            quat_targets.add(target)
     if len(applied) < len(tracks):
         res.notes.append(f"{len(tracks) - len(applied)} track(s) are not applied, as in the game: a bone's "
                          "elements are not adjacent or name a channel twice (the last run of a bone and the "
@@ -122,7 +213,10 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
     # a rig built from a model: what its rule needs beyond the file's keys
     # (model_rig.RuleFixes), by joint index
     fixes = model_rig.rule_fixes(model_rig.stored_rig(arm_obj), anim, tm.bake_frames(scene_frames=True))
+    any_fixes = bool(fixes)
+    modes = modes or {}
     joint_of = {}
+    curve_issue = gameanim.Track.curve_issue  # (curve_plans.game_curve_differs, one call less a track)
     for target, bone_name in mapping.items():
         bone = arm.bones[bone_name]
         rl, q_rest, identity = index.rest(bone_name, fmt, opts.up_axis)
@@ -131,9 +225,9 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
                else "rest rotation relative to the parent is not the identity")
         if bone.use_connect and not is_delta:
             res.notes.append(f"bone {bone_name!r} is connected to its parent: Blender ignores its location keys")
-        has_quat = any(t.channel == "rotation_quaternion" for t in by_target.get(target, ()))
-        forced = (modes or {}).get(target)
-        j = joint_of[target] = bone.get(model_rig.INDEX_PROP) if fixes else None
+        has_quat = target in quat_targets
+        forced = modes.get(target)
+        j = joint_of[target] = bone.get(model_rig.INDEX_PROP) if any_fixes else None
         wants_bake = forced == "baked" or (forced is None and opts.curve_mode == "BAKED")
         if wants_bake and j in fixes.negative_parents:
             wants_bake = False
@@ -154,8 +248,8 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
         elif wants_bake:
             reason = "curve mode is Baked" if forced is None else "baked when imported"
             bake.append(BonePlan(target, bone_name, "bake", rl, q_rest, reason))
-        elif forced is None and (differs := next(filter(None, map(curve_plans.game_curve_differs,
-                                                                  by_target.get(target, ()))), None)):
+        elif forced is None and (differs := next(filter(None, map(curve_issue, by_target.get(target, ()))),
+                                                 None)):
             bake.append(BonePlan(target, bone_name, "bake", rl, q_rest,
                                  f"{differs} (a Blender curve would not show the game's values, which are baked)"))
         elif forced in ("exact", "baked") or identity or opts.curve_mode == "EXACT":
@@ -169,53 +263,20 @@ def plan_bones(anim, arm_obj, mapping, opts, tm, modes=None, index=None, lazy=Fa
                                  f"{why} ({math.degrees(rotation_angle(m)):.3g} degrees)"))
 
     # exact Euler bones: the file's keys, one curve per channel
-    t_scale, t_offset, t_start = tm.scale, tm.offset, tm.start
-    plan_track, plan_constant = curve_plans.plan_track, curve_plans.plan_constant
+    t_start = tm.start
     for plan in euler:
         bone_name = plan.bone
         rest_t = plan.rest_local.to_translation()
-        flip = fixes.constant_flip(joint_of.get(plan.target)) if fixes else None
+        flip = fixes.constant_flip(joint_of.get(plan.target)) if any_fixes else None
         if flip is not None and flip != (1, 1, 1):
             res.notes.append(f"bone {bone_name!r}: rotation {''.join('XYZ'[a] for a in range(3) if flip[a] < 0)} "
                              "written negated (Softimage rule: the parent's accumulated scale is negative, which "
                              "Blender's aligned scale inheritance mirrors)")
-        prefix = pose_path(bone_name, "")
-        paths = {ch: prefix + prop for ch, prop in CHANNEL_PATH.items()}
-        out = plan.curves
-        have = set()
-        for t in by_target.get(plan.target, ()):
-            ch, axis = t.channel, t.axis
-            if axis > 2 or ch not in paths:
-                continue
-            have.add((ch, axis))
-            if ch == "translation":
-                vs, vo = k, (0.0 if is_delta else -rest_t[axis])
-            elif ch == "rotation" and flip is not None:
-                vs, vo = float(flip[axis]), 0.0
-            else:
-                vs, vo = 1.0, 0.0
-            source = ("track", t, vs, vo)
-            if len(t) == 0:
-                cp = plan_constant(paths[ch], axis, bone_name, t_start, CHANNEL_DEFAULT[ch] * vs + vo, source)
-            elif lazy:
-                cp = curve_plans.lazy_plan(paths[ch], axis, bone_name, source)
-            else:
-                # (flags: C says whether times are distinct and a segment is Bezier)
-                cp, added = plan_track(paths[ch], axis, bone_name, t.bezier(vs, vo, t_scale, t_offset, True),
-                                       tm, source)
-                res.period_keys |= added
-            out.append(cp)
-        # channels the file does not animate hold the format's default
-        for ch in ("scale", "rotation", "translation"):
-            for axis in range(3):
-                if (ch, axis) in have:
-                    continue
-                value, vs, vo = CHANNEL_DEFAULT[ch], 1.0, 0.0
-                if ch == "translation":
-                    vs = k
-                    vo = 0.0 if is_delta else -rest_t[axis]
-                out.append(curve_plans.plan_constant(paths[ch], axis, bone_name, t_start, value * vs + vo,
-                                                ("default", ch, axis, vs, vo)))
+        channels = ExactChannels(bone_name, by_target.get(plan.target, ()), k, rest_t, is_delta, flip, t_start)
+        if lazy:
+            plan.curves.append(channels)  # (planned one track at a time when written)
+        else:
+            res.period_keys |= channels.plan_into(plan.curves, tm)
         res.rotation_modes[bone_name] = "XYZ"
         res.exact.append(bone_name)
         res.bones[str(plan.target)] = [bone_name, "exact"]

@@ -73,13 +73,7 @@ def index_bone_names(fmt, target):
 
 def anim_targets(anim):
     """Targets in the order they first appear (root motion excluded)."""
-    seen, out = set(), []
-    for t in anim.tracks:
-        if t.target == ROOT_MOTION or t.target in seen:
-            continue
-        seen.add(t.target)
-        out.append(t.target)
-    return out
+    return [target for target in dict.fromkeys([t.target for t in anim.tracks]) if target != ROOT_MOTION]
 
 
 def _root_bone(arm):
@@ -101,6 +95,7 @@ class RigIndex:
         self.bones = joint_bones(arm_obj)
         self._by_id = {}
         self._names = None
+        self._by_index = None
         self._rest = {}
 
     def by_id(self, id_property):
@@ -122,6 +117,12 @@ class RigIndex:
             got = self._by_id[id_property] = (by_id, notes)
         return got
 
+    def by_index(self):
+        """index_of_bones of the bones (made once)."""
+        if self._by_index is None:
+            self._by_index = index_of_bones(self.bones)
+        return self._by_index
+
     def names(self):
         """(exact {name: name}, tolerant {normalised: name}, root bone or None)."""
         if self._names is None:
@@ -134,7 +135,7 @@ class RigIndex:
 
     def rest(self, bone_name, fmt, up_axis):
         """bone_rest() of a bone, cached."""
-        key = (bone_name, formats.is_delta(fmt), up_axis)
+        key = (bone_name, fmt, up_axis)  # (the format decides bone_rest's is_delta)
         got = self._rest.get(key)
         if got is None:
             got = self._rest[key] = bone_rest(self.arm_obj.data.bones[bone_name], fmt, UP_MATRICES[up_axis])
@@ -174,7 +175,7 @@ def match_bones(anim, arm_obj, mode, id_property="gameanim_bone_id", index=None)
         if n_file != len(bones):
             notes.append(f"the file animates {n_file} bone(s) by index but the armature has {len(bones)}: "
                          "index matching may pair the wrong bones")
-        by_index = index_of_bones(bones)
+        by_index = index.by_index()
         for t in targets:
             name = by_index.get(t) if isinstance(t, int) else None
             if name is None:
