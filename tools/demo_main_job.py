@@ -379,6 +379,22 @@ def quiet_output():
             os.close(fd)
 
 
+def row_holder(coll, origin):
+    """An empty at the row's origin that the row's top-level objects are
+    parented to (keeping where they are), so that the row can be moved to
+    the world origin to render and back."""
+    holder = bpy.data.objects.new(f"row {coll.name}", None)
+    coll.objects.link(holder)
+    holder.location = origin
+    holder["gameanim_demo_origin"] = origin
+    back = Matrix.Translation(Vector(origin)).inverted()
+    for ob in coll.all_objects:
+        if ob.parent is None and ob is not holder:
+            ob.parent = holder
+            ob.matrix_parent_inverse = back
+    return holder
+
+
 def bounds(objects, frames):
     scene = bpy.context.scene
     lo = Vector((1e30, 1e30, 1e30))
@@ -515,7 +531,7 @@ def main():
         cols = max(ARGS.columns, 1)
         span = end - start
         frames = [int(round(start + span * c / cols)) for c in range(cols)] if span > 0 else [int(start)] * cols
-        rows.append((name, coll, anim.format, frames))
+        rows.append((name, coll, anim.format, frames, row_holder(coll, origin)))
 
     # one camera and light for all; collections shown one at a time
     cam = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
@@ -549,9 +565,12 @@ def main():
     sheet = array("f", [0.0]) * (sheet_w * sheet_h * 4)
     tmp = os.path.join(out, "_cell.png")
     motion_report = []
-    for r, (name, coll, fmt, frames) in enumerate(rows):
+    for r, (name, coll, fmt, frames, holder) in enumerate(rows):
         for c2 in rows:
             c2[1].hide_render = c2[1] is not coll
+        # rendered at the world origin: rows lie up to 44 km apart, where a
+        # float's step (4 mm) garbles a figure a few centimetres tall
+        holder.location = (0.0, 0.0, 0.0)
         objs = list(coll.all_objects)
         lab = label(cam, name, aspect)
         cells = []
@@ -575,6 +594,7 @@ def main():
                 dst = ((y0 + y) * sheet_w + c * cell_w) * 4
                 sheet[dst:dst + cell_w * 4] = px[src:src + cell_w * 4]
         bpy.data.objects.remove(lab)
+        holder.location = holder["gameanim_demo_origin"]
         # how many pixel values change by more than 2% between the first
         # frame and the others (Cycles' noise is the same on every frame),
         # above the label (the bottom fifth; image rows run bottom-up)

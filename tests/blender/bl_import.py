@@ -755,6 +755,30 @@ def test_reimport_replaces_the_earlier_imports_action_of_the_same_name(api):
     assert res[0].name == "walk_type0.002"
 
 
+def test_another_file_of_the_same_name_never_replaces_an_earlier_import(api, tmp_path):
+    """Replace Earlier replaces only an earlier import of the same file:
+    two characters' walk.bck (the same name in two folders, as in two
+    games' archives) imported in turn onto their own rigs each keep their
+    action (the second gets walk.001); importing the first again replaces
+    its own action only."""
+    src = samples("j3d/walk_type0.bck")[0].read_bytes()
+    (tmp_path / "link").mkdir()
+    (tmp_path / "zelda").mkdir()
+    a, b = tmp_path / "link" / "walk.bck", tmp_path / "zelda" / "walk.bck"
+    a.write_bytes(src)
+    b.write_bytes(src)
+    rig_a, rig_b = chain_rig(["a", "b", "c"]), chain_rig(["a", "b", "c"])
+    first = api.import_files([str(a)], armature=rig_a)[0]
+    second = api.import_files([str(b)], armature=rig_b)
+    assert second[0].name == "walk.001" and not second.report.files[0].replaced
+    assert rig_a.animation_data.action == first and first.name == "walk"
+    assert rig_b.animation_data.action == second[0]
+    again = api.import_files([str(a)], armature=rig_a)
+    assert again.report.files[0].replaced == ["walk"] and again[0].name == "walk"
+    assert rig_a.animation_data.action == again[0] and rig_b.animation_data.action == second[0]
+    assert second[0].name == "walk.001"
+
+
 def test_fake_users_only_for_actions_nothing_else_holds(api):
     """Issue 23: an action stashed on an NLA track is held by its strip and
     gets no fake user; with Other Files = Fake User it gets one; the

@@ -8,7 +8,7 @@ import bpy
 
 from .. import compat, native
 from ..shared import archive_members, curve_plans, formats, model_rig
-from ..shared.imported_action import ROOT_REST_PROP, source_properties, stored_format
+from ..shared.imported_action import ROOT_REST_PROP, same_source, source_properties, stored_format
 from ..shared.material_mapping import describe_entries, matched_materials
 from ..shared.options import make_options
 from ..shared.rig_match import RigIndex, anim_targets
@@ -384,8 +384,10 @@ def _new_action(name):
 
 
 def _replace_same_name(sink, opts, fr):
-    """With the Replace option, the action an earlier import made under the
-    intended name gives way to the new one (its users get the new one)."""
+    """With the Replace option, the action an earlier import of the same
+    file made under the intended name gives way to the new one (its users
+    get the new one).  Another file of the same name (walk.bck of another
+    character, in another folder or archive) adds name.001 instead."""
     action = sink.action
     name = _INTENDED_NAMES.pop(action.as_pointer(), None)
     if not opts.replace or name is None or action.name == name:
@@ -393,6 +395,8 @@ def _replace_same_name(sink, opts, fr):
     old = bpy.data.actions.get(name)
     if old is None or old == action or not stored_format(old):
         return  # only actions this importer made are ever replaced
+    if not same_source(old, action):
+        return
     compat.replace_action(old, sink)
     action.name = name
     fr.replaced.append(name)

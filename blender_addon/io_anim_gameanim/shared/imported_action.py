@@ -6,6 +6,7 @@ action keeps): the custom properties the importer writes
 On the action:
   gameanim_format, gameanim_fps (0 = none), gameanim_loop,
   gameanim_frame_count, gameanim_compression, gameanim_source (file name),
+  gameanim_source_path (the file's absolute path: which file it came from),
   gameanim_original (the file's bytes, base64, wrapper included),
   gameanim_options (JSON: the options that shaped the curves and the time
   map), gameanim_bones (JSON: target -> [bone, 'exact' | 'baked']),
@@ -30,6 +31,7 @@ from .options import ImportOptions
 FORMAT_PROP = "gameanim_format"
 ORIGINAL_PROP = "gameanim_original"
 SOURCE_PROP = "gameanim_source"
+SOURCE_PATH_PROP = "gameanim_source_path"
 MATERIAL_PROP = "gameanim_material"
 ENTRIES_PROP = "gameanim_entries"
 ROTATION_MODES_PROP = "gameanim_rotation_modes"
@@ -59,6 +61,7 @@ def source_properties(anim, path, opts, tm, extra):
         "gameanim_frame_count": float(anim.frame_count),
         "gameanim_compression": anim.compression or "",
         SOURCE_PROP: os.path.basename(str(path)),
+        SOURCE_PATH_PROP: os.path.abspath(str(getattr(path, "archive", path))),
         ORIGINAL_PROP: base64.b64encode(original).decode("ascii") if original is not None else "",
     }
     values = {
@@ -90,6 +93,19 @@ def archive_source(action):
     archive = action.get(ARCHIVE_PROP) if action is not None else None
     member = action.get(ARCHIVE_MEMBER_PROP) if action is not None else None
     return (archive, member) if archive and member else None
+
+
+def same_source(a, b):
+    """Whether two imported actions came from the same file (or the same
+    member of the same archive): the absolute paths, compared as the
+    platform does (case-insensitively on Windows).  An action imported
+    before the path was recorded matches by file name and format."""
+    def where(action):
+        path = action.get(SOURCE_PATH_PROP)
+        return os.path.normcase(path) if path else None
+    if where(a) and where(b):
+        return where(a) == where(b) and a.get(ARCHIVE_MEMBER_PROP) == b.get(ARCHIVE_MEMBER_PROP)
+    return (a.get(SOURCE_PROP), stored_format(a)) == (b.get(SOURCE_PROP), stored_format(b))
 
 
 def stored_format(action):

@@ -21,9 +21,9 @@ SPECS = [
     ("assign", "bool", True, "Assign First",
      "Make the first imported action active on its armature or material", None, "target"),
     ("replace", "bool", True, "Replace Earlier",
-     "Importing a file again replaces the action an earlier import made under the same name (its users, the rig "
-     "and NLA strips, get the new one) instead of adding name.001; actions not made by this importer are never "
-     "replaced", None, "target"),
+     "Importing a file again replaces the action an earlier import of that same file made (its users, the rig "
+     "and NLA strips, get the new one) instead of adding name.001; another file of the same name, and actions "
+     "not made by this importer, are never replaced", None, "target"),
     ("others", "enum", "NLA", "Other Files",
      "What happens to the actions of the second and later files",
      [("NLA", "NLA Tracks", "Stash each on a muted NLA track of its owner"),
