@@ -10,7 +10,7 @@ from bpy.props import BoolProperty, CollectionProperty, StringProperty
 from bpy.types import Operator, OperatorFileListElement
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from . import archive_dialog, compat, native
+from . import archive_dialog, compat, native, window_progress
 from .exporting import export_archive, exporter
 from .importing import importer
 from .shared import archive_members, formats, options
@@ -95,28 +95,19 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
 
 
 def run_import(op, context, count, call):
-    """Runs call(progress) with the progress cursor and status text (a load
-    and an import per file), then reports its ImportResult on op."""
-    wm = context.window_manager
-    total = 2 * count
-    wm.progress_begin(0, total)
-
-    events = [0]  # a load and an import per file, in whichever order they come
-
-    def progress(i, n, path, stage):
-        events[0] += 1
-        wm.progress_update(min(events[0], total))
-        compat.status_text(context, f"Game animation: {stage} {i + 1}/{n}: {os.path.basename(path)}",
-                           redraw=True)
-
+    """Runs call(progress) with the progress cursor and status text
+    (window_progress.py: repaints throttled by time, never one per file),
+    then reports its ImportResult on op.  count: the files the caller
+    picked (the cursor follows the importer's own counts, which see an
+    archive's members)."""
+    progress = window_progress.WindowProgress(context)
     try:
         result = call(progress)
     except (TypeError, ValueError) as e:
         op.report({"ERROR"}, str(e))
         return {"CANCELLED"}
     finally:
-        wm.progress_end()
-        compat.status_text(context, None)
+        progress.end()
     result.report.emit(op)
     return {"FINISHED"} if result.report.succeeded else {"CANCELLED"}
 
