@@ -503,16 +503,28 @@ def hide_bones(arm, bone_names, collection_name):
 # UI
 
 
-def draw_section(layout, idname, title, default_closed=False):
-    """A collapsible section (4.1+ layout.panel) or a boxed column.
-    Returns the layout to draw into, or None when collapsed."""
+def draw_section(layout, idname, title, default_closed=False, toggle=None):
+    """A collapsible section: layout.panel (4.1+, which keeps its open
+    state per idname), else a box whose header is the boolean
+    toggle = (holder, property name) drawn with a disclosure triangle (its
+    default says whether the section starts open; default_closed is then
+    not used); a fixed box without one.  Returns the layout to draw into,
+    or None when closed."""
     if HAS_LAYOUT_PANEL:
         header, body = layout.panel(idname, default_closed=default_closed)
         header.label(text=title)
         return body
     box = layout.box()
-    box.label(text=title)
-    return box.column()
+    if toggle is None or toggle[0] is None:
+        box.label(text=title)
+        return box.column()
+    holder, name = toggle
+    is_open = bool(getattr(holder, name))
+    row = box.row(align=True)
+    row.alignment = "LEFT"
+    row.use_property_split = False  # (else the title sits in the label column, the triangle apart)
+    row.prop(holder, name, text=title, emboss=False, icon="DISCLOSURE_TRI_DOWN" if is_open else "DISCLOSURE_TRI_RIGHT")
+    return box.column() if is_open else None
 
 
 def invoke_import(op, context, event, helper_cls):

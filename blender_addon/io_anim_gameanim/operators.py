@@ -10,7 +10,7 @@ from bpy.props import BoolProperty, CollectionProperty, StringProperty
 from bpy.types import Operator, OperatorFileListElement
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from . import archive_dialog, compat, native, window_progress
+from . import archive_dialog, compat, native, option_sections, window_progress
 from .exporting import export_archive, exporter
 from .importing import importer
 from .shared import archive_members, formats, options
@@ -59,8 +59,10 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
 
     def draw(self, context):
         layout = _panel_layout(self.layout)
+        toggles = option_sections.state(context)
         for section, title, closed in options.SECTIONS:
-            body = compat.draw_section(layout, f"GAMEANIM_import_{section}", title, default_closed=closed)
+            body = compat.draw_section(layout, f"GAMEANIM_import_{section}", title, default_closed=closed,
+                                       toggle=(toggles, option_sections.import_toggle(section)))
             if body is None:
                 continue
             for name in options.section_fields(section):
@@ -166,7 +168,8 @@ class _ExportBase:
             names = [n for n in options.section_fields(section, options.EXPORT_SPECS) if n in fields]
             if not names:
                 continue
-            body = compat.draw_section(layout, f"GAMEANIM_export_{self.fmt}_{section}", title)
+            body = compat.draw_section(layout, f"GAMEANIM_export_{self.fmt}_{section}", title,
+                                       toggle=(option_sections.state(context), option_sections.export_toggle(section)))
             if body is None:
                 continue
             for name in names:
@@ -254,6 +257,7 @@ if compat.HAS_FILE_HANDLER and formats.drop_extensions():
 
 
 def register():
+    option_sections.register()
     for cls in classes:
         bpy.utils.register_class(cls)
     archive_dialog.register()
@@ -267,3 +271,4 @@ def unregister():
     archive_dialog.unregister()
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)
+    option_sections.unregister()
