@@ -163,8 +163,6 @@ class Bench:
         return 0.0  # the next event-loop turn, after the window has drawn
 
     def finish(self):
-        from io_anim_gameanim import operators  # noqa: F401  (registered: the progress module is loaded)
-
         def times(kind, key="time"):
             return [x[key] for x in self.rounds if x["kind"] == kind]
 

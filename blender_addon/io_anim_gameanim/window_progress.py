@@ -52,10 +52,11 @@ class WindowProgress:
     cursor and clears the text.  redraw(context): the repaint (tests pass
     a recorder).
 
-    The cursor runs over STEPS: the first half while the files load (and
-    models build), the second while they are imported, each by the
-    importer's own index and count (an archive picked whole is one path
-    to the caller but many files to the importer), never backwards."""
+    The cursor runs over STEPS: half for the loading (models built, files
+    decoded), half for the importing, each by the importer's own index and
+    count (an archive picked whole is one path to the caller but many
+    files to the importer), whether it loads everything first or loads
+    and imports file by file; never backwards."""
 
     STEPS = 1000
 
@@ -63,23 +64,22 @@ class WindowProgress:
         self.context = context
         self.wm = context.window_manager
         self.value = 0
-        self.redraws = 0
+        self.done = {"load": 0.0, "import": 0.0}  # the share of each stage done
         self.clock = clock
         self.redraw = redraw or compat.redraw_window
         self.throttle = RedrawThrottle(clock)
         self.wm.progress_begin(0, self.STEPS)
 
     def __call__(self, index, count, path, stage):
-        half = self.STEPS // 2
-        done = half * min(index + 1, count) // max(count, 1)
-        self.value = max(self.value, done + (half if stage == "import" else 0))
+        key = "import" if stage == "import" else "load"
+        self.done[key] = max(self.done[key], min(index + 1, count) / max(count, 1))
+        self.value = max(self.value, int(self.STEPS * (self.done["load"] + self.done["import"]) / 2))
         self.wm.progress_update(self.value)
         if not self.throttle.due():
             return
         compat.status_text(self.context, f"Game animation: {stage} {index + 1}/{count}: {os.path.basename(path)}")
         began = self.clock()
         self.redraw(self.context)
-        self.redraws += 1
         self.throttle.drawn(began, self.clock())
 
     def end(self):

@@ -125,6 +125,23 @@ def test_a_short_import_repaints_nothing(archive, monkeypatch, addon):
     assert_cursor_ran(wm)
 
 
+def test_the_cursor_follows_files_loaded_and_imported_one_by_one():
+    """Onto an existing rig the importer loads and imports file by file:
+    the cursor then moves by one file's share each time (not to half way
+    at the first import), and ends at its end."""
+    from io_anim_gameanim.window_progress import WindowProgress
+
+    wm = RecordingWM()
+    progress = WindowProgress(Context(wm), clock=lambda: 0.0, redraw=lambda c: None)
+    n = 10
+    for i in range(n):
+        progress(i, n, f"f{i}.bck", "load")
+        progress(i, n, f"f{i}.bck", "import")
+    progress.end()
+    updates = [c[1] for c in wm.calls if c[0] == "update"]
+    assert updates[:2] == [50, 100] and updates[-1] == 1000 and updates == sorted(updates), updates
+
+
 def test_the_throttle_spaces_repaints_by_their_cost():
     """Four a second at most; a costly repaint waits twice its cost; the
     next import's first repaint waits as long for the last cost seen."""
