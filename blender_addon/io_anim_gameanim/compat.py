@@ -503,16 +503,28 @@ def hide_bones(arm, bone_names, collection_name):
 # UI
 
 
-def draw_section(layout, idname, title, default_closed=False):
-    """A collapsible section (4.1+ layout.panel) or a boxed column.
-    Returns the layout to draw into, or None when collapsed."""
+def draw_section(layout, idname, title, default_closed=False, toggle=None):
+    """A collapsible section: layout.panel (4.1+, which keeps its open
+    state per idname), else a box whose header is the boolean
+    toggle = (holder, property name) drawn with a disclosure triangle (its
+    default says whether the section starts open; default_closed is then
+    not used); a fixed box without one.  Returns the layout to draw into,
+    or None when closed."""
     if HAS_LAYOUT_PANEL:
         header, body = layout.panel(idname, default_closed=default_closed)
         header.label(text=title)
         return body
     box = layout.box()
-    box.label(text=title)
-    return box.column()
+    if toggle is None or toggle[0] is None:
+        box.label(text=title)
+        return box.column()
+    holder, name = toggle
+    is_open = bool(getattr(holder, name))
+    row = box.row(align=True)
+    row.alignment = "LEFT"
+    row.use_property_split = False  # (else the title sits in the label column, the triangle apart)
+    row.prop(holder, name, text=title, emboss=False, icon="DISCLOSURE_TRI_DOWN" if is_open else "DISCLOSURE_TRI_RIGHT")
+    return box.column() if is_open else None
 
 
 def invoke_import(op, context, event, helper_cls):
@@ -523,31 +535,32 @@ def invoke_import(op, context, event, helper_cls):
     return helper_cls.invoke(op, context, event)
 
 
-_last_redraw = [0.0]
-
-
-def status_text(context, text, redraw=False):
-    """Sets (None: clears) the status bar text.  redraw: also repaint the
-    window now, at most ten times a second, so that the text and the
-    progress cursor move during a long operator instead of freezing."""
+def status_text(context, text):
+    """Sets (None: clears) the status bar text; it shows at the window's
+    next repaint (window_progress.py decides when to force one)."""
     ws = getattr(context, "workspace", None)
     if ws is None or bpy.app.background:
         return
     try:
         ws.status_text_set(text)
     except (AttributeError, RuntimeError):
-        return
-    if redraw and getattr(context, "window", None) is not None:
-        import time
+        pass
 
-        now = time.monotonic()
-        if now - _last_redraw[0] >= 0.1:
-            _last_redraw[0] = now
-            try:
-                # the one way to repaint from inside an operator's execute
-                bpy.ops.wm.redraw_timer(type="DRAW_WIN_SWAP", iterations=1)
-            except RuntimeError:
-                pass
+
+def redraw_window(context):
+    """Repaints the window now, from inside an operator (the one way to:
+    redraw_timer): the regions tagged for it, such as the status bar after
+    status_text, then the swap.  With no area and region in the context it
+    tags none of its own (with them, DRAW_SWAP would redraw the 3D view
+    too; DRAW_WIN_SWAP redraws every region: twice the cost).  Still costly
+    (about a second in a software-rendered window): callers throttle it."""
+    if bpy.app.background or getattr(context, "window", None) is None:
+        return
+    try:
+        with context.temp_override(window=context.window, area=None, region=None):
+            bpy.ops.wm.redraw_timer(type="DRAW_SWAP", iterations=1)
+    except (RuntimeError, TypeError, AttributeError):
+        pass
 
 
 # ---------------------------------------------------------------------------

@@ -10,7 +10,7 @@ from bpy.props import BoolProperty, CollectionProperty, StringProperty
 from bpy.types import Operator, OperatorFileListElement
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from . import archive_dialog, compat, native
+from . import archive_dialog, compat, native, option_sections, window_progress
 from .exporting import export_archive, exporter
 from .importing import importer
 from .shared import archive_members, formats, options
@@ -59,8 +59,10 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
 
     def draw(self, context):
         layout = _panel_layout(self.layout)
+        toggles = option_sections.state(context)
         for section, title, closed in options.SECTIONS:
-            body = compat.draw_section(layout, f"GAMEANIM_import_{section}", title, default_closed=closed)
+            body = compat.draw_section(layout, f"GAMEANIM_import_{section}", title, default_closed=closed,
+                                       toggle=(toggles, option_sections.import_toggle(section)))
             if body is None:
                 continue
             for name in options.section_fields(section):
@@ -95,28 +97,19 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
 
 
 def run_import(op, context, count, call):
-    """Runs call(progress) with the progress cursor and status text (a load
-    and an import per file), then reports its ImportResult on op."""
-    wm = context.window_manager
-    total = 2 * count
-    wm.progress_begin(0, total)
-
-    events = [0]  # a load and an import per file, in whichever order they come
-
-    def progress(i, n, path, stage):
-        events[0] += 1
-        wm.progress_update(min(events[0], total))
-        compat.status_text(context, f"Game animation: {stage} {i + 1}/{n}: {os.path.basename(path)}",
-                           redraw=True)
-
+    """Runs call(progress) with the progress cursor and status text
+    (window_progress.py: repaints throttled by time, never one per file),
+    then reports its ImportResult on op.  count: the files the caller
+    picked (the cursor follows the importer's own counts, which see an
+    archive's members)."""
+    progress = window_progress.WindowProgress(context)
     try:
         result = call(progress)
     except (TypeError, ValueError) as e:
         op.report({"ERROR"}, str(e))
         return {"CANCELLED"}
     finally:
-        wm.progress_end()
-        compat.status_text(context, None)
+        progress.end()
     result.report.emit(op)
     return {"FINISHED"} if result.report.succeeded else {"CANCELLED"}
 
@@ -175,7 +168,8 @@ class _ExportBase:
             names = [n for n in options.section_fields(section, options.EXPORT_SPECS) if n in fields]
             if not names:
                 continue
-            body = compat.draw_section(layout, f"GAMEANIM_export_{self.fmt}_{section}", title)
+            body = compat.draw_section(layout, f"GAMEANIM_export_{self.fmt}_{section}", title,
+                                       toggle=(option_sections.state(context), option_sections.export_toggle(section)))
             if body is None:
                 continue
             for name in names:
@@ -263,6 +257,7 @@ if compat.HAS_FILE_HANDLER and formats.drop_extensions():
 
 
 def register():
+    option_sections.register()
     for cls in classes:
         bpy.utils.register_class(cls)
     archive_dialog.register()
@@ -276,3 +271,4 @@ def unregister():
     archive_dialog.unregister()
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)
+    option_sections.unregister()

@@ -129,6 +129,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
     paths = archive_members.expand(paths)  # an archive: all the members it can import
 
     target_arm = _collect_armature(armature_obj, opts, context)
+    paths, opts = retarget.paths_with_model_file(paths, opts, target_arm)
     mats = list(materials) if materials is not None else list(bpy.data.materials)
 
     n = len(paths)
