@@ -495,3 +495,109 @@ def test_several_archives_in_one_dialog(archive, tmp_path, addon):
     owners = {a.name: [o.name for o in bpy.data.objects if o.animation_data and o.animation_data.action == a]
               for a in bpy.data.actions}
     assert owners == {"wave": ["figure_maya"], "walk": ["walk_rig"]}
+
+
+# ---------------------------------------------------------------------------
+# The export dialog's Archive Member follows the chosen action (issue 32)
+
+
+@pytest.fixture
+def export_dialog(addon):
+    """The Game Animation export operator's properties on a property group,
+    with its own methods and its Action property's update callback: setting
+    holder.action runs the update through RNA, as the dialog's field does
+    (headless Blender shows no file browser to hold an operator)."""
+    from io_anim_gameanim import operators
+
+    cls = operators.EXPORT_ANY
+    ann = dict(cls.__annotations__)
+    ann["filepath"] = bpy.props.StringProperty()
+    holder = type("GAMEANIM_PG_test_export_dialog", (operators._ExportBase, bpy.types.PropertyGroup),
+                  {"__annotations__": ann, "fmt": cls.fmt})
+    bpy.utils.register_class(holder)
+    bpy.types.WindowManager.gameanim_test_export = bpy.props.PointerProperty(type=holder)
+    yield bpy.context.window_manager.gameanim_test_export
+    del bpy.types.WindowManager.gameanim_test_export
+    bpy.utils.unregister_class(holder)
+
+
+def test_archive_member_follows_the_action_chosen_in_the_dialog(archive, api, ga, export_dialog):
+    """The issue's case: the dialog was filled for one action (its member),
+    the user picks another action: Archive Member follows it, and the export
+    writes that action into its own member; every other member keeps its
+    bytes, and the popup says so."""
+    from io_anim_gameanim import operators
+
+    path, manifest = archive
+    res = api.import_archive(str(path), members=["figure_maya.bmd", "bck/Wait.bck", "bck/wave.bck"])
+    wait, wave = (next(a for a in res if a["gameanim_archive_member"] == m) for m in ("bck/Wait.bck", "bck/wave.bck"))
+    dlg = export_dialog
+    dlg.filepath = str(path)
+    dlg.action = wave.name
+    assert dlg.archive_member == "bck/wave.bck"
+    dlg.action = wait.name  # (the update runs: the member follows)
+    assert dlg.archive_member == "bck/Wait.bck"
+    move_key(fcurve(wait, _first_path(wait), 0), 0, 0.0625)
+    assert bpy.ops.export_anim.gameanim(filepath=dlg.filepath, action=dlg.action, archive_member=dlg.archive_member,
+                                        member_for=dlg.member_for) == {"FINISHED"}
+    arc = ga.open_archive(str(path))
+    assert arc.read("bck/Wait.bck") != manifest["bck/Wait.bck"]["data"]
+    assert ga.load(arc.read("bck/Wait.bck")).format == "bck"
+    assert all(arc.read(n) == m["data"] for n, m in manifest.items() if n != "bck/Wait.bck")
+    from io_anim_gameanim.exporting import exporter
+
+    lines = operators.show_archive_popup(bpy.context, exporter.LAST_RESULT)
+    assert "replaced member bck/Wait.bck" in lines[0] and wait.name in lines[0]
+    assert lines[1] == f"The other {len(manifest) - 1} member(s) are byte for byte as before"
+
+
+def test_a_stale_member_is_chosen_again_in_execute(archive, api, ga):
+    """A member filled for another action (member_for says which) is not
+    used: execute applies the rule again; a member a script names itself
+    (no member_for) is used as given."""
+    path, manifest = archive
+    res = api.import_archive(str(path), members=["figure_maya.bmd", "bck/Wait.bck", "bck/wave.bck"])
+    wait = next(a for a in res if a["gameanim_archive_member"] == "bck/Wait.bck")
+    move_key(fcurve(wait, _first_path(wait), 0), 0, 0.0625)
+    import os
+
+    stale = f"wave\n{os.path.abspath(str(path))}"
+    assert bpy.ops.export_anim.gameanim(filepath=str(path), action=wait.name, archive_member="bck/wave.bck",
+                                        member_for=stale) == {"FINISHED"}
+    arc = ga.open_archive(str(path))
+    assert arc.read("bck/wave.bck") == manifest["bck/wave.bck"]["data"]
+    assert arc.read("bck/Wait.bck") != manifest["bck/Wait.bck"]["data"]
+
+
+def test_member_of_the_same_name_and_kind_else_nothing(archive, api, export_dialog, tmp_path):
+    """An action not from this archive: the member of its name and kind
+    (folder, case and extension aside), else Archive Member stays empty."""
+    path, _m = archive
+    res = api.import_files([str(samples(WAVE)[0])], target="NEW")
+    dlg = export_dialog
+    dlg.filepath = str(path)
+    dlg.action = res[0].name  # figure_maya_wave: no member of that name
+    assert dlg.archive_member == ""
+    res[0]["gameanim_source"] = "WAIT.bck"  # (as if imported from a loose wait.bck)
+    dlg.action = ""
+    dlg.action = res[0].name
+    assert dlg.archive_member == "bck/Wait.bck"
+    dlg.filepath = str(tmp_path / "loose.bck")  # (not an archive: nothing to fill)
+    dlg.action = ""
+    dlg.action = res[0].name
+    assert dlg.archive_member == ""
+
+
+def test_a_member_of_another_kind_is_refused(archive, api, ga):
+    from io_anim_gameanim.exporting.exporter import ExportError
+
+    path, _m = archive
+    before = path.read_bytes()
+    action = imported_wave(api, path)
+    move_key(fcurve(action, _first_path(action), 0), 0, 0.0625)
+    with pytest.raises(ExportError, match=r"member 'btk/wait.btk' of figure.szs is a BTK animation, and this export "
+                                          r"writes BCK"):
+        api.export_action(str(path), action, archive_member="btk/wait.btk")
+    with pytest.raises(ExportError, match=r"member 'sound.bin' of figure.szs is not an animation"):
+        api.export_action(str(path), action, archive_member="sound.bin")
+    assert path.read_bytes() == before
