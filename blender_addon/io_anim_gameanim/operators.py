@@ -143,8 +143,59 @@ def menu_func_import(self, context):
 def _action_changed(self, context):
     """Update of the Action property: Archive Member follows the action
     chosen in the dialog (a member pre-filled for another action would
-    write this one into the wrong member)."""
-    self.follow_action(context)
+    write this one into the wrong member).  `self` may be the operator's
+    bare properties (set from a script), without the class's methods.  A
+    member typed in (or passed by a script) after the last fill stays."""
+    if not self.archive_member or self.archive_member == filled_member(self):
+        follow_action(self, _fmt_of(self), context)
+
+
+def _fmt_of(props):
+    fmt = getattr(props, "fmt", None)
+    if fmt is not None:
+        return fmt
+    cls = getattr(bpy.types, props.bl_rna.identifier, None)
+    return getattr(cls, "fmt", "")
+
+
+def chosen_action(props, fmt, context):
+    """The action the export writes: the one named, else the active
+    object's (BTK, or the Game Animation entry without one: the selected
+    materials' node-tree action)."""
+    if props.action:
+        return bpy.data.actions.get(props.action)
+    if formats.is_material(fmt):
+        mats = exporter.selected_materials(context)
+        return exporter.node_tree_action(mats[0]) if mats else None
+    action = exporter.active_action(context)
+    if action is None and not fmt:
+        mats = exporter.selected_materials(context)
+        return exporter.node_tree_action(mats[0]) if mats else None
+    return action
+
+
+def export_format(props, fmt, action):
+    """The format the export writes (None: not known yet)."""
+    return fmt or exporter.format_for(action, props.format, props.filepath)
+
+
+def member_key(props, action, member):
+    """What Archive Member was filled with, and for which action and path."""
+    return "\n".join((action.name if action is not None else "", os.path.abspath(props.filepath or ""), member))
+
+
+def filled_member(props):
+    """The member the rule last filled in (None: never filled)."""
+    return props.member_for.rsplit("\n", 1)[-1] if props.member_for else None
+
+
+def follow_action(props, fmt, context):
+    """Archive Member for the chosen action: the member it was imported
+    from, else a member of the same name and kind, else empty."""
+    action = chosen_action(props, fmt, context)
+    member = export_archive.member_for(props.filepath, action, export_format(props, fmt, action)) or ""
+    props.archive_member = member
+    props.member_for = member_key(props, action, member)
 
 
 class _ExportBase:
@@ -155,10 +206,13 @@ class _ExportBase:
     fmt = ""
 
     def export_format(self, action):
-        """The format this export writes (None: not known yet)."""
-        if self.fmt:
-            return self.fmt
-        return exporter.format_for(action, self.format, self.filepath)
+        return export_format(self, self.fmt, action)
+
+    def _action(self, context):
+        return chosen_action(self, self.fmt, context)
+
+    def follow_action(self, context):
+        follow_action(self, self.fmt, context)
 
     def invoke(self, context, event):
         action = self._action(context)
@@ -174,34 +228,10 @@ class _ExportBase:
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}
 
-    def member_key(self, action):
-        """What a pre-filled Archive Member was chosen for: the action and the path."""
-        return f"{action.name if action is not None else ''}\n{os.path.abspath(self.filepath or '')}"
-
-    def follow_action(self, context):
-        """Archive Member for the chosen action: the member it was imported
-        from, else a member of the same name and kind, else empty."""
-        action = self._action(context)
-        member = export_archive.member_for(self.filepath, action, self.export_format(action))
-        self.archive_member = member or ""
-        self.member_for = self.member_key(action)
-
     def check(self, context):
         if export_archive.is_archive_name(self.filepath):
             return False  # (an archive keeps its name: the animation goes into one of its members)
         return ExportHelper.check(self, context)
-
-    def _action(self, context):
-        if self.action:
-            return bpy.data.actions.get(self.action)
-        if formats.is_material(self.fmt):
-            mats = exporter.selected_materials(context)
-            return exporter.node_tree_action(mats[0]) if mats else None
-        action = exporter.active_action(context)
-        if action is None and not self.fmt:
-            mats = exporter.selected_materials(context)
-            return exporter.node_tree_action(mats[0]) if mats else None
-        return action
 
     def draw(self, context):
         layout = _panel_layout(self.layout)
@@ -231,8 +261,9 @@ class _ExportBase:
             self.report({"ERROR"}, f"No action named {self.action!r}")
             return {"CANCELLED"}
         chosen = action if action is not None else self._action(context)
-        if self.member_for and self.member_for != self.member_key(chosen):
-            # pre-filled for another action or path: the same rule again
+        if self.archive_member == filled_member(self) and \
+                self.member_for != member_key(self, chosen, self.archive_member):
+            # filled for another action or path, and not changed since: the same rule again
             self.follow_action(context)
         try:
             fmt = self.export_format(chosen)

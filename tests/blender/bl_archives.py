@@ -554,19 +554,27 @@ def test_archive_member_follows_the_action_chosen_in_the_dialog(archive, api, ga
 def test_a_stale_member_is_chosen_again_in_execute(archive, api, ga):
     """A member filled for another action (member_for says which) is not
     used: execute applies the rule again; a member a script names itself
-    (no member_for) is used as given."""
+    is used as given, whichever order the properties are set in."""
     path, manifest = archive
     res = api.import_archive(str(path), members=["figure_maya.bmd", "bck/Wait.bck", "bck/wave.bck"])
     wait = next(a for a in res if a["gameanim_archive_member"] == "bck/Wait.bck")
     move_key(fcurve(wait, _first_path(wait), 0), 0, 0.0625)
+    before = path.read_bytes()
     import os
 
-    stale = f"wave\n{os.path.abspath(str(path))}"
+    stale = f"wave\n{os.path.abspath(str(path))}\nbck/wave.bck"
     assert bpy.ops.export_anim.gameanim(filepath=str(path), action=wait.name, archive_member="bck/wave.bck",
                                         member_for=stale) == {"FINISHED"}
     arc = ga.open_archive(str(path))
     assert arc.read("bck/wave.bck") == manifest["bck/wave.bck"]["data"]
     assert arc.read("bck/Wait.bck") != manifest["bck/Wait.bck"]["data"]
+    for kw in ({"action": wait.name, "archive_member": "bck/wave.bck"},
+               {"archive_member": "bck/wave.bck", "action": wait.name}):
+        path.write_bytes(before)
+        assert bpy.ops.export_anim.gameanim(filepath=str(path), **kw) == {"FINISHED"}
+        arc = ga.open_archive(str(path))
+        assert arc.read("bck/wave.bck") != manifest["bck/wave.bck"]["data"], kw  # (the member the script named)
+        assert arc.read("bck/Wait.bck") == manifest["bck/Wait.bck"]["data"], kw
 
 
 def test_member_of_the_same_name_and_kind_else_nothing(archive, api, export_dialog, tmp_path):

@@ -710,7 +710,7 @@ def test_option_labels_fit_and_small_defaults_show_their_digits():
     from io_anim_gameanim.shared import options
 
     ops = [bpy.ops.import_anim.gameanim] + [getattr(bpy.ops.export_anim, cls.bl_idname.split(".")[1])
-                                            for cls in operators.EXPORT_OPERATORS.values()]
+                                            for cls in [*operators.EXPORT_OPERATORS.values(), operators.EXPORT_ANY]]
     for op in ops:
         for p in op.get_rna_type().properties:
             if p.identifier in ("rna_type", "filepath", "files", "directory", "filter_glob", "filename",
