@@ -160,8 +160,15 @@ def assigned_slot(owner):
 
 def stash(owner, sink, start_frame, name=None):
     """Puts the action on a new muted NLA track of owner (the glTF
-    importer's "stash"), with its slot where strips have one."""
+    importer's "stash"), with its slot where strips have one; an action
+    already on one of owner's strips keeps that one."""
     ad = owner.animation_data or owner.animation_data_create()
+    for track in ad.nla_tracks:
+        for strip in track.strips:
+            if strip.action == sink.action:  # (a re-import took over the strip of the action it replaced)
+                if HAS_STRIP_SLOT and sink.slot is not None:
+                    strip.action_slot = sink.slot
+                return track
     track = ad.nla_tracks.new()
     track.name = name or sink.action.name
     strip = track.strips.new(sink.action.name, int(round(start_frame)), sink.action)

@@ -37,10 +37,47 @@ def test_several_files_one_action_each_first_assigned_rest_on_nla(api):
     assert [a.name for a in res] == ["walk_type0", "swing_type1_shift2", "jump_sound"]
     assert rig.animation_data.action == res[0]
     tracks = rig.animation_data.nla_tracks
-    assert [t.strips[0].action for t in tracks] == [res[1], res[2]]
+    # every action, the assigned one too, on a muted track (issue 32): muted, they change nothing that plays
+    assert [t.strips[0].action for t in tracks] == [res[0], res[1], res[2]]
     assert all(t.mute for t in tracks)
     if HAS_SLOTS:
-        assert [t.strips[0].action_slot for t in tracks] == [res[1].slots[0], res[2].slots[0]]
+        assert [t.strips[0].action_slot for t in tracks] == [res[0].slots[0], res[1].slots[0], res[2].slots[0]]
+
+
+def test_every_imported_action_survives_a_save_whatever_is_assigned(api, tmp_path):
+    """Issue 32: the user picks another action for the rig (the first one
+    imported then has no other user than its NLA strip), saves and
+    reopens: every imported action is still there, with its keys; the
+    pose the rig shows right after the import is the assigned action's
+    alone (the muted strips add nothing).  With Other Files = Fake User
+    every action, the assigned one too, has a fake user instead."""
+    files = [str(p) for p in samples("j3d/walk_type0.bck", "j3d/swing_type1_shift2.bck", "j3d/jump_sound.bck")]
+    rig = chain_rig(["a", "b", "c"])
+    res = api.import_files(files, armature=rig)
+    frame = 3
+    bpy.context.scene.frame_set(frame)
+    with_nla = matrices(rig)
+    rig.animation_data.use_nla = False  # (the assigned action alone)
+    bpy.context.scene.frame_set(frame)
+    assert matrices(rig) == with_nla
+    rig.animation_data.use_nla = True
+    names = sorted(a.name for a in res)
+    keys = {a.name: len(fcurves_of(a)) for a in res}
+    rig.animation_data.action = res[2]
+    assert not res[0].use_fake_user
+    blend = tmp_path / "saved.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    bpy.ops.wm.open_mainfile(filepath=str(blend))
+    assert sorted(a.name for a in bpy.data.actions) == names
+    assert {a.name: len(fcurves_of(a)) for a in bpy.data.actions} == keys
+    bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+    rig = chain_rig(["a", "b", "c"])
+    res = api.import_files(files, armature=rig, others="FAKE_USER")
+    assert [a.use_fake_user for a in res] == [True, True, True] and not rig.animation_data.nla_tracks
+    rig.animation_data.action = res[2]
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    bpy.ops.wm.open_mainfile(filepath=str(blend))
+    assert sorted(a.name for a in bpy.data.actions) == names
 
 
 def test_several_files_as_fake_user_actions(api):
@@ -624,9 +661,10 @@ def test_the_action_an_import_replaces_is_kept(api):
     assert rig.animation_data.action == res[0]
     assert mine.use_fake_user and mine.users == 1
     assert any("'my_handmade' was replaced" in n for n in res.report.files[0].notes)
-    # the import's own action, replaced by a second import, is kept the same way
+    # the import's own action, replaced by a second import, is held by its NLA strip (no fake user needed)
     res2 = api.import_files([str(samples("j3d/jump_sound.bck")[0])], armature=rig)
-    assert res[0].use_fake_user and rig.animation_data.action == res2[0]
+    assert rig.animation_data.action == res2[0] and not res[0].use_fake_user
+    assert res[0] in [s.action for t in rig.animation_data.nla_tracks for s in t.strips]
 
 
 def test_once_reset_and_mirror_once_are_noted(api, ga, tmp_path):
@@ -869,3 +907,26 @@ def test_import_selects_what_it_made_and_deselects_the_rest(api):
     api.import_files(files[:1], armature=rig)
     assert rig.select_get() and not mesh.select_get() and not any(r.select_get() for r in rigs)
     assert bpy.context.view_layer.objects.active == rig
+
+
+def test_the_first_action_assigned_is_the_idle_when_a_name_says_so(api, tmp_path):
+    """Issue 32: after an import the rig shows its idle (a name with the
+    word wait, idle or default, any case), not whatever came first (an
+    "appear from box" action turned the character sideways); without such
+    a name, the first file.  Words, not letters: "await" is no idle."""
+    from io_anim_gameanim.importing import importer
+
+    src = samples("j3d/walk_type0.bck")[0].read_bytes()
+    names = ["appear_box.bck", "await.bck", "pl_Wait.bck", "idle.bck"]
+    for n in names:
+        (tmp_path / n).write_bytes(src)
+    rig = chain_rig(["a", "b", "c"])
+    res = api.import_files([str(tmp_path / n) for n in names], armature=rig)
+    assert rig.animation_data.action == res[2]
+    assert "assigned" in res.report.files[2].summary()
+    rig = chain_rig(["a", "b", "c"])
+    res = api.import_files([str(tmp_path / n) for n in names[:2]], armature=rig, replace=False)
+    assert rig.animation_data.action == res[0]
+    assert [importer.is_idle_name(n) for n in ("Wait", "WaitLoop", "pl_IDLE_2", "default01", "await", "Waiting",
+                                               "idler", "DefaultPose.bck")] == \
+        [True, True, True, True, False, False, False, True]

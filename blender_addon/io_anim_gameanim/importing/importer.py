@@ -3,6 +3,7 @@ out.  The operator, the scripting API and the batch entry point all call
 import_files()."""
 import json
 import os
+import re
 
 import bpy
 
@@ -195,7 +196,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
     # motion composes with where the rig stands)
     rig_layout.place_new_rigs([b.obj for b in rigs or ()] + list(new_rigs.values()), context)
 
-    owners_seen = set()
+    candidates = {}  # owner pointer -> (owner, [(sink, post, file report)]): the actions it may be given
     animated = []  # the armatures that got actions, in order
     first_range = None
     rig_indexes = {}  # one RigIndex per armature for all the files
@@ -232,22 +233,18 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         for owner, sink, post in made:
             key = owner.as_pointer()
             _replace_same_name(sink, opts, fr)
-            if opts.assign and key not in owners_seen:
-                kept = compat.assign(owner, sink)
-                if kept is not None:
-                    fr.notes.append(f"{owner.name}'s previous action {kept.name!r} was replaced; it keeps a "
-                                    "fake user so that saving does not lose it")
-                if post:
-                    post()
-            elif opts.others == "NLA":
-                # the strip holds the action: no fake user (they would pile up)
+            if opts.others == "NLA":
+                # every action, the one assigned too: picking another action
+                # in the editor must not leave one with no user to be saved
+                # (glTF does the same); the strip holds it: no fake user
                 compat.stash(owner, sink, sink.action.frame_range[0])
                 fr.kept[sink.action.name] = "on a muted NLA track"
             else:
                 # nothing else holds it: a fake user keeps it in a saved file
                 sink.action.use_fake_user = True
                 fr.kept[sink.action.name] = "fake user"
-            owners_seen.add(key)
+            if opts.assign:
+                candidates.setdefault(key, (owner, []))[1].append((sink, post, fr))
             if getattr(owner, "type", None) == "ARMATURE" and owner not in animated:
                 animated.append(owner)
             result.append(sink.action)
@@ -255,6 +252,8 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         if first_range is None and made:
             first_range = (tm, loop)
 
+    for owner, made in candidates.values():
+        _assign_first(owner, made)
     rig_layout.select_imported(list(dict.fromkeys(
         [b.obj for b in rigs or ()] + list(new_rigs.values()) + animated)), context)
     if opts.set_scene_range and first_range is not None:
@@ -265,6 +264,37 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             end -= 1  # frame `duration` is frame 0 again
         scene.frame_end = max(end, scene.frame_start)
     return result
+
+
+# the words of an action name that mark a model's idle (case-insensitive,
+# whole words: "Wait", "pl_wait", "IdleLoop", "default_01"; not "await")
+IDLE_WORDS = ("wait", "idle", "default")
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+
+
+def is_idle_name(name):
+    return any(w.lower() in IDLE_WORDS for w in _WORDS.findall(os.path.splitext(name)[0]))
+
+
+def pick_first(names):
+    """Index of the action an owner is given after an import: the first
+    whose name says it is the model's idle (IDLE_WORDS), else the first
+    (the files' order, which is the dialog's for an archive)."""
+    return next((i for i, n in enumerate(names) if is_idle_name(n)), 0)
+
+
+def _assign_first(owner, made):
+    """Makes the chosen one of the actions made for owner its active
+    action (with its slot) and the pose bones' rotation modes its own."""
+    sink, post, fr = made[pick_first([fr.path.replace("\\", "/").rsplit("/", 1)[-1] for _s, _p, fr in made])]
+    kept = compat.assign(owner, sink)
+    if kept is not None:
+        fr.notes.append(f"{owner.name}'s previous action {kept.name!r} was replaced; it keeps a "
+                        "fake user so that saving does not lose it")
+    if post:
+        post()
+    name = sink.action.name
+    fr.kept[name] = "assigned" + (f", {fr.kept[name]}" if name in fr.kept else "")
 
 
 class _Loaded:
