@@ -92,6 +92,11 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
             bpy.ops.import_anim.gameanim_archive("INVOKE_DEFAULT", filepath=archives[0],
                                                  more_archives=[{"name": p} for p in archives[1:]],
                                                  **opts.as_dict())
+            if not paths:
+                # this operator imported nothing itself: FINISHED would push
+                # an empty undo step before the dialog's own (its OK is the
+                # import, one step)
+                return {"CANCELLED"}
         return status
 
 
