@@ -191,7 +191,11 @@ class _Layout:
         return call
 
 
-def test_dialog_draws_the_filter_buttons_and_list(archive, addon):
+def test_dialog_draws_the_filter_buttons_and_rows(archive, addon):
+    """Issue 32: the rows are plain layout rows (no UIList, whose rows offer
+    "Double click to rename"); a greyed row says in a few plain words why,
+    and its question mark's tooltip is the full message; animations that
+    go to materials say so, not "the active or a new armature"."""
     from io_anim_gameanim import archive_dialog as dlg
     from io_anim_gameanim.shared import archive_members as am
 
@@ -203,20 +207,54 @@ def test_dialog_draws_the_filter_buttons_and_list(archive, addon):
     dlg.IMPORT_ANIM_OT_gameanim_archive.draw(op, bpy.context)
     names = [(c[0], c[2].get("text")) for c in calls]
     assert ("operator", "All") in names and ("operator", "None") in names
-    (tl,) = [c for c in calls if c[0] == "template_list"]
-    assert tl[1][0] == "GAMEANIM_UL_archive_rows" and tl[1][2:] == (st, "rows", st, "active")
-    # a greyed row: disabled, with its reason
-    ul = dlg.GAMEANIM_UL_archive_rows
-    grey = next(r for r in st.rows if r.label == "sound.bin")
+    assert not [c for c in calls if c[0] == "template_list"]
+    labels = [c[2].get("text") for c in calls if c[0] == "label"]
+    assert [r.label for r in st.rows] == [lb for lb in labels if lb in {r.label for r in st.rows}]
+    rows = {r.label: r for r in st.rows}
+    grey = rows["sound.bin"]
+    assert grey.info == "not an animation or a model" and "magic" in grey.detail
+    assert rows["inner.arc"].info == "an archive inside the archive: extract it first"
+    assert "gameanim extract" in rows["inner.arc"].detail
+    why = [c for c in calls if c[0] == "operator" and c[1] and c[1][0] == "import_anim.gameanim_archive_why"]
+    assert len(why) == 2  # (the two greyed rows)
+    index = [i for i, r in enumerate(st.rows) if r.label == "sound.bin"][0]
+    props = type("P", (), {"index": index})()
+    assert dlg.GAMEANIM_OT_archive_why.description(bpy.context, props) == grey.detail
+    assert bpy.ops.import_anim.gameanim_archive_why(index=index) == {"FINISHED"}
+    # where each member of a set goes, in words
+    assert rows["Wait"].info == "bck/Wait.bck -> figure_maya.bmd; btk/wait.btk -> the model's materials"
+    assert rows["stray"].info == "bck/stray.bck -> no model in the archive fits it (3 targets)"
+    assert "armature" not in rows["Wait"].info.split(";")[1]
+
+
+def test_dialog_turns_pages_of_a_long_list(tmp_path, addon):
+    from io_anim_gameanim import archive_dialog as dlg
+    from io_anim_gameanim.shared import archive_members as am
+
+    members = [mk.File(f"a{i:02d}.bck", raw(STRAY)) for i in range(45)]
+    path = tmp_path / "long.arc"
+    path.write_bytes(mk.build(mk.Dir("long", members)))
+    st = dlg.state(bpy.context)
+    dlg.fill_rows(st.rows, [am.Listing(str(path))])
+    st.page = 0
+    rows, page, pages = dlg.page_of(st)
+    assert (len(rows), page, pages) == (dlg.PAGE_ROWS, 0, 3)
+    bpy.ops.import_anim.gameanim_archive_page(step=1)
+    bpy.ops.import_anim.gameanim_archive_page(step=1)
+    bpy.ops.import_anim.gameanim_archive_page(step=1)  # (stays on the last page)
+    rows, page, _n = dlg.page_of(st)
+    assert page == 2 and [st.rows[i].label for i in rows] == [f"a{i:02d}" for i in range(40, 45)]
+    st.filter_text = "a1"  # (a new filter starts at the first page)
+    rows, page, pages = dlg.page_of(st)
+    assert (page, pages) == (0, 1) and [st.rows[i].label for i in rows] == [f"a{i}" for i in range(10, 20)]
+    calls = []
+    op = _Op(path)
+    op.layout = _Layout(calls)
+    dlg.IMPORT_ANIM_OT_gameanim_archive.draw(op, bpy.context)
+    st.filter_text = ""
     calls.clear()
-    row = _Layout(calls)
-    ul.draw_item(None, bpy.context, row, st, grey, 0, st, "active", 0, 0)
-    assert ("label", grey.info) in [(c[0], c[2].get("text")) for c in calls]
-    # the text filter hides rows (flags), as All / None see them
-    st.filter_text = "wave"
-    fake = type("UL", (), {"bitflag_filter_item": 1 << 30})()  # (UIList.bitflag_filter_item, an instance constant)
-    flags, order = ul.filter_items(fake, bpy.context, st, "rows")
-    assert [r.label for r, f in zip(st.rows, flags) if f] == ["wave"] and order == []
+    dlg.IMPORT_ANIM_OT_gameanim_archive.draw(op, bpy.context)
+    assert ("label", "Rows 1-20 of 45") in [(c[0], c[2].get("text")) for c in calls]
 
 
 def test_file_import_sends_archives_to_the_dialog(tmp_path, addon):
