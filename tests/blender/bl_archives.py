@@ -138,7 +138,7 @@ def test_dialog_rows_filter_all_none_and_ticked(archive, addon):
     assert dlg.ticked(st.rows) == [(str(path), ["figure_maya.bmd", "bck/wave.bck"])]
     # OK in the dialog imports the ticked rows
     assert bpy.ops.import_anim.gameanim_archive(filepath=str(path), from_dialog=True) == {"FINISHED"}
-    assert sorted(a.name for a in bpy.data.actions) == ["wave"]
+    assert sorted(a.name for a in bpy.data.actions) == ["wave.bck"]
 
 
 class _DialogContext:
@@ -271,7 +271,7 @@ def test_file_import_sends_archives_to_the_dialog(tmp_path, addon):
                                         pick_members=True) == {"FINISHED"}
     owners = {a.name: [o.name for o in bpy.data.objects if o.animation_data and o.animation_data.action == a]
               for a in bpy.data.actions}
-    assert owners == {"walk": ["walk_rig"], "wave": ["figure_maya"]}
+    assert owners == {"walk.bck": ["walk_rig"], "wave.bck": ["figure_maya"]}
 
 
 def test_dialog_with_nothing_ticked_imports_nothing(archive, addon):
@@ -297,7 +297,7 @@ def test_members_chosen_by_script_and_the_models_rig(archive, api, ga):
     path, _m = archive
     res = api.import_archive(str(path), members=["bck/wave.bck", "figure_maya.bmd"])
     assert [f.ok for f in res.report.files] == [True, True], [f.error for f in res.report.files]
-    assert [a.name for a in res] == ["wave"]
+    assert [a.name for a in res] == ["wave.bck"]
     obj = built_rig()
     assert obj.name == "figure_maya" and obj.animation_data.action == res[0]
     assert res[0]["gameanim_archive"] == str(path) and res[0]["gameanim_archive_member"] == "bck/wave.bck"
@@ -319,7 +319,7 @@ def test_empty_member_list_means_all(archive, api):
     assert files["btk/wait.btk"].ok and not files["btk/wait.btk"].imported  # (no material of its name here)
     if extra:
         assert files[extra[0]].error == extra[2]
-    assert sorted(a.name for a in res) == ["Wait", "wave"]
+    assert sorted(a.name for a in res) == ["Wait.bck", "wave.bck"]
 
 
 def test_unknown_member_and_not_an_archive_are_reported(archive, api, tmp_path):
@@ -350,12 +350,12 @@ def test_import_operator_takes_an_archive(archive, addon):
     path, _m = archive
     assert bpy.ops.import_anim.gameanim_archive(filepath=str(path), members=[{"name": "bck/Wait.bck"}]) \
         == {"FINISHED"}
-    assert [a.name for a in bpy.data.actions] == ["Wait"]
+    assert [a.name for a in bpy.data.actions] == ["Wait.bck"]
     # without the dialog (a script), the file import operator reads every member (and reports those that fail)
     bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
     with pytest.raises(RuntimeError, match="stray.bck: FAILED: no model among the files fits"):
         bpy.ops.import_anim.gameanim(filepath=str(path))
-    assert sorted(a.name for a in bpy.data.actions) == ["Wait", "wave"]
+    assert sorted(a.name for a in bpy.data.actions) == ["Wait.bck", "wave.bck"]
 
 
 # ---------------------------------------------------------------------------
@@ -484,7 +484,7 @@ def test_folder_import_takes_archives(tmp_path, api):
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "fig.arc").write_bytes(data)
     res = api.import_folder(str(tmp_path))
-    assert [a.name for a in res] == ["wave"] and built_rig().name == "figure_maya"
+    assert [a.name for a in res] == ["wave.bck"] and built_rig().name == "figure_maya"
 
 
 def test_btk_goes_back_into_its_member(archive, api, ga):
@@ -532,7 +532,7 @@ def test_several_archives_in_one_dialog(archive, tmp_path, addon):
                                                 more_archives=[{"name": str(third)}]) == {"FINISHED"}
     owners = {a.name: [o.name for o in bpy.data.objects if o.animation_data and o.animation_data.action == a]
               for a in bpy.data.actions}
-    assert owners == {"wave": ["figure_maya"], "walk": ["walk_rig"]}
+    assert owners == {"wave.bck": ["figure_maya"], "walk.bca": ["walk_rig"]}
 
 
 # ---------------------------------------------------------------------------
@@ -659,4 +659,4 @@ def test_an_archive_alone_leaves_the_undo_step_to_the_dialog(tmp_path, addon):
     path.write_bytes(mk.build(mk.Dir("fig", [mk.File("figure_maya.bmd", raw(FIGURE)),
                                              mk.Dir("bck", [mk.File("wave.bck", raw(WAVE))])])))
     assert bpy.ops.import_anim.gameanim(filepath=str(path), pick_members=True) == {"CANCELLED"}
-    assert sorted(a.name for a in bpy.data.actions) == ["wave"]  # (headless: the dialog ran at once)
+    assert sorted(a.name for a in bpy.data.actions) == ["wave.bck"]  # (headless: the dialog ran at once)

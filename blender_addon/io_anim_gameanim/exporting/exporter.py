@@ -500,6 +500,9 @@ def plan_jobs(actions, folder, fmt=None):
 
 def default_file_name_from_action(action, fmt):
     name = re.sub(r'[\\/:*?"<>|]+', "_", action.name).strip() or "action"
+    base, ext = os.path.splitext(name)
+    if base and ext.lower() in {e for f in formats.names() for e in formats.traits(f).get("extensions") or ()}:
+        name = base  # (an imported action is named with its kind: Hit.bck)
     return name + formats.default_extension(fmt)
 
 

@@ -44,7 +44,19 @@ class ImportResult(list):
 _name_extensions = ()  # (".anim.bin",) + file_extensions(), once the C module lists them
 
 
-def action_name_for(path):
+def action_name_for(path, fmt=None):
+    """An imported action's name: its file's name without extensions and
+    wrappers, then the extension of its kind ("Hit.bck", "Hit.btp",
+    "walk.szs" holding a BCK: "walk.bck"), so that the actions of one set
+    do not collide as Hit / Hit.001.  Without fmt: the bare stem."""
+    stem = file_stem(path)
+    return stem + formats.default_extension(fmt) if fmt else stem
+
+
+def file_stem(path):
+    """A file's name without its format's and wrappers' extensions
+    (walk.bck, walk.szs -> walk; x.anim.bin -> x): armatures built for
+    files are named after it."""
     global _name_extensions
     if len(_name_extensions) < 2:
         _name_extensions = (".anim.bin",) + file_extensions()
@@ -173,7 +185,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         groups = rig_layout.group_files_for_new_rigs(
             [it for it in loaded if rig_layout.is_new_rig_file(it, target_arm)], opts)
         for fmt, items in groups:
-            name = action_name_for(items[0].path) + "_rig"
+            name = file_stem(items[0].path) + "_rig"
             try:
                 obj = armature.build_armature([it.anim for it in items], fmt, name, context, opts.translation_scale)
             except Exception as e:  # the files that needed this rig fail, the others go on
@@ -214,7 +226,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
                             "(no F-curve modifier does this; the mode is kept for export)")
         try:
             if formats.kind(anim.format):
-                made = kinds.import_kind(anim, path, action_name_for(path), mats, file_opts, tm, fr,
+                made = kinds.import_kind(anim, path, action_name_for(path, anim.format), mats, file_opts, tm, fr,
                                          _kind_target(target_arm, context), _new_action,
                                          lambda action, extra: _store_source(action, anim, path, opts, tm, extra))
             elif formats.is_material(anim.format):
@@ -450,7 +462,7 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
     if res.root_rest is not None:
         props[ROOT_REST_PROP] = res.root_rest
     props.update(getattr(res, "source_extra", {}))
-    name = action_name_for(path)
+    name = action_name_for(path, anim.format)
 
     def write():
         action = _new_action(name)
@@ -479,7 +491,7 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
 
 def _import_btk(anim, path, mats, opts, tm, fr):
     made = []
-    for mat, entries, name in matched_materials(anim, mats, action_name_for(path), fr,
+    for mat, entries, name in matched_materials(anim, mats, action_name_for(path, anim.format), fr,
                                                 lambda e: f", UV {e['texmtx_id']}"):
         mat_name = entries[0][1]["material"]  # (the file's name)
         action = _new_action(name)

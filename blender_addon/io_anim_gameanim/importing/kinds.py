@@ -93,7 +93,7 @@ def _shape_groups(anim, stem, target, fr):
     if rest:
         holder = target
         if holder is None:
-            holder = bpy.data.objects.new(f"{stem}_shapes", None)
+            holder = bpy.data.objects.new(f"{os.path.splitext(stem)[0]}_shapes", None)
             bpy.context.scene.collection.objects.link(holder)
             fr.built = f"empty {holder.name!r} holding the shapes' visibility"
         fr.notes.append(f"shape(s) {', '.join(map(str, rest))} have no object (custom property "
