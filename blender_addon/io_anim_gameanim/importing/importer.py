@@ -259,8 +259,9 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
                 candidates.setdefault(key, (owner, []))[1].append((sink, post, fr))
             if getattr(owner, "type", None) == "ARMATURE" and owner not in animated:
                 animated.append(owner)
-            result.append(sink.action)
-            fr.actions.append(sink.action.name)
+            if sink.action not in result:  # (a BVA's one action has a slot per object)
+                result.append(sink.action)
+                fr.actions.append(sink.action.name)
         if first_range is None and made:
             first_range = (tm, loop)
 
