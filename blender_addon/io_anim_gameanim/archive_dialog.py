@@ -37,16 +37,15 @@ class GAMEANIM_PG_archive_row(PropertyGroup):
     selected: BoolProperty(name="Import", description="Import the members of this row", default=True)
 
 
-def _filter_changed(self, _context):
-    self.page = 0
-
-
 class GAMEANIM_PG_archive_list(PropertyGroup):
     rows: CollectionProperty(type=GAMEANIM_PG_archive_row)
     active: IntProperty()
+    # (no update callback resets it when the filter changes: the bpy module
+    # of 4.2 crashes at exit after one on a window-manager property; a page
+    # past the filtered rows shows the last page instead, page_of)
     page: IntProperty(min=0)
     filter_text: StringProperty(name="Filter", description="Show only rows whose name or members contain this text",
-                                options={"TEXTEDIT_UPDATE"}, update=_filter_changed)
+                                options={"TEXTEDIT_UPDATE"})
 
 
 PAGE_ROWS = 20  # (a dialog does not scroll: longer lists turn pages)

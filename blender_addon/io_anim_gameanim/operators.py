@@ -1,4 +1,5 @@
-"""File > Import > Game Animation and File > Export > one entry per format:
+"""File > Import > Game Animation and File > Export > Game Animation (the
+action's own kind; one operator per format for scripts, out of the menu):
 the operators, their option panels, the menu entries and drag and drop
 (4.1+).  Built when the add-on registers (__init__.register imports this
 module), from the formats the C module has then (shared/formats.py);
@@ -325,7 +326,7 @@ def _export_annotations(fields, material):
     ann["action"] = StringProperty(
         name="Action", options={"SKIP_SAVE"}, update=_action_changed,
         description=("Action to export (empty: the node-tree actions of the selected objects' materials, "
-                     "as one file)" if material == "btk" else
+                     "as one file)" if material == "material tree" else
                      "Action to export (empty: the active object's action, else its active material's; every "
                      "action imported from the same file goes into it)" if material == "kind" else
                      "Action to export (empty: the active object's action)"))
@@ -335,7 +336,7 @@ def _export_annotations(fields, material):
 def _make_export_operator(fmt):
     ext = formats.default_extension(fmt)
     ann = _export_annotations(options.export_operator_fields(fmt),
-                              "btk" if formats.is_material(fmt) else "kind" if formats.kind(fmt) else "")
+                              "material tree" if formats.is_material(fmt) else "kind" if formats.kind(fmt) else "")
     ann["filter_glob"] = StringProperty(default="*" + ext, options={"HIDDEN"})
     name = f"EXPORT_ANIM_OT_gameanim_{fmt}"
     label = options.format_menu_label(fmt)

@@ -244,7 +244,7 @@ def test_dialog_turns_pages_of_a_long_list(tmp_path, addon):
     bpy.ops.import_anim.gameanim_archive_page(step=1)  # (stays on the last page)
     rows, page, _n = dlg.page_of(st)
     assert page == 2 and [st.rows[i].label for i in rows] == [f"a{i:02d}" for i in range(40, 45)]
-    st.filter_text = "a1"  # (a new filter starts at the first page)
+    st.filter_text = "a1"  # (fewer rows: the last page there is, the first)
     rows, page, pages = dlg.page_of(st)
     assert (page, pages) == (0, 1) and [st.rows[i].label for i in rows] == [f"a{i}" for i in range(10, 20)]
     calls = []
@@ -254,7 +254,7 @@ def test_dialog_turns_pages_of_a_long_list(tmp_path, addon):
     st.filter_text = ""
     calls.clear()
     dlg.IMPORT_ANIM_OT_gameanim_archive.draw(op, bpy.context)
-    assert ("label", "Rows 1-20 of 45") in [(c[0], c[2].get("text")) for c in calls]
+    assert ("label", "Rows 41-45 of 45") in [(c[0], c[2].get("text")) for c in calls]  # (the page it was on)
 
 
 def test_file_import_sends_archives_to_the_dialog(tmp_path, addon):
