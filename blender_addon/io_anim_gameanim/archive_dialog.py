@@ -126,6 +126,8 @@ def draw_row(layout, item, index):
     if not item.importable and item.detail:
         why = row.operator(GAMEANIM_OT_archive_why.bl_idname, text="", icon="QUESTION", emboss=False)
         why.index = index
+    else:
+        row.label(text="", icon="BLANK1")  # (the columns line up with the greyed rows')
 
 
 class GAMEANIM_OT_archive_why(Operator):

@@ -420,7 +420,7 @@ def test_visibility_keys_shape_objects_and_properties_for_the_others(api, ga):
         assert {ob.animation_data.action_slot.identifier for ob in (s0, s2, holder)} == \
             {"OBshape_0", "OBlid", "OBholder"}
     else:
-        assert sorted(a.name for a in res) == ["parts_blink.bva", "parts_blink.bva [shape 0]",
+        assert sorted(a.name for a in res) == ["parts_blink.bva [properties]", "parts_blink.bva [shape 0]",
                                                "parts_blink.bva [shape 2]"]
 
 
