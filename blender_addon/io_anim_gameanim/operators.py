@@ -229,7 +229,9 @@ class _ExportBase:
             self.filepath = src[0]
         elif action is not None and not self.filepath:
             folder = os.path.dirname(bpy.data.filepath) if bpy.data.filepath else ""
-            self.filepath = os.path.join(folder, exporter.default_file_name(action, fmt))
+            # (a format not known yet: the action's name, the user adds the extension that names one)
+            name = exporter.default_file_name(action, fmt) if fmt else bpy.path.clean_name(action.name)
+            self.filepath = os.path.join(folder, name)
         self.follow_action(context)
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}

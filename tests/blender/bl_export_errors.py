@@ -378,3 +378,49 @@ def test_nothing_selected_tells_the_user_what_to_select(api, tmp_path):
     text = str(e.value)
     assert "select the animated armature" in text and "make it active" in text, text
     assert not (tmp_path / "x.bck").exists()
+
+
+class _FileBrowserContext:
+    """Stands in for a window's context: records the file browser asked for."""
+
+    def __init__(self):
+        self.window_manager = self
+        self.view_layer = bpy.context.view_layer
+        self.selected_objects = bpy.context.selected_objects
+        self.opened = []
+
+    def fileselect_add(self, op):
+        self.opened.append(op)
+
+
+class _ExportProps:
+    """The Game Animation operator's properties as invoke sees them."""
+
+    fmt = ""
+
+    def __init__(self):
+        self.action = self.filepath = self.archive_member = self.member_for = ""
+        self.format = "AUTO"
+
+
+def test_game_animation_entry_prefills_the_file_name(addon, api):
+    """File > Export > Game Animation on the active action: an imported
+    action gets its source's name (its own kind), one made in Blender its
+    own name without an extension (the extension the user types names the
+    kind)."""
+    from io_anim_gameanim import operators
+
+    (action,) = import_sample(api, samples("j3d/walk_type0.bck")[0])
+    ctx, props = _FileBrowserContext(), _ExportProps()
+    for name in ("export_format", "_action", "follow_action"):
+        setattr(props, name, getattr(operators._ExportBase, name).__get__(props))
+    assert operators._ExportBase.invoke(props, ctx, None) == {"RUNNING_MODAL"} and ctx.opened == [props]
+    assert os.path.basename(props.filepath) == "walk_type0.bck" and props.archive_member == ""
+    rig = one_bone_rig()
+    hand = key_location(rig, "arm", [(0, (0.0, 0.0, 0.0)), (5, (0.0, 2.0, 0.0))])
+    bpy.context.view_layer.objects.active = rig
+    props = _ExportProps()
+    for name in ("export_format", "_action", "follow_action"):
+        setattr(props, name, getattr(operators._ExportBase, name).__get__(props))
+    operators._ExportBase.invoke(props, _FileBrowserContext(), None)
+    assert os.path.basename(props.filepath) == bpy.path.clean_name(hand.name)
