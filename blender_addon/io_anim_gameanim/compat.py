@@ -106,20 +106,46 @@ def new_action(name, fake_user=False):
 
 def replace_action(old, sink):
     """Every user of `old` (active actions, NLA strips) gets sink's action
-    instead, with its slot where users have one; then `old` is removed."""
+    instead, with its slot where users have one (the new action's slot of
+    the same identifier as the user's old one, else sink's); then `old` is
+    removed."""
     new = sink.action
+    had = {}  # user's pointer -> the identifier of the old slot it used
+    if HAS_SLOTS:
+        for user in _slot_users(old):
+            if user.action_slot is not None:
+                had[user.as_pointer()] = user.action_slot.identifier
     old.user_remap(new)
     if HAS_SLOTS and sink.slot is not None:
-        for ob in bpy.data.objects:
-            for ad in _animation_datas(ob):
-                if ad.action == new:
-                    ad.action_slot = sink.slot
-                if HAS_STRIP_SLOT:
-                    for track in ad.nla_tracks:
-                        for strip in track.strips:
-                            if strip.action == new:
-                                strip.action_slot = sink.slot
+        by_id = {s.identifier: s for s in new.slots}
+        for user in _slot_users(new):
+            user.action_slot = by_id.get(had.get(user.as_pointer()), sink.slot)
     bpy.data.actions.remove(old)
+
+
+def _slot_users(action):
+    """The animation data and NLA strips (4.4+) that use `action`."""
+    for ob in bpy.data.objects:
+        for ad in _animation_datas(ob):
+            if ad.action == action:
+                yield ad
+            if HAS_STRIP_SLOT:
+                for track in ad.nla_tracks:
+                    for strip in track.strips:
+                        if strip.action == action:
+                            yield strip
+
+
+def slot_identifier(slot):
+    """A slot's identifier (None: no slots before 4.4)."""
+    return slot.identifier if slot is not None else None
+
+
+def slot_named(action, identifier):
+    """The slot of `action` with that identifier (None: none, or no slots)."""
+    if not HAS_SLOTS or not identifier:
+        return None
+    return next((s for s in action.slots if s.identifier == identifier), None)
 
 
 def _animation_datas(ob):
@@ -160,8 +186,15 @@ def assigned_slot(owner):
 
 def stash(owner, sink, start_frame, name=None):
     """Puts the action on a new muted NLA track of owner (the glTF
-    importer's "stash"), with its slot where strips have one."""
+    importer's "stash"), with its slot where strips have one; an action
+    already on one of owner's strips keeps that one."""
     ad = owner.animation_data or owner.animation_data_create()
+    for track in ad.nla_tracks:
+        for strip in track.strips:
+            if strip.action == sink.action:  # (a re-import took over the strip of the action it replaced)
+                if HAS_STRIP_SLOT and sink.slot is not None:
+                    strip.action_slot = sink.slot
+                return track
     track = ad.nla_tracks.new()
     track.name = name or sink.action.name
     strip = track.strips.new(sink.action.name, int(round(start_frame)), sink.action)
@@ -213,11 +246,12 @@ def slot_for(action, owner=None, id_type="OBJECT"):
     return slots[0] if slots else None
 
 
-def owner_fcurves(action, owner=None, id_type="OBJECT"):
+def owner_fcurves(action, owner=None, id_type="OBJECT", slot_id=None):
     """{(data_path, index): F-curve} of the curves that animate `owner`
-    (every curve of a legacy action)."""
+    (every curve of a legacy action); slot_id: the slot's identifier, when
+    the action records which slot is the owner's."""
     if HAS_SLOTS:
-        slot = slot_for(action, owner, id_type)
+        slot = slot_named(action, slot_id) or slot_for(action, owner, id_type)
         fcs = action_fcurves(action, slot) if slot is not None else []
     else:
         fcs = list(action.fcurves)

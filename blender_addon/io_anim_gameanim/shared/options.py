@@ -375,5 +375,17 @@ def export_operator_fields(fmt):
     return fields + tuple(n for n in EXPORT_ACCEPTED if n not in fields)
 
 
+def export_fields_all():
+    """The export options of every format (the Game Animation entry, whose
+    format is known only once an action is chosen)."""
+    out = {}
+    for fmt in formats.names():
+        out.update(dict.fromkeys(export_operator_fields(fmt)))
+    return tuple(out)
+
+
+EXPORT_SPEC_BY_NAME = {s[0]: s for s in EXPORT_SPECS}
+
+
 def section_fields(section, specs=None):
     return [s[0] for s in (SPECS if specs is None else specs) if s[6] == section]
