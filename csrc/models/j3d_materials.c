@@ -339,7 +339,7 @@ static int mat3_entry(const mat3_ctx *x, uint32_t i, ga_material *mt)
     int rc;
     mt->mode = d[e];
     if ((rc = item8(x, 0x01, 0x1C, 4, "MAT3 cull mode index", &at))) return rc;
-    if (!at) return bad(x, "MAT3 cull mode index", e + 1, 0xFF, "usable: the game reads garbage");
+    if (!at) return absent(x, "MAT3 cull mode index", e + 1);
     mt->cull_mode = (int32_t)ga_get_u32be(d + at);
     CHECK(mt->cull_mode >= 0 && mt->cull_mode <= 3, "MAT3 cull mode", at, (unsigned)mt->cull_mode, "a cull mode (0-3)");
     if ((rc = item8(x, 0x02, 0x24, 1, "MAT3 channel count index", &at))) return rc;
@@ -348,7 +348,7 @@ static int mat3_entry(const mat3_ctx *x, uint32_t i, ga_material *mt)
     mt->ntexgens = at ? d[at] : 0;
     CHECK(mt->ntexgens <= 8, "MAT3 texgen count", at, mt->ntexgens, "a texgen count (0-8)");
     if ((rc = item8(x, 0x04, 0x58, 1, "MAT3 TEV stage count index", &at))) return rc;
-    if (!at) return bad(x, "MAT3 TEV stage count index", e + 4, 0xFF, "usable: the game reads garbage");
+    if (!at) return absent(x, "MAT3 TEV stage count index", e + 4);
     CHECK(d[at] <= GA_MAT_STAGES, "MAT3 TEV stage count", at, d[at], "a stage count (0-16)");
     mt->nstages = d[at];
     mt->tev.nstages = mt->nstages;
