@@ -3,7 +3,8 @@
 # with Python >= 3.11 and pip:
 #   - from Debian (apt): blender (3.4.1, the oldest Blender API we support)
 #     and python3-pytest for its system Python, clang, valgrind, the clang
-#     sanitizer runtimes and zlib headers for the hardening jobs;
+#     sanitizer runtimes and zlib headers for the hardening jobs, Xvfb (and
+#     xauth) for the tests in a real Blender window;
 #   - from PyPI, into virtual environments under .venv/ (git-ignored; nothing
 #     goes into the system's Python):
 #       .venv/main     pytest, setuptools, wheel, mypy, atheris and the bpy
@@ -28,6 +29,10 @@ if [ "${GAMEANIM_SKIP_APT:-0}" != "1" ] && command -v apt-get >/dev/null 2>&1; t
     command -v valgrind >/dev/null 2>&1 || need="$need valgrind"
     dpkg -s libclang-rt-14-dev >/dev/null 2>&1 || need="$need libclang-rt-14-dev"
     dpkg -s zlib1g-dev >/dev/null 2>&1 || need="$need zlib1g-dev"
+    # a virtual X server for the tests that drive Blender 3.4.1 in a real window
+    # (tests/blender/gui_undo_steps.py); xvfb-run needs xauth, only recommended
+    command -v xvfb-run >/dev/null 2>&1 || need="$need xvfb"
+    command -v xauth >/dev/null 2>&1 || need="$need xauth"
     if [ -n "$need" ]; then
         SUDO=""
         [ "$(id -u)" = "0" ] || SUDO="sudo"
