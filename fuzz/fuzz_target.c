@@ -34,7 +34,7 @@
 #include "model.h"
 #endif
 #ifdef GA_FUZZ_ARCHIVE
-#include "archive.h"
+#include "../csrc/archives/archive.h"
 #endif
 #if defined(GA_FUZZ_BAKE) || defined(GA_FUZZ_EDIT)
 #include "bake.h"

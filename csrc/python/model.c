@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gx_texture.h"
+#include "../models/gx_texture.h"
 #include "model.h"
 
 /* ------------------------------------------------------------------ */

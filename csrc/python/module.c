@@ -519,7 +519,7 @@ static int module_exec(PyObject *m)
     st->MaterialType = new_type(m, &Material_spec, "Material");
     if (!st->MeshType || !st->TextureType || !st->MaterialType) return -1;
     if (archive_types_init(m, st) < 0) return -1;
-    /* the archives' usual extensions (core/archive.h), for the CLI and the add-on */
+    /* the archives' usual extensions (archives/archive.h), for the CLI and the add-on */
     PyObject *arc_ext = archive_extensions();
     if (!arc_ext || PyModule_AddObject(m, "ARCHIVE_EXTENSIONS", arc_ext) < 0) {
         Py_XDECREF(arc_ext);
