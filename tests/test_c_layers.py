@@ -127,3 +127,12 @@ def test_an_upward_include_through_the_include_path_is_reported(tree):
     into formats: still reported (the check follows the real path)."""
     write(tree, "core/pool.c", '#include "j3d.h"\n')
     assert violations(tree, include_path=("core", "formats")) == [("core/pool.c", "j3d.h", "core includes formats")]
+
+
+def test_module_c_only_assembles_the_module():
+    """No file of the binding calls into module.c (no include/call cycle
+    through it): module.c defines nothing but static functions and the
+    module's init function."""
+    text = (CSRC / "python" / "module.c").read_text()
+    defs = re.findall(r"^(?!static\b)[A-Za-z_][\w \*]*?\b(\w+)\s*\([^;{]*\)\s*\{", text, re.M)
+    assert defs == ["PyInit__core"], defs
