@@ -29,5 +29,5 @@ const ga_format ga_format_bck = {
     j3d_info,
     NULL, /* every track applies */
     j3d_eval_track, /* Track.evaluate: as sample */
-    {".bck", "joint", 1, "Y", "INDEX", "yaz0;yay0", "cp932", NULL},
+    {".bck", "joint", 1, "Y", "INDEX", "yaz0;yay0", "cp932", NULL, "j3d"},
 };

@@ -32,5 +32,5 @@ const ga_format ga_format_brk = {
     j3dk_info,
     NULL, /* every track applies */
     j3dk_eval_keys,
-    {".brk", "material_entry", 1, NULL, NULL, "yaz0;yay0", "cp932", "color"},
+    {".brk", "material_entry", 1, NULL, NULL, "yaz0;yay0", "cp932", "color", NULL},
 };

@@ -29,5 +29,5 @@ const ga_format ga_format_btk = {
     j3d_info,
     NULL, /* every track applies */
     j3d_eval_track, /* Track.evaluate: as sample */
-    {".btk", "material_entry", 1, NULL, NULL, "yaz0;yay0", "cp932", NULL},
+    {".btk", "material_entry", 1, NULL, NULL, "yaz0;yay0", "cp932", NULL, NULL},
 };

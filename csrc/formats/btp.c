@@ -185,5 +185,5 @@ const ga_format ga_format_btp = {
     j3dk_info,
     NULL, /* every track applies */
     j3dk_eval_frames,
-    {".btp", "material_entry", 1, NULL, NULL, "yaz0;yay0", "cp932", "texture_index"},
+    {".btp", "material_entry", 1, NULL, NULL, "yaz0;yay0", "cp932", "texture_index", NULL},
 };

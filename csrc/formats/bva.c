@@ -132,5 +132,5 @@ const ga_format ga_format_bva = {
     j3dk_info,
     NULL, /* every track applies */
     j3dk_eval_frames,
-    {".bva", "shape", 1, NULL, NULL, "yaz0;yay0", NULL, "visibility"},
+    {".bva", "shape", 1, NULL, NULL, "yaz0;yay0", NULL, "visibility", NULL},
 };

@@ -208,5 +208,5 @@ const ga_format ga_format_j3d_bca = {
     j3dk_info,
     NULL, /* every track applies */
     j3dk_eval_frames,
-    {".bca", "joint", 1, "Y", "INDEX", "yaz0;yay0", NULL, NULL},
+    {".bca", "joint", 1, "Y", "INDEX", "yaz0;yay0", NULL, NULL, "j3d"},
 };
