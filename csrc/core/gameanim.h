@@ -1,7 +1,7 @@
 /*
  * gameanim core: the types shared by every format, wrapper and the binding.
  *
- * Plain C11, no Python.h.  Every format file (formats/bck.c, ...) decodes a
+ * Plain C11, no Python.h.  Every format file (formats/bck_btk.c, ...) decodes a
  * buffer into an opaque, lossless "raw record" plus a format-neutral clip,
  * and encodes a clip (optionally guided by the raw record it came from) back
  * into bytes.  The binding (csrc/python/) is the only code that knows Python.

@@ -1,7 +1,7 @@
 /* BTP: J3D texture pattern animation (J3D1btp1 / TPT1): per material
  * entry, one texture number per frame.  Shares the J3D container with the
- * other kinds (j3d.c); docs/formats/j3d_kinds.md. */
-#include "j3d.h"
+ * other kinds (j3d_kinds.c); docs/formats/j3d_kinds.md. */
+#include "j3d_kinds.h"
 #include "pool.h"
 
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* BVA: J3D shape visibility animation (J3D1bva1 / VAF1): per shape, one
  * show byte per frame.  Shares the J3D container with the other kinds
- * (j3d.c); docs/formats/j3d_kinds.md. */
-#include "j3d.h"
+ * (j3d_kinds.c); docs/formats/j3d_kinds.md. */
+#include "j3d_kinds.h"
 #include "pool.h"
 
 #include <stdlib.h>

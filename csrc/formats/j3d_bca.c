@@ -3,7 +3,7 @@
  * the J3D magic tells them apart.  Also recognises the cluster-weight
  * kinds BLA / BLK only to refuse them by name.  Shares the J3D container
  * with the other kinds (j3d.c); docs/formats/j3d_kinds.md. */
-#include "j3d.h"
+#include "j3d_kinds.h"
 #include "pool.h"
 
 #include <math.h>
