@@ -126,6 +126,39 @@ int j3dk_frame_track(ga_clip *clip, ga_track *t, const uint8_t *at, uint32_t cou
     return GA_OK;
 }
 
+int j3dk_frame_tracks(const ga_reader *r, const ga_decode_opts *opts, j3dk_raw *raw, ga_clip *clip, uint32_t n,
+                      size_t table_at, j3dk_frames_fn where, const void *arg, ga_error *err)
+{
+    const char *fmt = r->format;
+    uint64_t nkeys = 0;
+    j3dk_frames_at f;
+    char field[64];
+    for (uint32_t i = 0; i < n; i++) {
+        where(r->data, arg, i, &f, field, sizeof field);
+        nkeys += f.count;
+        /* bounded by the data, not the header's counts: the game reads what
+         * the table points at */
+        int rc = ga_need(r, f.at, (size_t)f.count * (size_t)f.elem, field);
+        if (rc) return rc;
+    }
+    int rc = ga_check_decoded(opts, r->size, nkeys, GA_KEY_BYTES, "keys", fmt, "key count", (long long)table_at, err);
+    if (rc) return rc;
+    j3dk_clip_init(clip, raw);
+    rc = ga_clip_alloc_tracks(clip, n, err);
+    if (!rc) rc = ga_clip_reserve_keys(clip, nkeys, n, err);
+    if (rc) return rc;
+    raw->ntracks = n;
+    for (uint32_t i = 0; i < n; i++) {
+        where(r->data, arg, i, &f, NULL, 0);
+        ga_track *t = &clip->tracks[i];
+        t->target = f.target;
+        t->channel = f.channel;
+        t->axis = f.axis;
+        if (j3dk_frame_track(clip, t, r->data + f.at, f.count, f.elem, f.sign, f.scale)) return ga_nomem(err, fmt);
+    }
+    return GA_OK;
+}
+
 int j3dk_entries_equal(const ga_clip *a, const ga_clip *b)
 {
     if (a->nentries != b->nentries) return 0;
@@ -378,25 +411,58 @@ void j3dk_note_rounded(const ga_encode_ctx *ctx, uint32_t before, const char *wh
                        r->max_error_where[0] ? r->max_error_where : "-");
 }
 
-int j3dk_place_frames(const ga_encode_ctx *ctx, const int32_t *slot, uint32_t n, double hi, int elem,
-                      const char *table, ga_pool *pool, j3d_desc *desc, ga_error *err)
+int j3dk_int_run(const ga_track *t, const char *fmt, const void *arg, j3d_seq *seq, uint16_t *count, ga_report *rep,
+                 ga_error *err)
+{
+    const j3dk_int_range *range = arg;
+    return j3dk_frame_run(t, fmt, 0, range->hi, range->elem, seq, count, rep, err);
+}
+
+/* Each slot's run placed in its pool (slot s in pools[s % npools]). */
+static int place_runs(const ga_encode_ctx *ctx, const j3dk_layout *L, const int32_t *slot, uint32_t nslots,
+                      j3dk_rebuild *rb, ga_error *err)
 {
     const char *fmt = ctx->clip->format;
     j3d_seq seq = {0};
     int rc = GA_OK;
     uint32_t before = ctx->report->nrounded;
-    for (uint32_t e = 0; e < n && !rc; e++) {
-        if (slot[e] < 0) continue;
+    for (uint32_t s = 0; s < nslots && !rc; s++) {
+        if (slot[s] < 0) continue;
+        ga_pool *pool = &rb->pools[s % (uint32_t)L->npools];
+        const char *table = L->tables[s % (uint32_t)L->npools];
         seq.n = 0;
-        rc = j3dk_frame_run(&ctx->clip->tracks[slot[e]], fmt, 0, hi, elem, &seq, &desc[e].count, ctx->report, err);
+        rc = L->run(&ctx->clip->tracks[slot[s]], fmt, L->run_arg, &seq, &rb->desc[s].count, ctx->report, err);
         if (rc || !seq.n) continue;
         long long at = ga_pool_place(pool, seq.v, seq.n);
         if (at < 0) rc = ga_nomem(err, fmt);
         else if (at > 0xFFFF || pool->n > 0xFFFF)
             rc = ga_fail(err, GA_ERR_ENCODE, fmt, table, -1, "the %s outgrew the 65535 elements its count holds", table);
-        else desc[e].index = (uint16_t)at;
+        else rb->desc[s].index = (uint16_t)at;
     }
     free(seq.v);
-    if (!rc) j3dk_note_rounded(ctx, before, "value(s) rounded to whole numbers (one per frame)");
+    if (!rc) j3dk_note_rounded(ctx, before, L->rounded);
     return rc;
+}
+
+int j3dk_rebuild_begin(const ga_encode_ctx *ctx, const j3dk_layout *L, int entries_same, int32_t *slot,
+                       uint32_t nslots, ga_buf *out, j3dk_rebuild *rb, int *done, ga_error *err)
+{
+    memset(rb, 0, sizeof *rb);
+    for (int i = 0; i < 3; i++) ga_pool_init(&rb->pools[i], SIZE_MAX);
+    *done = 0;
+    int rc = j3dk_patch(ctx, entries_same, out, err, done);
+    if (!rc && !*done) {
+        if (!(rb->desc = calloc((size_t)nslots + 1, sizeof *rb->desc))) rc = ga_nomem(err, ctx->clip->format);
+        if (!rc) rc = place_runs(ctx, L, slot, nslots, rb, err);
+        if (!rc) rb->c0 = j3dk_begin(out, ctx, L->magic, L->chunk, L->hsize, L->duration_at, err, &rc);
+    }
+    free(slot);
+    return rc;
+}
+
+void j3dk_rebuild_free(j3dk_rebuild *rb)
+{
+    for (int i = 0; i < 3; i++) ga_pool_free(&rb->pools[i]);
+    free(rb->desc);
+    memset(rb, 0, sizeof *rb);
 }

@@ -41,6 +41,24 @@ int j3dk_key_track(ga_clip *clip, ga_track *t, const ga_reader *r, size_t desc_a
  * (sign), 4 f32) at at, times scale, one CONSTANT key per frame. */
 int j3dk_frame_track(ga_clip *clip, ga_track *t, const uint8_t *at, uint32_t count, int elem, int sign,
                      double scale);
+/* Where full-frame track i's values lie (j3dk_frame_tracks). */
+typedef struct j3dk_frames_at {
+    size_t at;       /* file offset of the first value */
+    uint32_t count;  /* values (frames) */
+    int elem, sign;  /* bytes per value (1 u8, 2 u16 or s16, 4 f32); signed */
+    double scale;
+    int32_t target;
+    uint8_t channel, axis;
+} j3dk_frames_at;
+/* Fills *f for track i; names its values in field (cap bytes) unless
+ * field is NULL. */
+typedef void (*j3dk_frames_fn)(const uint8_t *data, const void *arg, uint32_t i, j3dk_frames_at *f, char *field,
+                               size_t cap);
+/* The n full-frame tracks of a kind (BVA, J3D BCA): each one's values
+ * checked to lie in the data, the key count against the decoded-size limit
+ * (table_at: where to point), then the clip's tracks made. */
+int j3dk_frame_tracks(const ga_reader *r, const ga_decode_opts *opts, j3dk_raw *raw, ga_clip *clip, uint32_t n,
+                      size_t table_at, j3dk_frames_fn where, const void *arg, ga_error *err);
 /* Header-only edits (loop, duration) of an unchanged clip: the original
  * bytes with those fields patched; returns 1 when it applied. */
 int j3dk_patch(const ga_encode_ctx *ctx, int entries_same, ga_buf *out, ga_error *err, int *done);
@@ -57,10 +75,39 @@ double j3dk_frame_value(const ga_track *t, uint32_t k, int on); /* on: j3dk_keys
 /* A note (a PrecisionWarning) when the report counts more rounded values
  * than `before`. */
 void j3dk_note_rounded(const ga_encode_ctx *ctx, uint32_t before, const char *what);
-/* The runs of the tracks slot[0..n-1] (-1: none) placed in one pool,
- * filling each desc's count and index. */
-int j3dk_place_frames(const ga_encode_ctx *ctx, const int32_t *slot, uint32_t n, double hi, int elem,
-                      const char *table, ga_pool *pool, j3d_desc *desc, ga_error *err);
+/* The full-frame kinds' rebuild (BTP, BVA, J3D BCA).  A run: the track's
+ * values at whole frames as table elements (count set); fmt names the
+ * format in messages. */
+typedef int (*j3dk_run_fn)(const ga_track *t, const char *fmt, const void *arg, j3d_seq *seq, uint16_t *count,
+                           ga_report *rep, ga_error *err);
+/* Integers 0..hi in elem-byte elements (1: u8, 2: u16): j3dk_int_run's arg. */
+typedef struct j3dk_int_range {
+    double hi;
+    int elem;
+} j3dk_int_range;
+int j3dk_int_run(const ga_track *t, const char *fmt, const void *arg, j3d_seq *seq, uint16_t *count, ga_report *rep,
+                 ga_error *err);
+typedef struct j3dk_layout {
+    const char *magic, *chunk;  /* "bva1", "VAF1" */
+    size_t hsize, duration_at;  /* the chunk header's size; its duration field */
+    int npools;                 /* 1..3 value tables: slot s goes to table s % npools */
+    const char *tables[3];      /* their names, for messages */
+    j3dk_run_fn run;
+    const void *run_arg;
+    const char *rounded;        /* the PrecisionWarning when values were rounded */
+} j3dk_layout;
+typedef struct j3dk_rebuild {
+    ga_pool pools[3];
+    j3d_desc *desc;             /* one per slot: count and index in its table */
+    size_t c0;                  /* the chunk's offset in out */
+} j3dk_rebuild;
+/* Up to the kind's tables: the header-only patch when it applies (*done
+ * set, out complete), else each slot's track (slot[s] >= 0) run and placed
+ * in its table and the file begun (header, chunk header).  Frees slot;
+ * release rb with j3dk_rebuild_free whatever the result. */
+int j3dk_rebuild_begin(const ga_encode_ctx *ctx, const j3dk_layout *L, int entries_same, int32_t *slot,
+                       uint32_t nslots, ga_buf *out, j3dk_rebuild *rb, int *done, ga_error *err);
+void j3dk_rebuild_free(j3dk_rebuild *rb);
 /* Those values as an element run of integers lo..hi (elem 1: u8, 2: u16). */
 int j3dk_frame_run(const ga_track *t, const char *fmt, double lo, double hi, int elem, j3d_seq *seq, uint16_t *count,
                    ga_report *rep, ga_error *err);
