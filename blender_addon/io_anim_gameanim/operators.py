@@ -38,8 +38,8 @@ class _OptionsMixin:
 
 
 class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
-    """Import game animations (J3D BCK/BTK, SM64DS BCA, Banjo-Kazooie, SWTOR JBA) onto the active armature,
-    a new armature, or material texture mappings"""
+    """Import game animations (J3D BCK/BTK/BRK/BPK/BTP/BVA/BCA, SM64DS BCA, Banjo-Kazooie, SWTOR JBA) onto the
+    active armature, a new armature, materials or shapes"""
 
     bl_idname = "import_anim.gameanim"
     bl_label = "Import Game Animation"
@@ -138,7 +138,7 @@ def menu_func_import(self, context):
 
 
 class _ExportBase:
-    """Shared by the five export operators; `fmt` is set per class."""
+    """Shared by the export operators (one per registered format); `fmt` is set per class."""
 
     fmt = ""
 
