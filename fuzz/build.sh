@@ -10,9 +10,11 @@ mkdir -p "$out"
 CC="${CC:-clang}"
 FLAGS="-g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined -fno-omit-frame-pointer -ffp-contract=off -std=c11 -Wall -Wextra"
 # the core without its Python binding (csrc/python/)
+# (only csrc/core on the include path, as in setup.py: other folders'
+# headers are included by relative path)
+FLAGS="$FLAGS -I$here/csrc/core"
 SRC=""
 for d in core formats codecs models archives; do
-    FLAGS="$FLAGS -I$here/csrc/$d"
     for f in "$here"/csrc/$d/*.c; do SRC="$SRC $f"; done
 done
 build() {

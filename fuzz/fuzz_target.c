@@ -32,9 +32,10 @@
 #include "gameanim.h"
 #ifdef GA_FUZZ_MODEL
 #include "model.h"
+#include "../csrc/models/gx_tev.h"
 #endif
 #ifdef GA_FUZZ_ARCHIVE
-#include "archive.h"
+#include "../csrc/archives/archive.h"
 #endif
 #if defined(GA_FUZZ_BAKE) || defined(GA_FUZZ_EDIT)
 #include "bake.h"

@@ -13,6 +13,8 @@ from pathlib import Path
 
 import pytest
 
+import gameanim
+
 ROOT = Path(__file__).resolve().parent.parent
 ADDON = ROOT / "blender_addon" / "io_anim_gameanim"
 
@@ -30,7 +32,7 @@ PLAN = "importing/import_plan.py"
 BUILDERS = {"importing." + m for m in ("actions", "btk_import", "btk_mapping_chain", "curve_writer", "kinds",
                                        "materials_from_model", "model_import", "model_mesh", "rig_from_animations",
                                        "rig_from_model", "skeletal_import", "importer")} | {"compat", "bulk_keys"}
-FORMAT_NAMES = ("bck", "btk", "bca", "bk", "jba")
+FORMAT_NAMES = tuple(gameanim.formats())  # every registered format
 
 
 def sources():
@@ -179,3 +181,37 @@ def test_one_batch_entry_point():
                      if re.search(r"^import argparse|__name__ == .__main__.", p.read_text(), re.M))
     assert scripts == ["batch.py"]
     assert 'COMMANDS = ("import", "export")' in (ADDON / "batch.py").read_text()
+
+
+# how the add-on's texts name each registered format: the J3D kinds in
+# one "J3D BCK/BTK/..." list, the others by name (a new format fails here
+# until its name is added to them)
+J3D_TEXT = {"bck": "BCK", "btk": "BTK", "brk": "BRK", "bpk": "BPK", "btp": "BTP", "bva": "BVA", "j3d_bca": "BCA"}
+OTHER_TEXT = {"bca": "SM64DS BCA", "bk": "Banjo-Kazooie", "jba": "JBA"}
+
+
+def addon_texts():
+    """bl_info's description and the import operator's docstring, read from
+    the source (bl_info is a literal: Blender reads it without importing)."""
+    init = ast.parse((ADDON / "__init__.py").read_text())
+    info = next(ast.literal_eval(n.value) for n in init.body
+                if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", None) == "bl_info")
+    ops = ast.parse((ADDON / "operators.py").read_text())
+    doc = next(ast.get_docstring(n) for n in ops.body
+               if isinstance(n, ast.ClassDef) and any(getattr(b, "id", None) == "ImportHelper" for b in n.bases))
+    return {"bl_info": info["description"], "import operator": " ".join(doc.split())}
+
+
+def test_format_names_cover_every_registered_format():
+    assert len(FORMAT_NAMES) == 10 and set(FORMAT_NAMES) == set(J3D_TEXT) | set(OTHER_TEXT)
+
+
+@pytest.mark.parametrize("where", ["bl_info", "import operator"])
+def test_the_addon_texts_name_every_registered_format(where):
+    text = addon_texts()[where]
+    j3d = re.search(r"J3D ([A-Z]+(?:/[A-Z]+)*)", text)
+    j3d_named = set(j3d.group(1).split("/")) if j3d else set()
+    missing = [f for f in FORMAT_NAMES
+               if not (J3D_TEXT.get(f) in j3d_named
+                       or f in OTHER_TEXT and re.search(rf"\b{re.escape(OTHER_TEXT[f])}\b", text))]
+    assert missing == [], (where, text)

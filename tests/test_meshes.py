@@ -666,7 +666,7 @@ def mutate_vtx1(fn):
     ("component count", lambda d, v, f: struct.pack_into(">I", d, f + 4, 5), "VTX1 component format"),
     ("shift", lambda d, v, f: d.__setitem__(f + 12, 40), "VTX1 fraction shift"),
     ("array offset", lambda d, v, f: struct.pack_into(">I", d, v + 0x0C, 0xFFFFFF), "VTX1 array offset"),
-    ("missing array", lambda d, v, f: struct.pack_into(">I", d, v + 0x10, 0), "VTX1 array offset"),
+    ("missing array", lambda d, v, f: struct.pack_into(">I", d, v + 0x10, 0), "SHP1 vertex attribute"),
     ("format list", lambda d, v, f: struct.pack_into(">I", d, v + 8, 0x7FFFFFFF), "VTX1 format list offset"),
     ("no end", lambda d, v, f: struct.pack_into(">I", d, v + 8, struct.unpack_from(">I", d, v + 4)[0] - 8),
      "VTX1 format list"),

@@ -538,3 +538,21 @@ def test_a_bk_model_bin_needs_its_section_offsets_inside_the_data():
     struct.pack_into(">I", data, 4, len(data))  # the geometry layout past the end
     with pytest.raises(gameanim.FormatError, match="not a recognised model file"):
         gameanim.load_model(bytes(data))
+
+
+def test_which_formats_drive_which_family_comes_from_the_registry():
+    """Every registered format against every model family: the skeleton
+    formats of the family (and J3D's full-frame BCA) are taken, every other
+    format is refused naming the family's own (the binding names none)."""
+    drives = {"bmd": {"bck", "j3d_bca"}, "sm64ds_bmd": {"bca"}, "bk_model": {"bk"}}
+    own = {"bmd": "bck", "sm64ds_bmd": "bca", "bk_model": "bk"}
+    models = family_models()
+    for family, takes in drives.items():
+        model = gameanim.load_model(models[family])
+        for name in gameanim.formats():
+            anim = gameanim.Animation(name)
+            if name in takes:
+                assert len(model.world_matrices(anim)) == 16 * len(model.bones), (family, name)
+            else:
+                with pytest.raises(ValueError, match=f"its skeleton animations are {own[family]} files"):
+                    model.world_matrices(anim)

@@ -292,10 +292,16 @@ def packet(matrix_table, primitives, use_matrix=None):
                 use_matrix=matrix_table[0] if use_matrix is None else use_matrix)
 
 
-def shape(attrs, packets, matrix_type=0):
+def shape(attrs, packets, matrix_type=0, listed=None):
     """One SHP1 shape: attrs = [(attr id, INDEX8 / INDEX16 / DIRECT), ...]
-    in ascending attribute order; packets: packet() dicts."""
-    return dict(attrs=list(attrs), packets=packets, matrix_type=matrix_type)
+    in ascending attribute order (the order of each vertex's values in the
+    display list); packets: packet() dicts.  listed: the same attributes in
+    the order the descriptor list names them (default: attrs' order); the
+    GX reads the display list in ascending order whatever this order is."""
+    if listed is not None:
+        assert sorted(listed) == sorted(attrs), (listed, attrs)
+    return dict(attrs=list(attrs), packets=packets, matrix_type=matrix_type,
+                listed=list(attrs if listed is None else listed))
 
 
 def display_list(attrs, primitives):
@@ -316,7 +322,8 @@ def shp1_body(shapes):
     npk = 0
     for s in shapes:
         desc_off = len(descs)
-        descs += b"".join(struct.pack(">II", a, t) for a, t in s["attrs"]) + struct.pack(">II", 0xFF, 0)
+        listed = s.get("listed", s["attrs"])
+        descs += b"".join(struct.pack(">II", a, t) for a, t in listed) + struct.pack(">II", 0xFF, 0)
         records += struct.pack(">BBHHHHH7f", s["matrix_type"], 0xFF, len(s["packets"]), desc_off, npk, npk, 0xFFFF,
                                0.0, 0, 0, 0, 0, 0, 0)
         for p in s["packets"]:
@@ -605,14 +612,16 @@ _RING = [(2.0 * c, y, 2.0 * s) for y in (0.0, 8.0, 16.0) for c, s in ((1, 0), (0
 MESH_POSITIONS = _RING + [(0.0, 20.0, 0.0), (-1.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 2.0, 0.0), (0.0, 0.0, 1.0)]
 
 
-def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None, rigid_matrix_type=0):
+def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None, rigid_matrix_type=0, unordered=False):
     """A small skinned, textured J3D model: three joints, a rigid shape, an
     envelope-skinned multi-matrix shape (strips, a fan, triangles and
     quads), colours and UVs, two materials and three textures (CMPR, C8
     with an RGB5A3 palette, I4 sharing nothing).  Deterministic bytes.
     calc: the INF1 rule; scale_compensate: the head joint's byte; binds:
     other inverse binds than MESH_BINDS; rigid_matrix_type: the rigid
-    shape's SHP1 matrix type (1, 2: billboards)."""
+    shape's SHP1 matrix type (1, 2: billboards); unordered: each shape's
+    vertex descriptor list names its attributes out of ascending order
+    (reversed, as a real model's may), the display lists unchanged."""
     joints = [joint("root"), joint("body", translation=(0.0, 10.0, 0.0), rotation_raw=(0, 0, 4096)),
               joint("head", translation=(0.0, 6.0, 0.0), scale=(1.0, 1.5, 1.0), scale_compensate=scale_compensate)]
     parents = [-1, 0, 1]
@@ -629,14 +638,17 @@ def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None, rigi
         a, b = k % 4, (k + 1) % 4
         body_strip += [(0, a), (3, 4 + a)] if k < 4 else [(0, 0), (3, 4)]
     upper = [(3 if k % 2 else 6, (4 if k % 2 == 0 else 8) + k // 2 % 4) for k in range(10)]
+    def listed(a):
+        return list(reversed(a)) if unordered else None
+
     multi = shape([(PNMTXIDX, DIRECT)] + attrs, [
         packet([0, 3], [("strip", [(m, i, i, i, i) for m, i in body_strip])]),
         packet([0xFFFF, 4, 1], [("strip", [(m, i, i, i, i) for m, i in upper]),
                                 ("fan", [(6, 12, 12, 12, 12)] + [(3, 8 + k, 8 + k, 8 + k, 8 + k) for k in (0, 1, 2, 3, 0)])]),
-    ], matrix_type=3)
+    ], matrix_type=3, listed=listed([(PNMTXIDX, DIRECT)] + attrs))
     rigid = shape(attrs, [packet([2], [("triangles", [(13 + k,) * 4 for k in range(3)]),
                                        ("quads", [(13,) * 4, (14,) * 4, (16,) * 4, (15,) * 4])])],
-                  matrix_type=rigid_matrix_type)
+                  matrix_type=rigid_matrix_type, listed=listed(attrs))
     nodes = [(JOINT, 0), (OPEN, 0), (MATERIAL, 0), (OPEN, 0), (SHAPE, 0), (CLOSE, 0), (JOINT, 1), (OPEN, 0),
              (JOINT, 2), (OPEN, 0), (MATERIAL, 1), (OPEN, 0), (SHAPE, 1), (CLOSE, 0), (CLOSE, 0), (CLOSE, 0),
              (CLOSE, 0), (END, 0)]
@@ -706,6 +718,7 @@ def seed_models():
                                            draw=[(0, 0), (1, 0), (1, 1)]),
         "j3d_mesh.bmd": mesh_model(),
         "j3d_materials.bmd": write_j3d_model(joints, parents, extra_chunks=[("MAT3", mat3_body(rich_materials()))]),
+        "j3d_mesh_unordered.bmd": mesh_model(unordered=True),
         "sm64ds.bmd": write_sm64ds_bmd([sm64ds_bone("r"), sm64ds_bone("body", 0, rotation_raw=(1024, 0, 0)),
                                         sm64ds_bone("head", 1, translation_fixed=(0, 4096, 0))], scale_shift=2),
         "bk_model.bin": write_bk_model([((0.0, 0.0, 0.0), 1, -1), ((0.0, 10.0, 0.0), 2, 0), ((1.0, 2.0, 3.0), 3, 1)],

@@ -14,8 +14,8 @@ bl_info = {
     "version": (0, 1, 0),
     "blender": (3, 4, 0),
     "location": "File > Import > Game Animation; File > Export > Game Animation",
-    "description": "Import and export J3D BCK/BTK, SM64DS BCA, Banjo-Kazooie and SWTOR JBA animations: armatures, "
-                   "material texture mappings and F-curves",
+    "description": "Import and export J3D BCK/BTK/BRK/BPK/BTP/BVA/BCA, SM64DS BCA, Banjo-Kazooie and SWTOR JBA "
+                   "animations: armatures, materials, shape visibility and F-curves",
     "category": "Import-Export",
 }
 

@@ -40,8 +40,8 @@ class _OptionsMixin:
 
 
 class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
-    """Import game animations (J3D BCK/BTK, SM64DS BCA, Banjo-Kazooie, SWTOR JBA) onto the active armature,
-    a new armature, or material texture mappings"""
+    """Import game animations (J3D BCK/BTK/BRK/BPK/BTP/BVA/BCA, SM64DS BCA, Banjo-Kazooie, SWTOR JBA) onto the
+    active armature, a new armature, materials or shapes"""
 
     bl_idname = "import_anim.gameanim"
     bl_label = "Import Game Animation"

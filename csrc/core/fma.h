@@ -3,7 +3,7 @@
  *
  * The C library's fmaf cannot be trusted for that: mingw-w64's (the
  * Windows builds) is not correctly rounded, and a wrong last bit in the
- * J3D Hermite replay (csrc/formats/j3d.c) changes sampled values and the
+ * J3D Hermite replay (csrc/formats/j3d.c, j3d_hermite.h) changes sampled values and the
  * truncated s16 rotations.  So the core never calls fmaf / fma:
  *
  *   - where the compiler is told the target has a fused multiply-add

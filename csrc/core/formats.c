@@ -74,6 +74,18 @@ const ga_format *ga_format_by_name(const char *name)
     return NULL;
 }
 
+const ga_format *ga_rig_animation(const char *rig)
+{
+    for (size_t i = 0; ga_formats[i]; i++)
+        if (ga_format_drives(ga_formats[i], rig)) return ga_formats[i];
+    return NULL;
+}
+
+int ga_format_drives(const ga_format *fmt, const char *rig)
+{
+    return rig && fmt->traits.rig && strcmp(fmt->traits.rig, rig) == 0;
+}
+
 const ga_wrapper *ga_wrapper_by_name(const char *name)
 {
     for (size_t i = 0; ga_wrappers[i]; i++)

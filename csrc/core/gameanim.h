@@ -1,7 +1,7 @@
 /*
  * gameanim core: the types shared by every format, wrapper and the binding.
  *
- * Plain C11, no Python.h.  Every format file (formats/bck.c, ...) decodes a
+ * Plain C11, no Python.h.  Every format file (formats/bck_btk.c, ...) decodes a
  * buffer into an opaque, lossless "raw record" plus a format-neutral clip,
  * and encodes a clip (optionally guided by the raw record it came from) back
  * into bytes.  The binding (csrc/python/) is the only code that knows Python.
@@ -422,6 +422,11 @@ typedef struct ga_format_traits {
      * (scale, rotation, translation, rotation_quaternion).  The add-on
      * imports only what it knows how to map. */
     const char *channels;
+    /* The model family ("j3d", "sm64ds", "bk": ga_rig_family_name) whose
+     * joints its tracks drive (Model.world_matrices(anim)); NULL: none.
+     * The first format of the registry naming a family is the family's own
+     * skeleton animation (ga_rig_animation). */
+    const char *rig;
 } ga_format_traits;
 
 typedef struct ga_format {
@@ -462,6 +467,11 @@ int ga_applied_tracks(const ga_format *fmt, const ga_clip *clip, uint8_t *keep, 
 /* The registry (formats.c).  NULL-terminated. */
 extern const ga_format *const ga_formats[];
 const ga_format *ga_format_by_name(const char *name);
+/* The first registered format whose tracks drive the joints of model
+ * family `rig` (traits.rig), NULL when none does. */
+const ga_format *ga_rig_animation(const char *rig);
+/* 1 when fmt's tracks drive the joints of model family `rig`. */
+int ga_format_drives(const ga_format *fmt, const char *rig);
 
 /* ------------------------------------------------------------------ */
 /* Compression wrappers (one file each; registry in formats.c)         */

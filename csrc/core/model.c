@@ -6,6 +6,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+const char *ga_rig_family_name(ga_rig_family f)
+{
+    return f == GA_RIG_J3D ? "j3d" : f == GA_RIG_SM64DS ? "sm64ds" : "bk";
+}
+
 void ga_model_init(ga_model *m)
 {
     memset(m, 0, sizeof *m);

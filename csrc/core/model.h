@@ -9,7 +9,7 @@
 #define GAMEANIM_MODEL_H
 
 #include "gameanim.h"
-#include "gx_tev.h"
+#include "gx_tev_state.h"
 
 /* The family decides which matrix rules apply (skeleton.c). */
 typedef enum ga_rig_family {
@@ -17,6 +17,10 @@ typedef enum ga_rig_family {
     GA_RIG_SM64DS = 1, /* SM64DS BMD bone table */
     GA_RIG_BK = 2      /* Banjo-Kazooie model bin bone table (pivots) */
 } ga_rig_family;
+
+/* "j3d", "sm64ds", "bk": the family's name in Model.family and in the
+ * formats' traits.rig (model.c). */
+const char *ga_rig_family_name(ga_rig_family f);
 
 /* J3D matrix-calc rule: INF1 flags & 0xF. */
 typedef enum ga_calc_rule {

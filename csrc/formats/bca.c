@@ -793,5 +793,5 @@ const ga_format ga_format_bca = {
     bca_info,
     NULL, /* every track applies */
     NULL, /* Track.evaluate: generic */
-    {".bca", "joint", 1, "Y", "INDEX", "lz77", NULL, NULL},
+    {".bca", "joint", 1, "Y", "INDEX", "lz77", NULL, NULL, "sm64ds"},
 };

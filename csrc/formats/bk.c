@@ -1321,5 +1321,5 @@ const ga_format ga_format_bk = {
     bk_info,
     bk_applied,
     NULL, /* Track.evaluate: generic */
-    {".bin;.anim", "bone_id", 0, "Y", "ID", "rarezip", NULL, NULL},
+    {".bin;.anim", "bone_id", 0, "Y", "ID", "rarezip", NULL, NULL, "bk"},
 };

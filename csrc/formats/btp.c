@@ -1,7 +1,7 @@
 /* BTP: J3D texture pattern animation (J3D1btp1 / TPT1): per material
  * entry, one texture number per frame.  Shares the J3D container with the
- * other kinds (j3d.c); docs/formats/j3d_kinds.md. */
-#include "j3d.h"
+ * other kinds (j3d_kinds.c); docs/formats/j3d_kinds.md. */
+#include "j3d_kinds.h"
 #include "pool.h"
 
 #include <stdlib.h>
@@ -96,6 +96,12 @@ fail:
     return rc;
 }
 
+static const j3dk_int_range btp_indices = {65535, 2};
+static const j3dk_layout btp_layout = {
+    "btp1", "TPT1", TPT1_HEADER, 0x0A, 1, {"index table"}, j3dk_int_run, &btp_indices,
+    "value(s) rounded to whole numbers (one per frame)",
+};
+
 static int btp_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
 {
     const ga_clip *clip = ctx->clip;
@@ -122,21 +128,18 @@ static int btp_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
         if (clip->entries[i].texmap < 0 || clip->entries[i].texmap > 255)
             rc = ga_fail(err, GA_ERR_ENCODE, "btp", "texmap", -1, "entry %u: texmap %d is not 0..255", i,
                          clip->entries[i].texmap);
-    int done = 0;
-    if (!rc) rc = j3dk_patch(ctx, ctx->orig && j3dk_entries_equal(clip, ctx->orig), out, err, &done);
-    if (rc || done) {
+    if (rc) {
         free(slot);
         return rc;
     }
-    ga_pool pool;
-    ga_pool_init(&pool, SIZE_MAX);
-    j3d_desc *desc = calloc((size_t)n + 1, sizeof *desc);
-    if (!desc) rc = ga_nomem(err, "btp");
-    if (!rc) rc = j3dk_place_frames(ctx, slot, n, 65535, 2, "index table", &pool, desc, err);
-    free(slot);
-    size_t c0 = 0;
-    if (!rc) c0 = j3dk_begin(out, ctx, "btp1", "TPT1", TPT1_HEADER, 0x0A, err, &rc);
-    if (!rc) {
+    j3dk_rebuild rb;
+    int done;
+    rc = j3dk_rebuild_begin(ctx, &btp_layout, ctx->orig && j3dk_entries_equal(clip, ctx->orig), slot, n, out, &rb,
+                            &done, err);
+    const j3d_desc *desc = rb.desc;
+    const ga_pool pool = rb.pools[0];
+    size_t c0 = rb.c0;
+    if (!rc && !done) {
         ga_buf *b = out;
         ga_buf_set_u16be(b, c0 + 0x0C, (uint16_t)n);
         ga_buf_set_u16be(b, c0 + 0x0E, (uint16_t)pool.n);
@@ -169,8 +172,7 @@ static int btp_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
         j3dk_finish(b, ctx, c0);
         if (b->failed) rc = ga_nomem(err, "btp");
     }
-    ga_pool_free(&pool);
-    free(desc);
+    j3dk_rebuild_free(&rb);
     return rc;
 }
 
@@ -185,5 +187,5 @@ const ga_format ga_format_btp = {
     j3dk_info,
     NULL, /* every track applies */
     j3dk_eval_frames,
-    {".btp", "material_entry", 1, NULL, NULL, "yaz0;yay0", "cp932", "texture_index"},
+    {".btp", "material_entry", 1, NULL, NULL, "yaz0;yay0", "cp932", "texture_index", NULL},
 };

@@ -1,7 +1,7 @@
 /* BVA: J3D shape visibility animation (J3D1bva1 / VAF1): per shape, one
  * show byte per frame.  Shares the J3D container with the other kinds
- * (j3d.c); docs/formats/j3d_kinds.md. */
-#include "j3d.h"
+ * (j3d_kinds.c); docs/formats/j3d_kinds.md. */
+#include "j3d_kinds.h"
 #include "pool.h"
 
 #include <stdlib.h>
@@ -10,6 +10,15 @@
 #define VAF1_HEADER 0x18u
 
 static int bva_probe(const uint8_t *data, size_t size) { return j3d_probe(data, size, "bva1"); }
+
+/* Shape i's show bytes (arg: the shape table and the show table). */
+static void show_table(const uint8_t *data, const void *arg, uint32_t i, j3dk_frames_at *f, char *field, size_t cap)
+{
+    const size_t *where = arg;
+    const uint8_t *p = data + where[0] + 4 * (size_t)i;
+    *f = (j3dk_frames_at){where[1] + ga_get_u16be(p + 2), ga_get_u16be(p), 1, 0, 1.0, (int32_t)i, GA_CH_VISIBILITY, 0};
+    if (field) snprintf(field, cap, "shape %u show table", i);
+}
 
 static int bva_decode(const uint8_t *data, size_t size, const ga_decode_opts *opts, void **out, ga_clip *clip,
                       ga_error *err)
@@ -26,33 +35,11 @@ static int bva_decode(const uint8_t *data, size_t size, const ga_decode_opts *op
     raw->nentries = n;
     raw->counts[0] = ga_get_u16be(h + 0x0E);
     rc = ga_need(&r, tab, (size_t)n * 4, "shape table");
-    if (rc) goto fail;
-    uint64_t nkeys = 0;
-    for (uint32_t e = 0; e < n; e++) {
-        uint32_t count = ga_get_u16be(data + tab + 4 * (size_t)e), first = ga_get_u16be(data + tab + 4 * (size_t)e + 2);
-        nkeys += count;
-        char field[48];
-        snprintf(field, sizeof field, "shape %u show table", e);
-        rc = ga_need(&r, show + first, count, field);
-        if (rc) goto fail;
+    if (!rc) {
+        size_t where[2] = {tab, show};
+        rc = j3dk_frame_tracks(&r, opts, raw, clip, n, tab, show_table, where, err);
     }
-    rc = ga_check_decoded(opts, size, nkeys, GA_KEY_BYTES, "keys", "bva", "key count", (long long)tab, err);
     if (rc) goto fail;
-    j3dk_clip_init(clip, raw);
-    rc = ga_clip_alloc_tracks(clip, n, err);
-    if (!rc) rc = ga_clip_reserve_keys(clip, nkeys, n, err);
-    if (rc) goto fail;
-    raw->ntracks = n;
-    for (uint32_t e = 0; e < n; e++) {
-        uint32_t count = ga_get_u16be(data + tab + 4 * (size_t)e), first = ga_get_u16be(data + tab + 4 * (size_t)e + 2);
-        ga_track *t = &clip->tracks[e];
-        t->target = (int32_t)e;
-        t->channel = GA_CH_VISIBILITY;
-        if (j3dk_frame_track(clip, t, data + show + first, count, 1, 0, 1.0)) {
-            rc = ga_nomem(err, "bva");
-            goto fail;
-        }
-    }
     *out = raw;
     return GA_OK;
 fail:
@@ -60,6 +47,12 @@ fail:
     j3dk_free_raw(raw);
     return rc;
 }
+
+static const j3dk_int_range bva_shows = {255, 1};
+static const j3dk_layout bva_layout = {
+    "bva1", "VAF1", VAF1_HEADER, 0x0A, 1, {"show table"}, j3dk_int_run, &bva_shows,
+    "value(s) rounded to whole numbers (one per frame)",
+};
 
 static int bva_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
 {
@@ -85,21 +78,17 @@ static int bva_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
                          i, tg);
         slot[tg] = (int32_t)i;
     }
-    int done = 0;
-    if (!rc) rc = j3dk_patch(ctx, 1, out, err, &done);
-    if (rc || done) {
+    if (rc) {
         free(slot);
         return rc;
     }
-    ga_pool pool;
-    ga_pool_init(&pool, SIZE_MAX);
-    j3d_desc *desc = calloc((size_t)n + 1, sizeof *desc);
-    if (!desc) rc = ga_nomem(err, "bva");
-    if (!rc) rc = j3dk_place_frames(ctx, slot, n, 255, 1, "show table", &pool, desc, err);
-    free(slot);
-    size_t c0 = 0;
-    if (!rc) c0 = j3dk_begin(out, ctx, "bva1", "VAF1", VAF1_HEADER, 0x0A, err, &rc);
-    if (!rc) {
+    j3dk_rebuild rb;
+    int done;
+    rc = j3dk_rebuild_begin(ctx, &bva_layout, 1, slot, n, out, &rb, &done, err);
+    const j3d_desc *desc = rb.desc;
+    const ga_pool pool = rb.pools[0];
+    size_t c0 = rb.c0;
+    if (!rc && !done) {
         ga_buf *b = out;
         ga_buf_set_u16be(b, c0 + 0x0C, (uint16_t)n);
         ga_buf_set_u16be(b, c0 + 0x0E, (uint16_t)pool.n);
@@ -116,8 +105,7 @@ static int bva_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
         j3dk_finish(b, ctx, c0);
         if (b->failed) rc = ga_nomem(err, "bva");
     }
-    ga_pool_free(&pool);
-    free(desc);
+    j3dk_rebuild_free(&rb);
     return rc;
 }
 
@@ -132,5 +120,5 @@ const ga_format ga_format_bva = {
     j3dk_info,
     NULL, /* every track applies */
     j3dk_eval_frames,
-    {".bva", "shape", 1, NULL, NULL, "yaz0;yay0", NULL, "visibility"},
+    {".bva", "shape", 1, NULL, NULL, "yaz0;yay0", NULL, "visibility", NULL},
 };

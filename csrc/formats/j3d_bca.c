@@ -3,7 +3,7 @@
  * the J3D magic tells them apart.  Also recognises the cluster-weight
  * kinds BLA / BLK only to refuse them by name.  Shares the J3D container
  * with the other kinds (j3d.c); docs/formats/j3d_kinds.md. */
-#include "j3d.h"
+#include "j3d_kinds.h"
 #include "pool.h"
 
 #include <math.h>
@@ -20,6 +20,20 @@ static int j3d_bca_probe(const uint8_t *data, size_t size)
     /* cluster weights: claimed so that the decoder refuses them by name */
     if (j3d_probe(data, size, "bla1") || j3d_probe(data, size, "blk1")) return 100;
     return 0;
+}
+
+/* Track i (joint i / 9, channel, axis: clip order) of the joint table
+ * (file order: axis * 3 + channel); arg: the joint table and the three
+ * value tables. */
+static void joint_values(const uint8_t *data, const void *arg, uint32_t i, j3dk_frames_at *f, char *field, size_t cap)
+{
+    const size_t *where = arg;
+    uint32_t j = i / 9, c = i % 9 / 3, a = i % 3;
+    const uint8_t *p = data + where[0] + 36 * (size_t)j + 4 * (size_t)(a * 3 + c);
+    int elem = c == 1 ? 2 : 4;
+    *f = (j3dk_frames_at){where[1 + c] + (size_t)ga_get_u16be(p + 2) * (size_t)elem, ga_get_u16be(p), elem, 1,
+                         c == 1 ? j3d_rotation_unit(0) : 1.0, (int32_t)j, (uint8_t)c, (uint8_t)a};
+    if (field) snprintf(field, cap, "joint %u %s %c values", j, ch_names[c], "XYZ"[a]);
 }
 
 static int j3d_bca_decode(const uint8_t *data, size_t size, const ga_decode_opts *opts, void **out, ga_clip *clip,
@@ -42,42 +56,11 @@ static int j3d_bca_decode(const uint8_t *data, size_t size, const ga_decode_opts
     ga_clip_init(clip, "j3d_bca");
     raw->nentries = n;
     rc = ga_need(&r, tab, (size_t)n * 36, "joint table");
-    if (rc) goto fail;
-    uint64_t nkeys = 0;
-    for (uint32_t i = 0; i < n * 9; i++) {
-        const uint8_t *p = data + tab + 4 * (size_t)i;
-        uint32_t count = ga_get_u16be(p), index = ga_get_u16be(p + 2), ch = i % 3;
-        nkeys += count;
-        char field[64];
-        snprintf(field, sizeof field, "joint %u %s %c values", i / 9, ch_names[ch], "XYZ"[i % 9 / 3]);
-        /* bounded by the data, not the header's counts: the game reads
-         * what the joint table points at */
-        rc = ga_need(&r, voff[ch] + (size_t)index * (ch == 1 ? 2 : 4), (size_t)count * (ch == 1 ? 2 : 4), field);
-        if (rc) goto fail;
+    if (!rc) {
+        size_t where[4] = {tab, voff[0], voff[1], voff[2]};
+        rc = j3dk_frame_tracks(&r, opts, raw, clip, n * 9, tab, joint_values, where, err);
     }
-    rc = ga_check_decoded(opts, size, nkeys, GA_KEY_BYTES, "keys", "j3d_bca", "key count", (long long)tab, err);
     if (rc) goto fail;
-    j3dk_clip_init(clip, raw);
-    rc = ga_clip_alloc_tracks(clip, n * 9, err);
-    if (!rc) rc = ga_clip_reserve_keys(clip, nkeys, n * 9, err);
-    if (rc) goto fail;
-    raw->ntracks = n * 9;
-    for (uint32_t j = 0; j < n; j++)
-        for (uint32_t c = 0; c < 3; c++)
-            for (uint32_t a = 0; a < 3; a++) {
-                const uint8_t *p = data + tab + 36 * (size_t)j + 4 * (size_t)(a * 3 + c);
-                uint32_t count = ga_get_u16be(p), index = ga_get_u16be(p + 2);
-                ga_track *t = &clip->tracks[j * 9 + c * 3 + a];
-                t->target = (int32_t)j;
-                t->channel = (uint8_t)c;
-                t->axis = (uint8_t)a;
-                int elem = c == 1 ? 2 : 4;
-                if (j3dk_frame_track(clip, t, data + voff[c] + (size_t)index * (size_t)elem, count, elem, 1,
-                                     c == 1 ? j3d_rotation_unit(0) : 1.0)) {
-                    rc = ga_nomem(err, "j3d_bca");
-                    goto fail;
-                }
-            }
     *out = raw;
     return GA_OK;
 fail:
@@ -87,8 +70,11 @@ fail:
 }
 
 /* One track's values at whole frames, as table elements (f32 bits or s16). */
-static int bca_run(const ga_track *t, j3d_seq *seq, uint16_t *count, ga_report *rep, ga_error *err)
+static int bca_run(const ga_track *t, const char *fmt, const void *arg, j3d_seq *seq, uint16_t *count, ga_report *rep,
+                   ga_error *err)
 {
+    (void)fmt;
+    (void)arg;
     uint32_t nf = j3dk_frame_count(t);
     *count = (uint16_t)nf;
     double unit = j3d_rotation_unit(0);
@@ -114,6 +100,12 @@ static int bca_run(const ga_track *t, j3d_seq *seq, uint16_t *count, ga_report *
     }
     return GA_OK;
 }
+
+/* slot s = joint * 9 + axis * 3 + channel (file order): table s % 3 */
+static const j3dk_layout anf1_layout = {
+    "bca1", "ANF1", ANF1_HEADER, 0x0A, 3, {"scale table", "rotation table", "translation table"}, bca_run, NULL,
+    "rotation(s) rounded to the s16 table (pi / 32768 steps)",
+};
 
 static int j3d_bca_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
 {
@@ -141,37 +133,17 @@ static int j3d_bca_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
                          slot[s], i);
         slot[s] = (int32_t)i;
     }
-    int done = 0;
-    if (!rc) rc = j3dk_patch(ctx, 1, out, err, &done);
-    if (rc || done) {
+    if (rc) {
         free(slot);
         return rc;
     }
-    ga_pool pools[3];
-    for (int i = 0; i < 3; i++) ga_pool_init(&pools[i], SIZE_MAX);
-    j3d_desc *desc = calloc((size_t)n * 9 + 1, sizeof *desc);
-    j3d_seq seq = {0};
-    uint32_t rounded_before = ctx->report->nrounded;
-    if (!desc) rc = ga_nomem(err, "j3d_bca");
-    for (size_t s = 0; s < (size_t)n * 9 && !rc; s++) {
-        if (slot[s] < 0) continue;
-        uint32_t ch = (uint32_t)(s % 3);
-        seq.n = 0;
-        rc = bca_run(&clip->tracks[slot[s]], &seq, &desc[s].count, ctx->report, err);
-        if (rc || !seq.n) continue;
-        long long at = ga_pool_place(&pools[ch], seq.v, seq.n);
-        if (at < 0) rc = ga_nomem(err, "j3d_bca");
-        else if (at > 0xFFFF || pools[ch].n > 0xFFFF)
-            rc = ga_fail(err, GA_ERR_ENCODE, "j3d_bca", ch_names[ch], -1, "the %s table outgrew 65535 values",
-                         ch_names[ch]);
-        else desc[s].index = (uint16_t)at;
-    }
-    free(seq.v);
-    free(slot);
-    if (!rc) j3dk_note_rounded(ctx, rounded_before, "rotation(s) rounded to the s16 table (pi / 32768 steps)");
-    size_t c0 = 0;
-    if (!rc) c0 = j3dk_begin(out, ctx, "bca1", "ANF1", ANF1_HEADER, 0x0A, err, &rc);
-    if (!rc) {
+    j3dk_rebuild rb;
+    int done;
+    rc = j3dk_rebuild_begin(ctx, &anf1_layout, 1, slot, n * 9, out, &rb, &done, err);
+    const j3d_desc *desc = rb.desc;
+    const ga_pool *pools = rb.pools;
+    size_t c0 = rb.c0;
+    if (!rc && !done) {
         ga_buf *b = out;
         if (!raw && !b->failed) memcpy(b->data + c0 + 0x24, j3d_padding_text, ANF1_HEADER - 0x24);
         ga_buf_set_u16be(b, c0 + 0x0C, (uint16_t)n);
@@ -192,8 +164,7 @@ static int j3d_bca_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
         j3dk_finish(b, ctx, c0);
         if (b->failed) rc = ga_nomem(err, "j3d_bca");
     }
-    for (int i = 0; i < 3; i++) ga_pool_free(&pools[i]);
-    free(desc);
+    j3dk_rebuild_free(&rb);
     return rc;
 }
 
@@ -208,5 +179,5 @@ const ga_format ga_format_j3d_bca = {
     j3dk_info,
     NULL, /* every track applies */
     j3dk_eval_frames,
-    {".bca", "joint", 1, "Y", "INDEX", "yaz0;yay0", NULL, NULL},
+    {".bca", "joint", 1, "Y", "INDEX", "yaz0;yay0", NULL, NULL, "j3d"},
 };

@@ -1783,5 +1783,5 @@ const ga_format ga_format_jba = {
     jba_info,
     NULL, /* every track applies */
     NULL, /* Track.evaluate: generic */
-    {".jba", "bone_name", 1, "Z", "NAME", "", "utf-8", NULL},
+    {".jba", "bone_name", 1, "Z", "NAME", "", "utf-8", NULL, NULL},
 };

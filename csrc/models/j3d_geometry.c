@@ -60,12 +60,10 @@ static int read_vtx1(const ga_reader *r, const ga_model_chunk *c, vtx_array *arr
     if ((rc = ga_j3d_table_at(r, c, 0x08, "VTX1 format list offset", &fmt))) return rc;
     size_t end = c->offset + c->size;
     uint32_t slot_off[13];
-    for (int s = 0; s < 13; s++) {
-        slot_off[s] = ga_get_u32be(r->data + c->offset + 0x0C + 4 * (size_t)s);
-        if (slot_off[s] >= c->size)
-            return ga_fail(r->err, GA_ERR_FORMAT, r->format, "VTX1 array offset", (long long)(c->offset + 0x0C + 4 * s),
-                           "array offset 0x%x lies outside the VTX1 chunk (%zu bytes)", slot_off[s], c->size);
-    }
+    for (int s = 0; s < 13; s++) slot_off[s] = ga_get_u32be(r->data + c->offset + 0x0C + 4 * (size_t)s);
+    /* (a slot that no format record uses is never read, whatever it holds;
+     * one past the chunk bounds no array: arrays end at the next offset
+     * below the chunk's size) */
     for (size_t at = fmt;; at += 16) {
         if (at + 16 > end)
             return ga_fail(r->err, GA_ERR_FORMAT, r->format, "VTX1 format list", (long long)at,
@@ -73,6 +71,9 @@ static int read_vtx1(const ga_reader *r, const ga_model_chunk *c, vtx_array *arr
         const uint8_t *p = r->data + at;
         uint32_t attr = ga_get_u32be(p);
         if (attr == ATTR_END) break;
+        /* matrix indices are always inline: the GX has no format for them
+         * and ignores such a record */
+        if (attr < ATTR_POS) continue;
         int slot = vtx1_slot(attr);
         if (slot < 0)
             return ga_fail(r->err, GA_ERR_FORMAT, r->format, "VTX1 attribute", (long long)at,
@@ -100,10 +101,14 @@ static int read_vtx1(const ga_reader *r, const ga_model_chunk *c, vtx_array *arr
                        : color ? 1 : 1 + a->comp_count;
         a->stride = color ? COLOR_SIZE[a->comp_type] : ncomp * COMP_SIZE[a->comp_type];
         uint32_t rel = slot_off[slot];
-        if (rel == 0)
+        /* a format without an array is harmless until a shape indexes it:
+         * that shape is refused then (read_desc) */
+        if (rel == 0) continue;
+        if (rel >= c->size)
             return ga_fail(r->err, GA_ERR_FORMAT, r->format, "VTX1 array offset",
-                           (long long)(c->offset + 0x0C + 4 * slot), "%s has a format but no array (offset 0)",
-                           KEY_NAMES[attr - ATTR_POS]);
+                           (long long)(c->offset + 0x0C + 4 * slot),
+                           "%s's array offset 0x%x lies outside the VTX1 chunk (%zu bytes)",
+                           KEY_NAMES[attr - ATTR_POS], rel, c->size);
         /* the array runs to the next array after it, or the chunk's end */
         uint32_t next = (uint32_t)c->size;
         for (int s = 0; s < 13; s++)
@@ -412,10 +417,17 @@ typedef struct desc_attr {
     uint32_t attr, type;
 } desc_attr;
 
+/* Reads a shape's vertex descriptor into out[], in the GX's order.  The list
+ * may name its attributes in any order: the GX reads each vertex's values
+ * from the display list in its own fixed order (PNMTXIDX, TEX0-7MTXIDX,
+ * POS, NRM, CLR0, CLR1, TEX0-7: ascending attribute id) whatever the order
+ * of the list that enabled them, so the list is sorted here.  Refused: what
+ * the hardware cannot draw (see docs/meshes.md, "Layout rules"). */
 static int read_desc(const geo *g, size_t at, desc_attr *out, int *n)
 {
     const ga_reader *r = g->r;
     size_t end = g->shp1->offset + g->shp1->size;
+    uint32_t listed = 0; /* bit per attribute id 0-20 (NBT is refused below) */
     *n = 0;
     for (;; at += 8) {
         if (at + 8 > end)
@@ -429,6 +441,15 @@ static int read_desc(const geo *g, size_t at, desc_attr *out, int *n)
         if (type > 3)
             return ga_fail(r->err, GA_ERR_FORMAT, r->format, "SHP1 attribute type", (long long)at + 4,
                            "type %u (0 none, 1 direct, 2 8-bit index, 3 16-bit index)", type);
+        if (attr == ATTR_NBT)
+            return ga_fail(r->err, GA_ERR_FORMAT, r->format, "SHP1 vertex attribute", (long long)at,
+                           "NBT (normal, binormal, tangent) vertex data is not supported");
+        /* one field of the vertex descriptor per attribute: a second entry
+         * has no field of its own to describe */
+        if (listed >> attr & 1)
+            return ga_fail(r->err, GA_ERR_FORMAT, r->format, "SHP1 vertex attribute", (long long)at,
+                           "attribute %u listed twice", attr);
+        listed |= 1u << attr;
         if (type == 0) continue;
         if (attr >= ATTR_POS && type == 1)
             return ga_fail(r->err, GA_ERR_FORMAT, r->format, "SHP1 attribute type", (long long)at + 4,
@@ -437,21 +458,13 @@ static int read_desc(const geo *g, size_t at, desc_attr *out, int *n)
         if (attr < ATTR_POS && type != 1)
             return ga_fail(r->err, GA_ERR_FORMAT, r->format, "SHP1 attribute type", (long long)at + 4,
                            "matrix index attribute %u must be direct (type 1), not %u", attr, type);
-        if (attr == ATTR_NBT)
-            return ga_fail(r->err, GA_ERR_FORMAT, r->format, "SHP1 vertex attribute", (long long)at,
-                           "NBT (normal, binormal, tangent) vertex data is not supported");
         if (attr >= ATTR_POS && !g->arrays[attr - ATTR_POS].present)
             return ga_fail(r->err, GA_ERR_FORMAT, r->format, "SHP1 vertex attribute", (long long)at,
                            "the shape uses %s, which VTX1 does not have", KEY_NAMES[attr - ATTR_POS]);
-        for (int k = 0; k < *n; k++)
-            if (out[k].attr >= attr)
-                return ga_fail(r->err, GA_ERR_FORMAT, r->format, "SHP1 vertex attribute", (long long)at,
-                               "attribute %u listed after attribute %u (the list is in ascending order)", attr,
-                               out[k].attr);
-        if (*n >= 24)
-            return ga_fail(r->err, GA_ERR_FORMAT, r->format, "SHP1 vertex descriptor", (long long)at,
-                           "more than 24 attributes");
-        out[(*n)++] = (desc_attr){attr, type};
+        /* insertion into GX order (at most 21 distinct attributes) */
+        int k = (*n)++;
+        for (; k > 0 && out[k - 1].attr > attr; k--) out[k] = out[k - 1];
+        out[k] = (desc_attr){attr, type};
     }
     int has_pos = 0;
     for (int k = 0; k < *n; k++) has_pos |= out[k].attr == ATTR_POS;
@@ -669,7 +682,7 @@ static int read_shape(geo *g, uint32_t i, size_t rec, ga_mesh *s)
     if (s->matrix_type > 3)
         return ga_fail(r->err, GA_ERR_FORMAT, r->format, "SHP1 matrix type", (long long)rec,
                        "shape %u: matrix type %u (0 single, 1 billboard, 2 Y billboard, 3 multi)", i, s->matrix_type);
-    desc_attr desc[24];
+    desc_attr desc[21];
     int ndesc;
     if ((rc = read_desc(g, g->descs + desc_off, desc, &ndesc))) return rc;
     size_t end = g->shp1->offset + g->shp1->size;

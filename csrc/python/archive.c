@@ -1,7 +1,7 @@
-/* Archive (RARC / CRAR) objects: glue over core/archive.h.  The parsing,
+/* Archive (RARC / CRAR) objects: glue over archives/archive.h.  The parsing,
  * the directory walk and the in-place rewrite are csrc/archives/rarc.c. */
 #include "binding.h"
-#include "archive.h"
+#include "../archives/archive.h"
 
 #include <stdlib.h>
 #include <string.h>

@@ -1,5 +1,5 @@
-/* What the files of the binding (csrc/python/) share: the module state,
- * the two object layouts and the conversions.  Glue only: anything that
+/* What the files of the binding (csrc/python/) share: the module state
+ * (state.h), the object layouts and the conversions.  Glue only: anything that
  * computes lives in the C core. */
 #ifndef GAMEANIM_BINDING_H
 #define GAMEANIM_BINDING_H
@@ -8,6 +8,7 @@
 #include <Python.h>
 
 #include "gameanim.h"
+#include "state.h"
 
 #define GAMEANIM_VERSION "0.1.0"
 
@@ -18,37 +19,6 @@
         (dst) = (src);              \
         Py_XDECREF(_old);           \
     } while (0)
-
-/* ------------------------------------------------------------------ */
-/* Module state (module.c)                                             */
-
-#define GA_NZERO 5
-#define GA_MATERIAL_PARTS 12
-
-typedef struct ga_state {
-    PyObject *FormatError;
-    PyObject *EncodeError;
-    PyObject *PrecisionWarning;
-    PyObject *ArrayType; /* array.array */
-    PyTypeObject *TrackType;
-    PyTypeObject *AnimationType;
-    PyTypeObject *ModelType;
-    PyTypeObject *BoneType;
-    PyTypeObject *MeshType;     /* model.c: Model.meshes, .textures, .materials items */
-    PyTypeObject *TextureType;
-    PyTypeObject *MaterialType;      /* material.c */
-    PyTypeObject *MaterialParts[GA_MATERIAL_PARTS]; /* material.c: TevStage, TevOp, Blend, ... */
-    PyTypeObject *ArchiveType;       /* archive.c */
-    PyTypeObject *ArchiveMemberType; /* archive.c (a struct sequence) */
-    /* One-item zero arrays ('f', 'i', 'B', 'd'): repeating one makes a new
-     * array of any length without building a bytes object first. */
-    PyObject *ZeroArrays[GA_NZERO];
-} ga_state;
-
-ga_state *state_of_module(PyObject *mod);
-/* The state of the module that made an object of one of our types. */
-ga_state *state_of_type(PyTypeObject *tp);
-#define STATE_OF(self) state_of_type(Py_TYPE((PyObject *)(self)))
 
 /* ------------------------------------------------------------------ */
 /* Track (track.c)                                                     */
@@ -273,8 +243,6 @@ int archive_types_init(PyObject *m, ga_state *st);
 /* GA_ARC_EXTENSIONS as a tuple of str. */
 PyObject *archive_extensions(void);
 PyObject *mod_open_archive(PyObject *mod, PyObject *args, PyObject *kw);
-/* max_decoded_size= of the loading functions (module.c). */
-int parse_max_decoded(PyObject *o, uint64_t *out);
 
 /* ------------------------------------------------------------------ */
 /* Module-level functions of baking and export (bake.c)                */

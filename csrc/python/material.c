@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "../models/gx_tev.h"
 
 /* ------------------------------------------------------------------ */
 /* Names of the GX enumerations (value -> name; a value without a GX name

@@ -6,7 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "gx_texture.h"
+#include "../models/gx_texture.h"
+#include "../models/mesh_groups.h"
 #include "model.h"
 
 /* ------------------------------------------------------------------ */
@@ -287,21 +288,8 @@ static PyObject *Model_get(PyObject *self, void *closure)
     case 4: return PyDict_Copy(o->info);
     case 5: return PyList_GetSlice(o->chunks, 0, PyList_Size(o->chunks));
     case 6: return PyList_GetSlice(o->inverse_binds, 0, PyList_Size(o->inverse_binds));
-    default: return PyUnicode_FromString(o->m.family == GA_RIG_J3D ? "j3d" : o->m.family == GA_RIG_SM64DS ? "sm64ds" : "bk");
+    default: return PyUnicode_FromString(ga_rig_family_name(o->m.family));
     }
-}
-
-/* The animation format that drives this model's family. */
-static const char *family_animation(ga_rig_family f)
-{
-    return f == GA_RIG_J3D ? "bck" : f == GA_RIG_SM64DS ? "bca" : "bk";
-}
-
-/* Whether an animation format drives this family's joints: its own, and
- * for J3D models the full-frame J3D BCA too (sampled by its frame_rule). */
-static int family_takes(ga_rig_family f, const char *fmt)
-{
-    return strcmp(fmt, family_animation(f)) == 0 || (f == GA_RIG_J3D && strcmp(fmt, "j3d_bca") == 0);
 }
 
 static PyObject *Model_world_matrices(PyObject *self, PyObject *args, PyObject *kw)
@@ -318,11 +306,12 @@ static PyObject *Model_world_matrices(PyObject *self, PyObject *args, PyObject *
             return NULL;
         }
         a = (AnimationObject *)anim;
-        const char *want = family_animation(o->m.family);
-        if (!family_takes(o->m.family, a->fmt->name))
+        const char *rig = ga_rig_family_name(o->m.family);
+        const ga_format *own = ga_rig_animation(rig);
+        if (!ga_format_drives(a->fmt, rig))
             return PyErr_Format(PyExc_ValueError,
                                 "a %s animation does not drive a %s model (its skeleton animations are %s files)",
-                                a->fmt->name, o->m.format, want);
+                                a->fmt->name, o->m.format, own ? own->name : "no");
     }
     double *frames;
     Py_ssize_t nf;
@@ -533,94 +522,25 @@ static PyObject *corner_uvs(ga_state *st, const ga_mesh *s)
     return list;
 }
 
-/* One distinct (joint, weight) of a mesh's vertex groups. */
-typedef struct {
-    uint32_t joint;
-    float weight;
-    uint32_t wbits;        /* the weight's bits (the key: NaN has no equal) */
-    size_t count, first;   /* its vertices; where they start in the output */
-} group_key;
-
-static int group_cmp(const void *pa, const void *pb)
-{
-    const group_key *a = pa, *b = pb;
-    if (a->joint != b->joint) return a->joint < b->joint ? -1 : 1;
-    if (a->weight < b->weight) return -1;
-    if (a->weight > b->weight) return 1;
-    return (a->wbits > b->wbits) - (a->wbits < b->wbits); /* (NaN: a fixed order all the same) */
-}
-
-static uint32_t group_hash(uint32_t joint, uint32_t wbits)
-{
-    uint64_t h = ((uint64_t)joint << 32 | wbits) * 0x9E3779B97F4A7C15u;
-    return (uint32_t)(h >> 32);
-}
-
-/* Mesh.groups: the vertices of each (joint, non-zero weight), ordered by
- * joint then weight, each group's vertices ascending.  The distinct pairs
- * are found by a hash table and only they are sorted (few); the vertices
- * are then placed by counting (no sort of the n entries). */
+/* Mesh.groups: one (joint, weight, array('i') of vertices) per group of
+ * ga_mesh_vertex_groups (models/mesh_groups.c). */
 static PyObject *vertex_groups(ga_state *st, const ga_mesh *s)
 {
-    size_t n = (size_t)s->nverts * s->influences, m = 0;
-    for (size_t e = 0; e < n; e++) m += s->weights[e] != 0.0f;
-    if (!m) return PyTuple_New(0);
-    size_t cap = 16;
-    while (cap < 2 * m) cap *= 2;
-    uint32_t *table = calloc(cap, sizeof *table); /* group + 1, 0 = empty */
-    uint32_t *entry_group = malloc(m * sizeof *entry_group);
-    group_key *keys = malloc(m * sizeof *keys);
-    int32_t *verts = malloc(m * sizeof *verts);
-    size_t *order_of = malloc(m * sizeof *order_of);
-    PyObject *out = NULL;
-    if (!table || !entry_group || !keys || !verts || !order_of) {
-        PyErr_NoMemory();
-        goto done;
-    }
-    size_t ngroups = 0, at = 0;
-    for (size_t e = 0; e < n; e++) {
-        float w = s->weights[e];
-        if (w == 0.0f) continue;
-        uint32_t j = s->joints[e], wbits;
-        memcpy(&wbits, &w, 4);
-        size_t h = group_hash(j, wbits) & (cap - 1);
-        while (table[h] && !(keys[table[h] - 1].joint == j && keys[table[h] - 1].wbits == wbits)) h = (h + 1) & (cap - 1);
-        if (!table[h]) {
-            keys[ngroups] = (group_key){j, w, wbits, 0, 0};
-            table[h] = (uint32_t)++ngroups;
-        }
-        keys[table[h] - 1].count++;
-        entry_group[at++] = table[h] - 1;
-    }
-    /* sort the distinct pairs; order_of: a group's place after the sort */
-    for (size_t g = 0; g < ngroups; g++) keys[g].first = g; /* (the group's number, before the sort) */
-    qsort(keys, ngroups, sizeof *keys, group_cmp);
-    size_t start = 0;
-    for (size_t g = 0; g < ngroups; g++) {
-        order_of[keys[g].first] = g;
-        keys[g].first = start;
-        start += keys[g].count;
-    }
-    at = 0;
-    for (size_t e = 0; e < n; e++) {
-        if (s->weights[e] == 0.0f) continue;
-        group_key *k = &keys[order_of[entry_group[at++]]];
-        verts[k->first++] = (int32_t)(e / s->influences);
-    }
-    out = PyTuple_New((Py_ssize_t)ngroups);
-    for (size_t g = 0; out && g < ngroups; g++) {
-        const group_key *k = &keys[g];
-        PyObject *arr = new_array(st, "i", verts + (k->first - k->count), (Py_ssize_t)(k->count * 4));
+    ga_vertex_group *groups;
+    int32_t *verts;
+    size_t ng;
+    ga_error err;
+    if (ga_mesh_vertex_groups(s, &groups, &ng, &verts, &err)) return raise_error(st, &err);
+    PyObject *out = PyTuple_New((Py_ssize_t)ng);
+    for (size_t g = 0; out && g < ng; g++) {
+        const ga_vertex_group *k = &groups[g];
+        PyObject *arr = new_array(st, "i", verts + k->first, (Py_ssize_t)(k->count * 4));
         PyObject *item = arr ? Py_BuildValue("(IdN)", k->joint, (double)k->weight, arr) : NULL;
         if (!item) Py_CLEAR(out);
         else PyTuple_SetItem(out, (Py_ssize_t)g, item);
     }
-done:
-    free(table);
-    free(entry_group);
-    free(keys);
+    free(groups);
     free(verts);
-    free(order_of);
     return out;
 }
 

@@ -1,32 +1,13 @@
-/* The module gameanim._core: its state, its functions and their
- * registration.  Built with Py_LIMITED_API 3.11 so that one abi3 binary
- * loads in every Blender from 3.4 (Debian, Python 3.11) to 5.x. */
+/* The module gameanim._core assembled: its functions and their
+ * registration, its types and constants (the state and the helpers the
+ * other files share: state.c).  Built with Py_LIMITED_API 3.11 so that
+ * one abi3 binary loads in every Blender from 3.4 (Debian, Python 3.11)
+ * to 5.x. */
 #include "binding.h"
 #include "model.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-/* max_decoded_size=: None for the default limit (docs/limits.md), else a
- * positive number of bytes. */
-int parse_max_decoded(PyObject *o, uint64_t *out)
-{
-    *out = 0;
-    if (o == Py_None) return 0;
-    if (!PyLong_Check(o) || PyBool_Check(o)) {
-        PyErr_SetString(PyExc_TypeError, "max_decoded_size must be an int (bytes) or None");
-        return -1;
-    }
-    int overflow = 0;
-    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
-    if (v == -1 && PyErr_Occurred()) return -1;
-    if (overflow < 0 || (!overflow && v <= 0)) {
-        PyErr_SetString(PyExc_ValueError, "max_decoded_size must be a positive number of bytes");
-        return -1;
-    }
-    *out = overflow > 0 ? UINT64_MAX : (uint64_t)v; /* (the absolute limits still hold) */
-    return 0;
-}
 
 static PyObject *mod_load(PyObject *mod, PyObject *args, PyObject *kw)
 {
@@ -460,16 +441,6 @@ static PyObject *new_exception(PyObject *m, const char *name, PyObject *base, co
     return e;
 }
 
-ga_state *state_of_module(PyObject *mod)
-{
-    return (ga_state *)PyModule_GetState(mod);
-}
-
-ga_state *state_of_type(PyTypeObject *tp)
-{
-    return (ga_state *)PyType_GetModuleState(tp);
-}
-
 static PyTypeObject *new_type(PyObject *m, PyType_Spec *spec, const char *name)
 {
     PyTypeObject *tp = (PyTypeObject *)PyType_FromModuleAndSpec(m, spec, NULL);
@@ -518,7 +489,7 @@ static int module_exec(PyObject *m)
     st->TextureType = new_type(m, &Texture_spec, "Texture");
     if (!st->MeshType || !st->TextureType || material_types_init(m, st) < 0) return -1;
     if (archive_types_init(m, st) < 0) return -1;
-    /* the archives' usual extensions (core/archive.h), for the CLI and the add-on */
+    /* the archives' usual extensions (archives/archive.h), for the CLI and the add-on */
     PyObject *arc_ext = archive_extensions();
     if (!arc_ext || PyModule_AddObject(m, "ARCHIVE_EXTENSIONS", arc_ext) < 0) {
         Py_XDECREF(arc_ext);

@@ -122,8 +122,9 @@ def core_sources(src):
 
 
 def include_flags(src):
-    dirs = sorted({Path(src) / "csrc"} | {h.parent for h in (Path(src) / "csrc").rglob("*.h")})
-    return [f"-I{d}" for d in dirs]
+    """setup.py's include path: csrc/core only (other folders' headers are
+    included by relative path)."""
+    return [f"-I{Path(src) / 'csrc' / 'core'}"]
 
 
 def compile_core(plat, src, work):

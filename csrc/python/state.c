@@ -1,0 +1,32 @@
+/* The module state's accessors and the helpers that every file of the
+ * binding shares (state.h). */
+#include "state.h"
+
+ga_state *state_of_module(PyObject *mod)
+{
+    return (ga_state *)PyModule_GetState(mod);
+}
+
+ga_state *state_of_type(PyTypeObject *tp)
+{
+    return (ga_state *)PyType_GetModuleState(tp);
+}
+
+int parse_max_decoded(PyObject *o, uint64_t *out)
+{
+    *out = 0;
+    if (o == Py_None) return 0;
+    if (!PyLong_Check(o) || PyBool_Check(o)) {
+        PyErr_SetString(PyExc_TypeError, "max_decoded_size must be an int (bytes) or None");
+        return -1;
+    }
+    int overflow = 0;
+    long long v = PyLong_AsLongLongAndOverflow(o, &overflow);
+    if (v == -1 && PyErr_Occurred()) return -1;
+    if (overflow < 0 || (!overflow && v <= 0)) {
+        PyErr_SetString(PyExc_ValueError, "max_decoded_size must be a positive number of bytes");
+        return -1;
+    }
+    *out = overflow > 0 ? UINT64_MAX : (uint64_t)v; /* (the absolute limits still hold) */
+    return 0;
+}
