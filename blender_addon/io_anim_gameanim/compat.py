@@ -605,3 +605,29 @@ def set_material_alpha(material, mode, threshold=0.5):
     material.blend_method = {"BLEND": "BLEND", "CLIP": "CLIP"}.get(mode, "OPAQUE")
     if mode == "CLIP":
         material.alpha_threshold = threshold
+
+
+# ---------------------------------------------------------------------------
+# Node groups
+
+# (4.0+: a node tree's sockets live in tree.interface; before, in
+# tree.inputs and tree.outputs)
+HAS_TREE_INTERFACE = "interface" in bpy.types.NodeTree.bl_rna.properties
+
+
+def new_group_socket(tree, name, in_out, socket_type):
+    """Adds an input ('INPUT') or output ('OUTPUT') socket of type
+    socket_type ('NodeSocketFloat', 'NodeSocketVector', ...) to a node
+    group's interface; returns the interface socket."""
+    if HAS_TREE_INTERFACE:
+        return tree.interface.new_socket(name=name, in_out=in_out, socket_type=socket_type)
+    sockets = tree.inputs if in_out == "INPUT" else tree.outputs
+    return sockets.new(socket_type, name)
+
+
+def group_socket_names(tree, in_out):
+    """The names of a node group's input or output sockets, in order."""
+    if HAS_TREE_INTERFACE:
+        return [it.name for it in tree.interface.items_tree
+                if getattr(it, "item_type", "") == "SOCKET" and it.in_out == in_out]
+    return [s.name for s in (tree.inputs if in_out == "INPUT" else tree.outputs)]
