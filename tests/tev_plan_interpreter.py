@@ -8,9 +8,15 @@ keep it.  Also random stand-in materials with the attributes of issue
 import math
 import random
 import struct
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 
-from io_anim_gameanim.shared import tev_graph as tg
+_ADDON = str(Path(__file__).resolve().parent.parent / "blender_addon")
+if _ADDON not in sys.path:  # (the add-on's shared layer imports without bpy)
+    sys.path.insert(0, _ADDON)
+
+from io_anim_gameanim.shared import tev_graph as tg  # noqa: E402
 
 
 def f32(x):
