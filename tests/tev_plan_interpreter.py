@@ -74,10 +74,20 @@ def run(plan, values):
         got = {lk.dst_socket: out[lk.src][lk.src_socket] for lk in feeds.get(node.name, ())}
         ins = dict(node.defaults)
         ins.update(got)
-        out[node.name] = _eval(node, ins)
+        out[node.name] = _group(plan.groups[node.group], ins) if node.bl_idname == tg.GROUP else _eval(node, ins)
     kinds = dict(plan.outputs)
     res = {lk.dst_socket: out[lk.src][lk.src_socket] for lk in feeds.get(tg.GROUP_OUTPUT, ())}
     return {k: _as_vector(v) if kinds[k] == "VECTOR" else _as_float(v, k) for k, v in res.items()}
+
+
+def _group(sub, ins):
+    """A group node: its inputs converted to the sub-group's socket types
+    (an unlinked socket without a value holds 0, as a new socket does)."""
+    values = {}
+    for name, kind in sub.inputs:
+        v = ins.get(name, 0.0)
+        values[name] = _as_vector(v) if kind == "VECTOR" else _as_float(v, sub.name + ": " + name)
+    return run(sub, values)
 
 
 def _eval(node, ins):

@@ -25,19 +25,33 @@ differ only in colours share one group (config()).
 The outputs are Color (0..1), Alpha (0..1) and Pass (the alpha test,
 0 or 1).
 
+Blender updates a node tree after every node, link and value set from
+Python, so building one tree costs the square of its size (a flat
+16-stage plan of 400 nodes took 2.6 s in 5.0).  A material's group is
+therefore small: per stage it runs two shared groups, one per combiner
+kind (combiner_plan: colour or alpha, op, bias, scale, clamp; ~17 nodes
+each, built once for every material and model), with the stage's
+operands linked in or set as constants on the group node; bytes_plan
+rounds the inputs and output_plan wraps the last registers and runs the
+alpha test.  Swap tables and konst channel selects stay in the
+material's group.
+
 The plan uses only nodes whose sockets have kept their order from
-Blender 3.4 to 5.x: Math, Vector Math, Separate XYZ and Combine XYZ.
-Sockets are named by index; a float linked into a vector input is
-replicated into x, y and z (Blender's implicit conversion), and no
-vector is ever linked into a float input.
+Blender 3.4 to 5.x: Math, Vector Math, Separate XYZ and Combine XYZ,
+and group nodes (sockets by name).  Math sockets are named by index; a
+float linked into a vector input is replicated into x, y and z
+(Blender's implicit conversion), and no vector is ever linked into a
+float input.
 """
 import hashlib
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 MATH = "ShaderNodeMath"
 VMATH = "ShaderNodeVectorMath"
 SEPARATE = "ShaderNodeSeparateXYZ"
 COMBINE = "ShaderNodeCombineXYZ"
+GROUP = "ShaderNodeGroup"
 GROUP_INPUT = "Group Input"    # node names of the group's own input and
 GROUP_OUTPUT = "Group Output"  # output nodes (sockets named, not indexed)
 
@@ -50,6 +64,7 @@ BIAS = {None: 0, "ZERO": 0, "ADDHALF": 128, "SUBHALF": -128}
 SCALE_SHIFT = {None: 0, "SCALE_1": 0, "SCALE_2": 1, "SCALE_4": 2, "DIVIDE_2": 0}
 REGISTERS = ("PREV", "REG0", "REG1", "REG2")
 REGISTER_INPUTS = {"PREV": "PREV", "REG0": "C0", "REG1": "C1", "REG2": "C2"}
+PREFIX = "gameanim TEV"
 
 
 # ---------------------------------------------------------------------------
@@ -61,7 +76,8 @@ class Node:
     name: str
     bl_idname: str
     operation: str = None
-    defaults: dict = field(default_factory=dict)  # input index -> float or (x, y, z)
+    defaults: dict = field(default_factory=dict)  # input index (name on a group node) -> float or (x, y, z)
+    group: str = None  # a group node: the name of the sub-plan it runs
 
 
 @dataclass
@@ -80,6 +96,7 @@ class Plan:
     outputs: list  # the same for the outputs
     nodes: list
     links: list
+    groups: dict = field(default_factory=dict)  # name -> Plan of the groups its group nodes run
 
 
 @dataclass(frozen=True)
@@ -135,7 +152,7 @@ def config(material):
 def group_name(key):
     """A short, stable name per configuration."""
     digest = hashlib.sha1(repr(key).encode()).hexdigest()[:10]
-    return f"gameanim TEV {len(key[0])}s {digest}"
+    return f"{PREFIX} {len(key[0])}s {digest}"
 
 
 # ---------------------------------------------------------------------------
@@ -183,6 +200,7 @@ class _Graph:
         self.nodes = []
         self.links = []
         self.inputs = {}  # name -> kind
+        self.groups = {}
         self._cache = {}
 
     def _node(self, bl_idname, operation=None):
@@ -199,6 +217,26 @@ class _Graph:
     def input(self, name, kind):
         self.inputs[name] = "VECTOR" if kind == "V" else "FLOAT"
         return Ref(GROUP_INPUT, name, kind)
+
+    def group(self, sub, values):
+        """A group node running sub-plan `sub` with {input name: value}
+        (inputs left out are unused); {output name: Ref}."""
+        node = self._node(GROUP, None)
+        node.group = sub.name
+        self.groups[sub.name] = sub
+        self.groups.update(sub.groups)
+        kinds = dict(sub.inputs)
+        for name, value in values.items():
+            self._feed(node, name, _vec(value) if kinds[name] == "VECTOR" and not isinstance(value, Ref) else value)
+        return {name: Ref(node.name, name, "V" if kind == "VECTOR" else "F") for name, kind in sub.outputs}
+
+    def finish(self, key, name, outputs):
+        """The plan of this graph; outputs {name: (kind, value)}."""
+        for out, (kind, value) in outputs.items():
+            ref = self.emit(kind, value)
+            self.links.append(Link(ref.node, ref.socket, GROUP_OUTPUT, out))
+        kinds = [(n, "VECTOR" if k == "V" else "FLOAT") for n, (k, _) in outputs.items()]
+        return Plan(key, name, list(self.inputs.items()), kinds, self.nodes, self.links, self.groups)
 
     def op(self, kind, operation, a, b=0.0, c=0.0):
         """A Math (kind 'F') or Vector Math ('V') node, folded when its
@@ -304,100 +342,12 @@ def _simplify(op, a, b, c):
 
 
 # ---------------------------------------------------------------------------
-# Inputs, operands and registers
+# The combiner arithmetic (notes 2.2), in 0..255 units
 
 
-class _Sources:
-    """What the stages read: rounded group inputs (made on first use) and
-    the registers, with whether each is known to be a byte already (no
-    8-bit wrap needed)."""
-
-    def __init__(self, g):
-        self.g = g
-        self.regs = {r: {"rgb": None, "a": None, "rgb_byte": False, "a_byte": False} for r in REGISTERS}
-
-    def byte_input(self, name, kind):
-        """floor(x * 255 + 0.5) of a group input in 0..1 units."""
-        memo = ("byte", name)
-        if memo not in self.g._cache:
-            x = self.g.input(name, kind)
-            self.g._cache[memo] = self.g.op(kind, "FLOOR", self.g.op(kind, "MULTIPLY_ADD", x, 255.0, 0.5))
-        return self.g._cache[memo]
-
-    def colour(self, name, part, swap=IDENTITY_SWAP):
-        """The rgb (part 'rgb') or alpha ('a') of an input colour, through
-        a swap table: .rgb reads the swapped R, G, B and .a the swapped A."""
-        if part == "a":
-            if swap[3] == 3:
-                return self.byte_input(name + " Alpha", "F")
-            return self.g.split(self.byte_input(name, "V"))[swap[3]]
-        if tuple(swap[:3]) == (0, 1, 2):
-            return self.byte_input(name, "V")
-        chans = list(self.g.split(self.byte_input(name, "V")))
-        chans.append(self.byte_input(name + " Alpha", "F") if 3 in swap[:3] else None)
-        return self.g.join(*(chans[i] for i in swap[:3]))
-
-    def register(self, reg, part):
-        r = self.regs[reg]
-        if r[part] is None:
-            name = REGISTER_INPUTS[reg] + ("" if part == "rgb" else " Alpha")
-            r[part] = self.byte_input(name, "V" if part == "rgb" else "F")
-        return r[part], r[part + "_byte"]
-
-    def write(self, reg, part, value, is_byte):
-        self.regs[reg][part] = value
-        self.regs[reg][part + "_byte"] = is_byte
-
-
-def _konst(src, g, sel, alpha):
-    """A konst select's value: a constant fraction, K0-K3's rgb, or one
-    channel of one of them replicated (notes 2.3)."""
-    if sel in KONST_FRACTIONS:
-        return float(KONST_FRACTIONS[sel])
-    if sel and sel[0] == "K" and len(sel) == 2 and not alpha:
-        return src.colour(sel, "rgb")
-    if sel and sel[0] == "K" and len(sel) == 4:
-        if sel[3] == "A":
-            return src.colour(sel[:2], "a")
-        return g.split(src.colour(sel[:2], "rgb"))["RGB".index(sel[3])]
-    return 0.0  # reserved selects, and K0-K3 for alpha: 0
-
-
-def _colour_operand(src, g, sel, stage, tex_swap, ras_swap, konst):
-    """(value, is a byte) of a colour combiner input (notes 2.1)."""
-    if sel in ("ZERO", "ONE", "HALF"):
-        return {"ZERO": 0.0, "ONE": 255.0, "HALF": 128.0}[sel], True
-    if sel == "KONST":
-        return konst, True
-    if sel[:3] in ("TEX", "RAS"):
-        swap = tex_swap if sel[:3] == "TEX" else ras_swap
-        return src.colour(f"{sel[:3]}{stage}", "rgb" if sel[3] == "C" else "a", swap), True
-    reg = "PREV" if sel[1:] == "PREV" else "REG" + sel[1]
-    return src.register(reg, "rgb" if sel[0] == "C" else "a")
-
-
-def _alpha_operand(src, g, sel, stage, tex_swap, ras_swap, konst):
-    if sel == "ZERO":
-        return 0.0, True
-    if sel == "KONST":
-        return konst, True
-    if sel in ("TEXA", "RASA"):
-        return src.colour(f"{sel[:3]}{stage}", "a", tex_swap if sel == "TEXA" else ras_swap), True
-    return src.register("PREV" if sel == "APREV" else "REG" + sel[1], "a")
-
-
-def _low8(g, kind, value, is_byte):
-    return value if is_byte else g.op(kind, "WRAP", value, 256.0, 0.0)
-
-
-# ---------------------------------------------------------------------------
-# The combiner arithmetic (notes 2.2)
-
-
-def _regular(g, kind, comb, a, b, c, d):
+def _regular(g, kind, op, bias, scale, a, b, c, d):
     """V = (D + bias) * 2^s +- floor((A * 256 + (B - A) * c') * 2^s + r) / 256),
     halved (floor) for DIVIDE_2."""
-    _, _, _, _, op, bias, scale, _, _ = comb
     s = 2.0 ** SCALE_SHIFT[scale]
     c1 = g.op(kind, "ADD", c, g.op(kind, "FLOOR", g.op(kind, "MULTIPLY", c, 1.0 / 128.0)))
     lerp = g.op(kind, "MULTIPLY_ADD", a, 256.0, g.op(kind, "MULTIPLY", g.op(kind, "SUBTRACT", b, a), c1))
@@ -411,9 +361,9 @@ def _regular(g, kind, comb, a, b, c, d):
 
 
 def _condition(g, kind, cmp, a, b):
-    """1 or 0: A > B or A == B on the compare's key (kind 'V' for RGB8:
-    one condition per channel)."""
-    if kind == "V":  # RGB8, per channel, on integers
+    """1 or 0: A > B or A == B (kind 'V' for RGB8: one condition per
+    channel), on integers."""
+    if kind == "V":
         diff = g.op("V", "SUBTRACT", a, b)
         if cmp == "GT":
             return g.op("V", "MINIMUM", g.op("V", "MAXIMUM", diff, 0.0), 1.0)
@@ -421,55 +371,54 @@ def _condition(g, kind, cmp, a, b):
     return g.op("F", "GREATER_THAN" if cmp == "GT" else "COMPARE", a, b, 0.5)
 
 
-def _compare(g, kind, comb, keys, c, d):
-    """V = D + (condition ? C : 0).  keys: (key A, key B, kind of the
-    condition)."""
-    cmp = comb[4].rsplit("_", 1)[1]
-    cond = _condition(g, keys[2], cmp, keys[0], keys[1])
-    return g.op(kind, "MULTIPLY_ADD", c, cond, d)
+def _low8(g, kind, value):
+    return g.op(kind, "WRAP", value, 256.0, 0.0)
 
 
-def _compare_keys(g, op, col_a, col_b, alp_a, alp_b, for_alpha):
-    """The keys the compare op reads: packed from the colour operands
-    (R8, GR16, BGR24; alpha stages too, as Dolphin's shader does), the
-    channels themselves (RGB8), or the alpha operands (A8)."""
-    mode = op.split("_")[1]
-    if mode == "A8" or (for_alpha and mode == "RGB8"):
-        return alp_a, alp_b, "F"
-    if mode == "RGB8":
-        return col_a, col_b, "V"
-    w = KEY_WEIGHTS[mode]
-    return g.dot(col_a, w), g.dot(col_b, w), "F"
+def _needs_colour_keys(part, op):
+    """An alpha compare on R8, GR16 or BGR24 packs its keys from the
+    colour combiner's A and B, as Dolphin's shader does."""
+    return part == "alpha" and _is_compare(op) and op.split("_")[1] in KEY_WEIGHTS
 
 
-def _clamp(g, kind, comb, v):
-    lo, hi = (0.0, 255.0) if comb[7] else (-1024.0, 1023.0)
-    return g.op(kind, "MINIMUM", g.op(kind, "MAXIMUM", v, lo), hi)
-
-
-def _stage(g, src, stage_index, st):
-    col, alp, kc, ka, tex_swap, ras_swap = st
-    kcol = _konst(src, g, kc, False) if kc is not None else 0.0
-    kalp = _konst(src, g, ka, True) if ka is not None else 0.0
-    cin = [_colour_operand(src, g, s, stage_index, tex_swap, ras_swap, kcol) for s in col[:4]]
-    ain = [_alpha_operand(src, g, s, stage_index, tex_swap, ras_swap, kalp) for s in alp[:4]]
-    ca, cb, cc = (_low8(g, "V", v, byte) for v, byte in cin[:3])
-    aa, ab, ac = (_low8(g, "F", v, byte) for v, byte in ain[:3])
-    if _is_compare(col[4]):
-        cv = _compare(g, "V", col, _compare_keys(g, col[4], ca, cb, aa, ab, False), cc, cin[3][0])
+@lru_cache(maxsize=None)
+def combiner_plan(part, op, bias, scale, clamp):
+    """One colour ('color': Vector sockets) or alpha ('alpha': Float)
+    combiner: inputs A, B, C, D (any register value: A, B and C are
+    wrapped to their low 8 bits here), plus Colour A and Colour B for an
+    alpha compare on packed colour keys; output Out, clamped."""
+    kind = "V" if part == "color" else "F"
+    g = _Graph()
+    a, b, c, d = (g.input(n, kind) for n in "ABCD")
+    a8, b8, c8 = (_low8(g, kind, x) for x in (a, b, c))
+    if _is_compare(op):
+        mode, cmp = op.split("_")[1:]
+        if mode in KEY_WEIGHTS:
+            ka, kb = (a8, b8) if part == "color" else \
+                (_low8(g, "V", g.input("Colour A", "V")), _low8(g, "V", g.input("Colour B", "V")))
+            cond = _condition(g, "F", cmp, g.dot(ka, KEY_WEIGHTS[mode]), g.dot(kb, KEY_WEIGHTS[mode]))
+        else:  # RGB8 per channel, A8 on alpha
+            cond = _condition(g, kind, cmp, a8, b8)
+        v = g.op(kind, "MULTIPLY_ADD", c8, cond, d)
     else:
-        cv = _regular(g, "V", col, ca, cb, cc, cin[3][0])
-    if _is_compare(alp[4]):
-        av = _compare(g, "F", alp, _compare_keys(g, alp[4], ca, cb, aa, ab, True), ac, ain[3][0])
-    else:
-        av = _regular(g, "F", alp, aa, ab, ac, ain[3][0])
-    # both combiners read the registers as they were before the stage
-    src.write(col[8], "rgb", _clamp(g, "V", col, cv), col[7])
-    src.write(alp[8], "a", _clamp(g, "F", alp, av), alp[7])
+        v = _regular(g, kind, op, bias, scale, a8, b8, c8, d)
+    lo, hi = (0.0, 255.0) if clamp else (-1024.0, 1023.0)
+    v = g.op(kind, "MINIMUM", g.op(kind, "MAXIMUM", v, lo), hi)
+    name = f"{PREFIX} {part} {op} {bias or ''} {scale or ''} {'clamp' if clamp else 's11'}"
+    return g.finish(("combiner", part, op, bias, scale, clamp), " ".join(name.split()), {"Out": (kind, v)})
+
+
+@lru_cache(maxsize=None)
+def bytes_plan():
+    """floor(x * 255 + 0.5) of a colour and an alpha in 0..1 units."""
+    g = _Graph()
+    rgb = g.op("V", "FLOOR", g.op("V", "MULTIPLY_ADD", g.input("Color", "V"), 255.0, 0.5))
+    a = g.op("F", "FLOOR", g.op("F", "MULTIPLY_ADD", g.input("Alpha", "F"), 255.0, 0.5))
+    return g.finish(("bytes",), f"{PREFIX} bytes", {"Color": ("V", rgb), "Alpha": ("F", a)})
 
 
 # ---------------------------------------------------------------------------
-# The alpha test (notes 2.4)
+# The alpha test (notes 2.4) and the output
 
 
 def _alpha_compare(g, func, alpha, ref):
@@ -504,7 +453,106 @@ def _alpha_test(g, alpha, test):
     return g.op("F", "COMPARE", p, q, 0.5)  # XNOR
 
 
+@lru_cache(maxsize=None)
+def output_plan(test):
+    """The last registers & 255, as 0..1, and the alpha test's 0/1."""
+    g = _Graph()
+    rgb = _low8(g, "V", g.input("Color", "V"))
+    a = _low8(g, "F", g.input("Alpha", "F"))
+    name = "always" if test is None else " ".join(str(x) for x in test)
+    return g.finish(("out", test), f"{PREFIX} out {name}", {
+        "Color": ("V", g.op("V", "MULTIPLY", rgb, 1.0 / 255.0)),
+        "Alpha": ("F", g.op("F", "MULTIPLY", a, 1.0 / 255.0)),
+        "Pass": ("F", _alpha_test(g, a, test))})
+
+
 # ---------------------------------------------------------------------------
+# The material's group: inputs, operands, registers, stages
+
+
+class _Sources:
+    """What the stages read: group inputs made bytes (a bytes group node
+    per colour, made on first use, its inputs linked as they are read) and
+    the registers."""
+
+    def __init__(self, g):
+        self.g = g
+        self.regs = {r: {"rgb": None, "a": None} for r in REGISTERS}
+        self._bytes = {}  # colour name -> (group node, its outputs, parts linked)
+
+    def _part(self, name, part):
+        if name not in self._bytes:
+            outs = self.g.group(bytes_plan(), {})
+            self._bytes[name] = (self.g.nodes[-1], outs, set())
+        node, outs, linked = self._bytes[name]
+        socket = "Color" if part == "rgb" else "Alpha"
+        if part not in linked:
+            linked.add(part)
+            self.g._feed(node, socket, self.g.input(name + ("" if part == "rgb" else " Alpha"),
+                                                    "V" if part == "rgb" else "F"))
+        return outs[socket]
+
+    def colour(self, name, part, swap=IDENTITY_SWAP):
+        """The rgb (part 'rgb') or alpha ('a') of an input colour, through
+        a swap table: .rgb reads the swapped R, G, B and .a the swapped A."""
+        if part == "a":
+            if swap[3] == 3:
+                return self._part(name, "a")
+            return self.g.split(self._part(name, "rgb"))[swap[3]]
+        if tuple(swap[:3]) == (0, 1, 2):
+            return self._part(name, "rgb")
+        chans = list(self.g.split(self._part(name, "rgb")))
+        chans.append(self._part(name, "a") if 3 in swap[:3] else None)
+        return self.g.join(*(chans[i] for i in swap[:3]))
+
+    def register(self, reg, part):
+        if self.regs[reg][part] is None:
+            self.regs[reg][part] = self.colour(REGISTER_INPUTS[reg], part)
+        return self.regs[reg][part]
+
+
+def _konst(src, g, sel, alpha):
+    """A konst select's value: a constant fraction, K0-K3's rgb, or one
+    channel of one of them replicated (notes 2.3)."""
+    if sel in KONST_FRACTIONS:
+        return float(KONST_FRACTIONS[sel])
+    if sel and sel[0] == "K" and len(sel) == 2 and not alpha:
+        return src.colour(sel, "rgb")
+    if sel and sel[0] == "K" and len(sel) == 4:
+        if sel[3] == "A":
+            return src.colour(sel[:2], "a")
+        return g.split(src.colour(sel[:2], "rgb"))["RGB".index(sel[3])]
+    return 0.0  # reserved selects, and K0-K3 for alpha: 0
+
+
+def _operand(src, sel, stage, tex_swap, ras_swap, konst):
+    """A combiner input (notes 2.1): colour names (CPREV, A0, TEXC, RASA,
+    ONE, ...) and alpha names (APREV, A0, TEXA, ...) alike."""
+    if sel in ("ZERO", "ONE", "HALF"):
+        return {"ZERO": 0.0, "ONE": 255.0, "HALF": 128.0}[sel]
+    if sel == "KONST":
+        return konst
+    if sel[:3] in ("TEX", "RAS"):
+        swap = tex_swap if sel[:3] == "TEX" else ras_swap
+        return src.colour(f"{sel[:3]}{stage}", "rgb" if sel[3] == "C" else "a", swap)
+    reg = "PREV" if sel[1:] == "PREV" else "REG" + sel[1]
+    return src.register(reg, "rgb" if sel[0] == "C" else "a")
+
+
+def _stage(g, src, stage_index, st):
+    col, alp, kc, ka, tex_swap, ras_swap = st
+    kcol = _konst(src, g, kc, False) if kc is not None else 0.0
+    kalp = _konst(src, g, ka, True) if ka is not None else 0.0
+    cin = [_operand(src, s, stage_index, tex_swap, ras_swap, kcol) for s in col[:4]]
+    ain = [_operand(src, s, stage_index, tex_swap, ras_swap, kalp) for s in alp[:4]]
+    cv = g.group(combiner_plan("color", *col[4:8]), dict(zip("ABCD", cin)))["Out"]
+    avalues = dict(zip("ABCD", ain))
+    if _needs_colour_keys("alpha", alp[4]):
+        avalues.update({"Colour A": cin[0], "Colour B": cin[1]})
+    av = g.group(combiner_plan("alpha", *alp[4:8]), avalues)["Out"]
+    # both combiners read the registers as they were before the stage
+    src.regs[col[8]]["rgb"] = cv
+    src.regs[alp[8]]["a"] = av
 
 
 def _input_order(name):
@@ -517,9 +565,6 @@ def _input_order(name):
     return (0, int(base[3:]), base[:3] != "TEX", alpha)
 
 
-OUTPUTS = [("Color", "VECTOR"), ("Alpha", "FLOAT"), ("Pass", "FLOAT")]
-
-
 def plan(key):
     """The node group for a configuration (config())."""
     stages, test = key
@@ -527,19 +572,9 @@ def plan(key):
     src = _Sources(g)
     for i, st in enumerate(stages):
         _stage(g, src, i, st)
-    if stages:
-        last_col, last_alp = stages[-1][0][8], stages[-1][1][8]
-    else:
-        last_col = last_alp = "PREV"
-    rgb, rgb_byte = src.register(last_col, "rgb")
-    a, a_byte = src.register(last_alp, "a")
-    rgb = _low8(g, "V", rgb, rgb_byte)  # the output's & 255
-    a = _low8(g, "F", a, a_byte)
-    passed = _alpha_test(g, a, test)
-    outs = {"Color": g.emit("V", g.op("V", "MULTIPLY", rgb, 1.0 / 255.0)),
-            "Alpha": g.emit("F", g.op("F", "MULTIPLY", a, 1.0 / 255.0)),
-            "Pass": g.emit("F", passed)}
-    for name, ref in outs.items():
-        g.links.append(Link(ref.node, ref.socket, GROUP_OUTPUT, name))
-    inputs = sorted(((n, k) for n, k in g.inputs.items()), key=lambda nk: _input_order(nk[0]))
-    return Plan(key, group_name(key), inputs, list(OUTPUTS), g.nodes, g.links)
+    last_col, last_alp = (stages[-1][0][8], stages[-1][1][8]) if stages else ("PREV", "PREV")
+    outs = g.group(output_plan(test), {"Color": src.register(last_col, "rgb"),
+                                       "Alpha": src.register(last_alp, "a")})
+    g.inputs = dict(sorted(g.inputs.items(), key=lambda nk: _input_order(nk[0])))
+    return g.finish(key, group_name(key), {"Color": ("V", outs["Color"]), "Alpha": ("F", outs["Alpha"]),
+                                           "Pass": ("F", outs["Pass"])})
