@@ -345,24 +345,63 @@ def shp1_body(shapes):
 
 def material(name="mat", *, mode=1, cull=2, color=(255, 255, 255, 255), ambient=(50, 50, 50, 255),
              channel=(0, 1, 0, 0, 0, 0), texgens=((1, 4, 60),), textures=(0,), stages=((0, 0, 0),),
-             tev_colors=(), konst=(), alpha_compare=(7, 0, 0, 7, 0), blend=(0, 1, 0, 0), z_mode=(1, 3, 1)):
+             tev_colors=(), konst=(), alpha_compare=(7, 0, 0, 7, 0), blend=(0, 1, 0, 0), z_mode=(1, 3, 1), **more):
     """One MAT3 material: textures = TEX1 index per texture slot; stages =
     TEV orders (texcoord, texmap, colour channel); None for an unused table
-    index (cull, colours, alpha compare, blend, z mode)."""
+    index (cull, colours, alpha compare, blend, z mode).
+
+    The rest of the GX state, each optional (absent: not written, so the
+    decoder applies the game's default), in `more`:
+      tev: per stage, None or (colour, alpha), each (a, b, c, d, op, bias,
+        scale, clamp, out) -- the TEV stage record;
+      konst_sel: per stage (colour select, alpha select), 0xFF for none;
+      swap_modes: per stage None or (ras table, tex table);
+      swap_tables: up to 4, None or (r, g, b, a);
+      colors, ambients: 2 each, None or RGBA (instead of color / ambient);
+      channels: 4 channel controls, None or 6 bytes (instead of channel);
+      channel_count: the byte (default 1); stage_count: the byte (default
+        len(stages)), None for 0xFF;
+      post_texgens: per slot None or (type, source, matrix);
+      tex_matrices: per slot None or (projection, info, centre3, scale2,
+        rotation, translation2, effect16);
+      fog: (type, adjust, centre, start z, end z, near z, far z, RGBA,
+        adj10); nbt: (enabled, (x, y, z)); z_comp_loc, dither: the byte;
+      indirect: (enabled, count, orders 4x2, matrices 3 x (6 floats,
+        exponent), scales 4x2, stages 16 x 9 bytes)."""
     return dict(name=name, mode=mode, cull=cull, color=color, ambient=ambient, channel=channel, texgens=texgens,
                 textures=textures, stages=stages, tev_colors=tev_colors, konst=konst, alpha_compare=alpha_compare,
-                blend=blend, z_mode=z_mode)
+                blend=blend, z_mode=z_mode, **more)
+
+
+def _tex_matrix_record(m):
+    proj, info, centre, scale, rot, trans, effect = m
+    return (struct.pack(">BBH3f2fhH2f", proj, info, 0xFFFF, *centre, *scale, rot, 0xFFFF, *trans) +
+            struct.pack(">16f", *effect))
+
+
+def _indirect_record(ind):
+    if ind is None:
+        return bytes(0x138)
+    enabled, count, orders, matrices, scales, stages = ind
+    out = struct.pack(">BBH", enabled, count, 0xFFFF)
+    out += b"".join(struct.pack(">BBH", t, m, 0xFFFF) for t, m in orders)
+    out += b"".join(struct.pack(">6fb3x", *mtx, e) for mtx, e in matrices)
+    out += b"".join(struct.pack(">BBH", a, b, 0xFFFF) for a, b in scales)
+    out += b"".join(bytes(st) + b"\xff\xff\xff" for st in stages)
+    assert len(out) == 0x138
+    return out
 
 
 def mat3_body(materials):
     """MAT3 for material() dicts: each value in its own table entry (no
     sharing), entry i for material i (identity remap)."""
-    tables = {k: b"" for k in (0x1C, 0x20, 0x24, 0x28, 0x2C, 0x34, 0x38, 0x48, 0x4C, 0x50, 0x54, 0x58, 0x6C,
-                               0x70, 0x74)}
-    sizes = {0x1C: 4, 0x20: 4, 0x24: 1, 0x28: 8, 0x2C: 4, 0x34: 1, 0x38: 4, 0x48: 2, 0x4C: 4, 0x50: 8, 0x54: 4,
-             0x58: 1, 0x6C: 8, 0x70: 4, 0x74: 4}
+    sizes = {0x1C: 4, 0x20: 4, 0x24: 1, 0x28: 8, 0x2C: 4, 0x34: 1, 0x38: 4, 0x3C: 4, 0x40: 0x64, 0x48: 2, 0x4C: 4,
+             0x50: 8, 0x54: 4, 0x58: 1, 0x5C: 0x14, 0x60: 4, 0x64: 4, 0x68: 0x2C, 0x6C: 8, 0x70: 4, 0x74: 4,
+             0x78: 1, 0x7C: 1, 0x80: 0x10}
+    tables = {k: b"" for k in sizes}
 
     def add(table, item):
+        assert len(item) == sizes[table]
         i = len(tables[table]) // sizes[table]
         tables[table] += item
         return i
@@ -373,35 +412,72 @@ def mat3_body(materials):
         e[0] = m["mode"]
         if m["cull"] is not None:
             e[1] = add(0x1C, struct.pack(">I", m["cull"]))
-        e[2] = add(0x24, bytes((1,)))
+        e[2] = add(0x24, bytes((m.get("channel_count", 1),)))
         e[3] = add(0x34, bytes((len(m["texgens"]),)))
-        e[4] = add(0x58, bytes((len(m["stages"]),)))
+        count = m.get("stage_count", len(m["stages"]))
+        if count is not None:
+            e[4] = add(0x58, bytes((count,)))
+        if m.get("z_comp_loc") is not None:
+            e[5] = add(0x78, bytes((m["z_comp_loc"],)))
         if m["z_mode"] is not None:
             e[6] = add(0x74, bytes(m["z_mode"]) + b"\0")
-        if m["color"] is not None:
-            struct.pack_into(">H", e, 0x08, add(0x20, bytes(m["color"])))
-        if m["channel"] is not None:
-            struct.pack_into(">H", e, 0x0C, add(0x28, bytes(m["channel"]) + b"\0\0"))
-        if m["ambient"] is not None:
-            struct.pack_into(">H", e, 0x14, add(0x2C, bytes(m["ambient"])))
+        if m.get("dither") is not None:
+            e[7] = add(0x7C, bytes((m["dither"],)))
+        for k, c in enumerate(m.get("colors", (m["color"],))):
+            if c is not None:
+                struct.pack_into(">H", e, 0x08 + 2 * k, add(0x20, bytes(c)))
+        for k, c in enumerate(m.get("channels", (m["channel"],))):
+            if c is not None:
+                struct.pack_into(">H", e, 0x0C + 2 * k, add(0x28, bytes(c) + b"\0\0"))
+        for k, c in enumerate(m.get("ambients", (m["ambient"],))):
+            if c is not None:
+                struct.pack_into(">H", e, 0x14 + 2 * k, add(0x2C, bytes(c)))
         for k, tg in enumerate(m["texgens"]):
             struct.pack_into(">H", e, 0x28 + 2 * k, add(0x38, bytes(tg) + b"\0"))
+        for k, tg in enumerate(m.get("post_texgens", ())):
+            if tg is not None:
+                struct.pack_into(">H", e, 0x38 + 2 * k, add(0x3C, bytes(tg) + b"\0"))
+        for k, tm in enumerate(m.get("tex_matrices", ())):
+            if tm is not None:
+                struct.pack_into(">H", e, 0x48 + 2 * k, add(0x40, _tex_matrix_record(tm)))
         for k, t in enumerate(m["textures"]):
             struct.pack_into(">H", e, 0x84 + 2 * k, add(0x48, struct.pack(">H", t)))
         for k, c in enumerate(m["konst"]):
-            struct.pack_into(">H", e, 0x94 + 2 * k, add(0x54, bytes(c)))
+            if c is not None:
+                struct.pack_into(">H", e, 0x94 + 2 * k, add(0x54, bytes(c)))
+        for k, (kc, ka) in enumerate(m.get("konst_sel", ())):
+            e[0x9C + k], e[0xAC + k] = kc, ka
         for k, st in enumerate(m["stages"]):
             struct.pack_into(">H", e, 0xBC + 2 * k, add(0x4C, bytes(st) + b"\xff"))
         for k, c in enumerate(m["tev_colors"]):
-            struct.pack_into(">H", e, 0xDC + 2 * k, add(0x50, struct.pack(">4h", *c)))
+            if c is not None:
+                struct.pack_into(">H", e, 0xDC + 2 * k, add(0x50, struct.pack(">4h", *c)))
+        for k, st in enumerate(m.get("tev", ())):
+            if st is not None:
+                struct.pack_into(">H", e, 0xE4 + 2 * k, add(0x5C, b"\xff" + bytes(st[0]) + bytes(st[1]) + b"\xff"))
+        for k, sw in enumerate(m.get("swap_modes", ())):
+            if sw is not None:
+                struct.pack_into(">H", e, 0x104 + 2 * k, add(0x60, bytes(sw) + b"\xff\xff"))
+        for k, sw in enumerate(m.get("swap_tables", ())):
+            if sw is not None:
+                struct.pack_into(">H", e, 0x124 + 2 * k, add(0x64, bytes(sw)))
+        if m.get("fog") is not None:
+            ty, adj, centre, sz, ez, nz, fz, rgba, table = m["fog"]
+            struct.pack_into(">H", e, 0x144, add(0x68, struct.pack(">BBH4f4B10H", ty, adj, centre, sz, ez, nz, fz,
+                                                                   *rgba, *table)))
         if m["alpha_compare"] is not None:
             struct.pack_into(">H", e, 0x146, add(0x6C, bytes(m["alpha_compare"]) + b"\0\0\0"))
         if m["blend"] is not None:
             struct.pack_into(">H", e, 0x148, add(0x70, bytes(m["blend"])))
+        if m.get("nbt") is not None:
+            on, xyz = m["nbt"]
+            struct.pack_into(">H", e, 0x14A, add(0x80, struct.pack(">B3x3f", on, *xyz)))
         entries += bytes(e)
     n = len(materials)
     layout = [(0x0C, entries), (0x10, _pad(struct.pack(">%dH" % n, *range(n)), 4)),
               (0x14, _pad(name_table([m["name"] for m in materials]), 4))]
+    if any(m.get("indirect") is not None for m in materials):
+        layout.append((0x18, b"".join(_indirect_record(m.get("indirect")) for m in materials)))
     layout += [(k, _pad(tables[k], 4)) for k in sorted(tables) if tables[k]]
     head = bytearray(0x84 - 8)
     struct.pack_into(">HH", head, 0, n, 0xFFFF)

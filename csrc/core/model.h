@@ -9,6 +9,7 @@
 #define GAMEANIM_MODEL_H
 
 #include "gameanim.h"
+#include "gx_tev.h"
 
 /* The family decides which matrix rules apply (skeleton.c). */
 typedef enum ga_rig_family {
@@ -136,7 +137,7 @@ int ga_model_world_matrices(const ga_model *m, const ga_clip *clip, const ga_for
 
 /* ------------------------------------------------------------------ */
 /* J3D geometry, materials and textures (csrc/models/j3d_geometry.c,
- * j3d_materials.c).  Decoded on demand from the raw chunks of a J3D
+ * j3d_materials.c, j3d_textures.c).  Decoded on demand from the raw chunks of a J3D
  * ga_model; a model of another family has none (count 0).  Each call
  * decodes everything of its kind or fails with a FormatError naming the
  * field and offset.  Notes: ../shared/formats/j3d_meshes.md; API and
@@ -181,11 +182,44 @@ typedef struct ga_texture {
 } ga_texture;
 
 #define GA_MAT_STAGES 16
+
+/* A MAT3 texture matrix record (j3d_materials.md 1.3). */
+typedef struct ga_tex_matrix {
+    uint8_t projection;   /* 0 3x4, 1 2x4 */
+    uint8_t info;         /* bits 0-6 mode, bit 7 Maya SRT */
+    float center[3];
+    float scale[2];
+    int16_t rotation;     /* 65536 per turn */
+    float translation[2];
+    float effect[16];     /* row-major */
+} ga_tex_matrix;
+
+typedef struct ga_fog {
+    uint8_t type, adjust;
+    uint16_t center;
+    float start_z, end_z, near_z, far_z;
+    uint8_t color[4];
+    uint16_t adj[10];
+} ga_fog;
+
+/* The MAT3 indirect record of a material (j3d_materials.md 1.3, 2.5). */
+typedef struct ga_indirect {
+    uint8_t enabled, nstages;
+    uint8_t order[4][2];        /* texcoord, texmap */
+    float matrix[3][6];         /* 2x3 row-major */
+    int8_t exponent[3];
+    uint8_t scale[4][2];        /* s, t */
+    uint8_t stage[GA_MAT_STAGES][9]; /* ind stage, format, bias, matrix, wrap s, wrap t, add prev, utc lod, alpha */
+} ga_indirect;
+
+/* One MAT3 material.  Every table the notes list; where the file says
+ * "none" (0xFF / 0xFFFF) the value is the game's default
+ * (docs/materials.md) and has_* is 0. */
 typedef struct ga_material {
     char *name;           /* MAT3 name table entry, NULL without one */
     uint32_t entry;       /* the entry record used (remap) */
     uint8_t mode;         /* 1 opaque, 2 alpha test, 4 translucent */
-    int32_t cull_mode;    /* 0 none, 1 front, 2 back, 3 all; -1 unset */
+    int32_t cull_mode;    /* 0 none, 1 front, 2 back, 3 all */
     uint8_t nstages;
     /* TEV order of each stage: texcoord (texgen), texmap (slot, 0xFF none),
      * colour channel; texture: the TEX1 index the stage samples or -1. */
@@ -195,6 +229,9 @@ typedef struct ga_material {
     uint8_t ntexgens;
     uint8_t texgen[8][3]; /* type, source, matrix */
     uint8_t has_texgen[8];
+    uint8_t post_texgen[8][3], has_post_texgen[8];
+    uint8_t has_tex_matrix[8];
+    ga_tex_matrix tex_matrix[8];
     uint8_t nchannels;
     uint8_t has_color[2], color[2][4];     /* material colours */
     uint8_t has_ambient[2], ambient[2][4];
@@ -205,6 +242,20 @@ typedef struct ga_material {
     uint8_t has_alpha_compare, alpha_compare[5]; /* comp0, ref0, op, comp1, ref1 */
     uint8_t has_blend, blend[4];                 /* type, src, dst, logic op */
     uint8_t has_z_mode, z_mode[3];               /* test, function, write */
+    uint8_t has_stage[GA_MAT_STAGES];            /* the TEV stage record (else the default) */
+    uint8_t has_swap_table[4];
+    /* The TEV state for ga_tev_eval (gx_tev.h): stages with their konst
+     * selects and swap modes, swap tables, TEV colours, konst colours,
+     * alpha compare; defaults applied. */
+    ga_tev_state tev;
+    uint8_t has_fog;
+    ga_fog fog;
+    uint8_t has_z_comp_loc, z_comp_loc; /* 1: depth test before texturing */
+    uint8_t has_dither, dither;
+    uint8_t has_nbt, nbt_enabled;
+    float nbt_scale[3];
+    uint8_t has_indirect;
+    ga_indirect indirect;
 } ga_material;
 
 int ga_model_meshes(const ga_model *m, ga_mesh **out, uint32_t *n, ga_error *err);
@@ -230,5 +281,10 @@ int ga_j3d_table_at(const ga_reader *r, const ga_model_chunk *c, size_t field_at
  * J3D or has no such chunk. */
 int ga_j3d_chunk_count(const ga_model *m, const char *tag, const char *count_field, ga_reader *r, ga_error *err,
                        const ga_model_chunk **c, uint16_t *count);
+/* Name i of a JUTNameTab at `at` (NULL name when the table has fewer), and
+ * the name table of a chunk whose offset field may be 0 (*at 0: no names);
+ * j3d_textures.c. */
+int ga_j3d_name_at(const ga_reader *r, size_t at, uint32_t i, const char *field, char **name);
+int ga_j3d_names_table(const ga_reader *r, const ga_model_chunk *c, size_t field_at, const char *field, size_t *at);
 
 #endif

@@ -1,159 +1,15 @@
-/* J3D TEX1 (textures, decoded to RGBA8 through gx_texture.c) and MAT3
- * (materials: the parts an importer's material graph needs) of a loaded
- * ga_model (model.h).  Layouts: ../shared/formats/j3d_meshes.md sections 6
- * and 7; the API: docs/meshes.md. */
-#include "gx_texture.h"
+/* J3D MAT3 (materials) of a loaded ga_model (model.h): the whole GX state
+ * of each material, with the game's defaults for absent entries.  Layout
+ * and defaults: ../shared/formats/j3d_materials.md section 1; the API and
+ * each default: docs/materials.md.  TEX1 is j3d_textures.c; the TEV
+ * arithmetic gx_tev.c. */
 #include "model.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define TEX1_HEADER 0x20
 #define MAT3_ENTRY 0x14C
-
-/* Name i of a JUTNameTab at `at` (NULL name when the table has fewer). */
-static int name_at(const ga_reader *r, size_t at, uint32_t i, const char *field, char **name)
-{
-    size_t len;
-    uint16_t count;
-    int rc = ga_rd_u16be(r, at, field, &count);
-    if (rc || i >= count) return rc;
-    uint16_t off;
-    if ((rc = ga_rd_u16be(r, at + 4 + 4 * (size_t)i + 2, field, &off))) return rc;
-    return ga_model_read_name(r, at + off, field, name, &len);
-}
-
-/* The name table of a chunk whose offset field may be 0 (no names). */
-static int names_table(const ga_reader *r, const ga_model_chunk *c, size_t field_at, const char *field, size_t *at)
-{
-    uint32_t rel;
-    int rc = ga_rd_u32be(r, c->offset + field_at, field, &rel);
-    *at = 0;
-    if (rc || rel == 0) return rc;
-    return ga_j3d_table_at(r, c, field_at, field, at);
-}
-
-/* ------------------------------------------------------------------ */
-/* TEX1                                                                 */
-
-void ga_textures_free(ga_texture *t, uint32_t n)
-{
-    if (!t) return;
-    for (uint32_t i = 0; i < n; i++) {
-        free(t[i].name);
-        free(t[i].pixels);
-    }
-    free(t);
-}
-
-/* Reads header i into t and checks its image (and palette) lie inside the
- * chunk; *image and *palette get their file offsets. */
-static int tex1_header(const ga_reader *r, const ga_model_chunk *c, size_t h, ga_texture *t, size_t *image,
-                       size_t *palette)
-{
-    int rc = ga_need(r, h, TEX1_HEADER, "TEX1 texture header");
-    if (rc) return rc;
-    const uint8_t *p = r->data + h;
-    t->format = p[0];
-    t->alpha = p[1];
-    t->width = ga_get_u16be(p + 2);
-    t->height = ga_get_u16be(p + 4);
-    t->wrap_s = p[6];
-    t->wrap_t = p[7];
-    t->has_palette = p[8];
-    t->palette_format = p[9];
-    t->palette_count = ga_get_u16be(p + 0x0A);
-    t->min_filter = p[0x14];
-    t->mag_filter = p[0x15];
-    t->min_lod = (int8_t)p[0x16];
-    t->max_lod = (int8_t)p[0x17];
-    t->mip_count = p[0x18];
-    t->lod_bias = (int16_t)ga_get_u16be(p + 0x1A);
-    if (!ga_gx_format_name(t->format))
-        return ga_fail(r->err, GA_ERR_FORMAT, r->format, "TEX1 format", (long long)h,
-                       "texture format %u is not a GX texture format (I4 0, I8 1, IA4 2, IA8 3, RGB565 4, RGB5A3 5, "
-                       "RGBA8 6, C4 8, C8 9, C14X2 10, CMPR 14)", t->format);
-    if (t->width == 0 || t->height == 0 || t->width > GA_GX_MAX_SIDE || t->height > GA_GX_MAX_SIDE)
-        return ga_fail(r->err, GA_ERR_FORMAT, r->format, "TEX1 size", (long long)h + 2,
-                       "a %ux%u texture (the GX takes 1 to %u texels a side)", t->width, t->height, GA_GX_MAX_SIDE);
-    if (t->wrap_s > 2 || t->wrap_t > 2)
-        return ga_fail(r->err, GA_ERR_FORMAT, r->format, "TEX1 wrap mode", (long long)h + 6,
-                       "wrap modes %u, %u (0 clamp, 1 repeat, 2 mirror)", t->wrap_s, t->wrap_t);
-    size_t end = c->offset + c->size, bytes;
-    ga_gx_image_size(t->format, t->width, t->height, &bytes);
-    uint32_t rel = ga_get_u32be(p + 0x1C);
-    if (rel > end - h || bytes > end - h - rel)
-        return ga_fail(r->err, GA_ERR_FORMAT, r->format, "TEX1 image data offset", (long long)h + 0x1C,
-                       "a %ux%u %s image (%zu bytes) at header + 0x%x runs past the TEX1 chunk's end", t->width,
-                       t->height, ga_gx_format_name(t->format), bytes, rel);
-    *image = h + rel;
-    *palette = 0;
-    if (ga_gx_is_indexed(t->format)) {
-        if (t->palette_format > 2)
-            return ga_fail(r->err, GA_ERR_FORMAT, r->format, "TEX1 palette format", (long long)h + 9,
-                           "palette format %u is not 0 (IA8), 1 (RGB565) or 2 (RGB5A3)", t->palette_format);
-        uint32_t prel = ga_get_u32be(p + 0x0C);
-        size_t pbytes = (size_t)t->palette_count * 2;
-        if (prel > end - h || pbytes > end - h - prel)
-            return ga_fail(r->err, GA_ERR_FORMAT, r->format, "TEX1 palette offset", (long long)h + 0x0C,
-                           "a palette of %u entries at header + 0x%x runs past the TEX1 chunk's end",
-                           t->palette_count, prel);
-        *palette = h + prel;
-    }
-    return GA_OK;
-}
-
-int ga_model_textures(const ga_model *m, ga_texture **out, uint32_t *n, ga_error *err)
-{
-    *out = NULL;
-    *n = 0;
-    const ga_model_chunk *c;
-    ga_reader r;
-    uint16_t count;
-    int rc = ga_j3d_chunk_count(m, "TEX1", "TEX1 texture count", &r, err, &c, &count);
-    if (rc || count == 0) return rc;
-    size_t headers, names;
-    if ((rc = ga_j3d_table_at(&r, c, 0x0C, "TEX1 header offset", &headers))) return rc;
-    if ((rc = names_table(&r, c, 0x10, "TEX1 name table offset", &names))) return rc;
-    if ((rc = ga_need(&r, headers, (size_t)count * TEX1_HEADER, "TEX1 texture headers"))) return rc;
-    ga_texture *t = calloc(count, sizeof *t);
-    size_t *image = malloc((size_t)count * 2 * sizeof *image);
-    if (!t || !image) {
-        free(t);
-        free(image);
-        return ga_nomem(err, m->format);
-    }
-    uint64_t texels = 0;
-    for (uint32_t i = 0; i < count && !rc; i++) {
-        rc = tex1_header(&r, c, headers + (size_t)i * TEX1_HEADER, &t[i], &image[2 * i], &image[2 * i + 1]);
-        texels += (uint64_t)t[i].width * t[i].height;
-    }
-    /* every header decodes its own copy (several may share one image) */
-    if (!rc) rc = ga_check_decoded(&m->opts, m->size, texels, 4, "texels", m->format, "TEX1 textures",
-                                   (long long)headers, err);
-    for (uint32_t i = 0; i < count && !rc; i++) {
-        if (names && (rc = name_at(&r, names, i, "TEX1 texture name", &t[i].name))) break;
-        t[i].pixels = malloc((size_t)t[i].width * t[i].height * 4);
-        if (!t[i].pixels) {
-            rc = ga_nomem(err, m->format);
-            break;
-        }
-        ga_gx_decode(t[i].format, m->data + image[2 * i], t[i].width, t[i].height,
-                     image[2 * i + 1] ? m->data + image[2 * i + 1] : NULL, t[i].palette_count, t[i].palette_format,
-                     t[i].pixels);
-    }
-    free(image);
-    if (rc) {
-        ga_textures_free(t, count);
-        return rc;
-    }
-    *out = t;
-    *n = count;
-    return GA_OK;
-}
-
-/* ------------------------------------------------------------------ */
-/* MAT3                                                                 */
+#define MAT3_INDIRECT 0x138
 
 void ga_materials_free(ga_material *mats, uint32_t n)
 {
@@ -165,6 +21,8 @@ void ga_materials_free(ga_material *mats, uint32_t n)
 typedef struct mat3_ctx {
     const ga_reader *r;
     const ga_model_chunk *c;
+    size_t e;           /* the init record's file offset */
+    const uint8_t *d;   /* the file */
 } mat3_ctx;
 
 /* Item `index` (of `item` bytes) of the MAT3 table whose offset is stored at
@@ -190,77 +48,313 @@ static int mat3_item(const mat3_ctx *x, uint32_t index, uint32_t unused, size_t 
     return GA_OK;
 }
 
-static int mat3_entry(const mat3_ctx *x, size_t e, ga_material *mt)
+/* The record a u16 index at init-record offset `off` selects. */
+static int item16(const mat3_ctx *x, size_t off, size_t table, size_t item, const char *field, size_t *at)
 {
-    const ga_reader *r = x->r;
-    const uint8_t *d = r->data;
+    return mat3_item(x, ga_get_u16be(x->d + x->e + off), 0xFFFF, table, item, field, x->e + off, at);
+}
+
+static int item8(const mat3_ctx *x, size_t off, size_t table, size_t item, const char *field, size_t *at)
+{
+    return mat3_item(x, x->d[x->e + off], 0xFF, table, item, field, x->e + off, at);
+}
+
+/* A value the hardware has no meaning for. */
+static int bad(const mat3_ctx *x, const char *field, size_t at, unsigned v, const char *allowed)
+{
+    return ga_fail(x->r->err, GA_ERR_FORMAT, x->r->format, field, (long long)at, "%u is not %s", v, allowed);
+}
+
+/* An entry the game has no default for (it would read garbage). */
+static int absent(const mat3_ctx *x, const char *field, size_t at)
+{
+    return ga_fail(x->r->err, GA_ERR_FORMAT, x->r->format, field, (long long)at,
+                   "the index says none (0xFF / 0xFFFF), but the game has no default for this table");
+}
+
+#define CHECK(cond, field, at, v, allowed) \
+    do {                                    \
+        if (!(cond)) return bad(x, field, at, v, allowed); \
+    } while (0)
+
+/* A TEV stage half at `p` (a, b, c, d, op, bias, scale, clamp, out). */
+static int tev_half(const mat3_ctx *x, size_t p, int alpha, ga_tev_op *o)
+{
+    const uint8_t *d = x->d + p;
+    const char *field = alpha ? "MAT3 TEV stage alpha" : "MAT3 TEV stage colour";
+    for (int k = 0; k < 4; k++)
+        CHECK(alpha ? d[k] <= 7 : d[k] <= 15, field, p + k, d[k],
+              alpha ? "an alpha input (0-7)" : "a colour input (0-15)");
+    o->a = d[0], o->b = d[1], o->c = d[2], o->d = d[3];
+    o->op = d[4];
+    CHECK(o->op <= 1 || (o->op >= 8 && o->op <= 15), field, p + 4, o->op, "a TEV op (0, 1 or 8-15)");
+    o->clamp = d[7] != 0;
+    o->out = d[8];
+    CHECK(o->out <= 3, field, p + 8, o->out, "a TEV register (0-3)");
+    if (o->op >= 8) { /* J3D ignores a compare's bias and scale bytes */
+        o->bias = 0;
+        o->scale = 0;
+        return GA_OK;
+    }
+    o->bias = d[5];
+    o->scale = d[6];
+    CHECK(o->bias <= 2, field, p + 5, o->bias, "a TEV bias (0-2)");
+    CHECK(o->scale <= 3, field, p + 6, o->scale, "a TEV scale (0-3)");
+    return GA_OK;
+}
+
+static const ga_tev_op default_half[2] = {
+    {GA_CC_RASC, GA_CC_ZERO, GA_CC_ZERO, GA_CC_CPREV, GA_TEV_ADD, 0, 0, 1, 0},
+    {GA_CA_RASA, GA_CA_ZERO, GA_CA_ZERO, GA_CA_APREV, GA_TEV_ADD, 0, 0, 1, 0},
+};
+
+static int texgen_matrix_ok(unsigned m) { return m == 60 || (m < 60 && m % 3 == 0); }
+
+static int mat3_channels(const mat3_ctx *x, ga_material *mt)
+{
+    static const uint8_t white[4] = {255, 255, 255, 255}, amb[4] = {0x32, 0x32, 0x32, 0x32};
+    static const uint8_t chan[6] = {0, 0, 0, 2, 2, 0};
+    const uint8_t *d = x->d;
     size_t at;
     int rc;
-    mt->mode = d[e];
-#define U8IDX(off) ((uint32_t)d[e + (off)])
-#define U16IDX(off) ((uint32_t)ga_get_u16be(d + e + (off)))
-    if ((rc = mat3_item(x, U8IDX(0x01), 0xFF, 0x1C, 4, "MAT3 cull mode index", e + 1, &at))) return rc;
-    mt->cull_mode = at ? (int32_t)ga_get_u32be(d + at) : -1;
-    if ((rc = mat3_item(x, U8IDX(0x02), 0xFF, 0x24, 1, "MAT3 channel count index", e + 2, &at))) return rc;
-    mt->nchannels = at ? d[at] : 0;
-    if ((rc = mat3_item(x, U8IDX(0x03), 0xFF, 0x34, 1, "MAT3 texgen count index", e + 3, &at))) return rc;
-    mt->ntexgens = at ? d[at] : 0;
-    if ((rc = mat3_item(x, U8IDX(0x04), 0xFF, 0x58, 1, "MAT3 TEV stage count index", e + 4, &at))) return rc;
-    uint32_t nst = at ? d[at] : 0;
-    mt->nstages = (uint8_t)(nst > GA_MAT_STAGES ? GA_MAT_STAGES : nst);
-    if ((rc = mat3_item(x, U8IDX(0x06), 0xFF, 0x74, 4, "MAT3 z mode index", e + 6, &at))) return rc;
-    if ((mt->has_z_mode = at != 0)) memcpy(mt->z_mode, d + at, 3);
     for (int k = 0; k < 2; k++) {
-        if ((rc = mat3_item(x, U16IDX(0x08 + 2 * k), 0xFFFF, 0x20, 4, "MAT3 material colour index", e + 8 + 2 * k,
-                            &at)))
-            return rc;
-        if ((mt->has_color[k] = at != 0)) memcpy(mt->color[k], d + at, 4);
-        if ((rc = mat3_item(x, U16IDX(0x14 + 2 * k), 0xFFFF, 0x2C, 4, "MAT3 ambient colour index",
-                            e + 0x14 + 2 * k, &at)))
-            return rc;
-        if ((mt->has_ambient[k] = at != 0)) memcpy(mt->ambient[k], d + at, 4);
+        if ((rc = item16(x, 0x08 + 2 * k, 0x20, 4, "MAT3 material colour index", &at))) return rc;
+        mt->has_color[k] = at != 0;
+        memcpy(mt->color[k], at ? d + at : white, 4);
+        if ((rc = item16(x, 0x14 + 2 * k, 0x2C, 4, "MAT3 ambient colour index", &at))) return rc;
+        mt->has_ambient[k] = at != 0;
+        memcpy(mt->ambient[k], at ? d + at : amb, 4);
     }
     for (int k = 0; k < 4; k++) {
-        if ((rc = mat3_item(x, U16IDX(0x0C + 2 * k), 0xFFFF, 0x28, 8, "MAT3 colour channel index",
-                            e + 0x0C + 2 * k, &at)))
-            return rc;
-        if ((mt->has_channel[k] = at != 0)) memcpy(mt->channel[k], d + at, 6);
-        if ((rc = mat3_item(x, U16IDX(0xDC + 2 * k), 0xFFFF, 0x50, 8, "MAT3 TEV colour index", e + 0xDC + 2 * k,
-                            &at)))
-            return rc;
-        if ((mt->has_tev_color[k] = at != 0))
-            for (int q = 0; q < 4; q++) mt->tev_color[k][q] = (int16_t)ga_get_u16be(d + at + 2 * q);
-        if ((rc = mat3_item(x, U16IDX(0x94 + 2 * k), 0xFFFF, 0x54, 4, "MAT3 konst colour index", e + 0x94 + 2 * k,
-                            &at)))
-            return rc;
-        if ((mt->has_konst[k] = at != 0)) memcpy(mt->konst[k], d + at, 4);
+        if ((rc = item16(x, 0x0C + 2 * k, 0x28, 8, "MAT3 colour channel index", &at))) return rc;
+        mt->has_channel[k] = at != 0;
+        memcpy(mt->channel[k], at ? d + at : chan, 6);
+        if (!at) continue;
+        const char *f = "MAT3 colour channel";
+        CHECK(d[at + 1] <= 1, f, at + 1, d[at + 1], "a material source (0 register, 1 vertex)");
+        CHECK(d[at + 3] <= 2, f, at + 3, d[at + 3], "a diffuse function (0 none, 1 sign, 2 clamp)");
+        CHECK(d[at + 4] <= 3, f, at + 4, d[at + 4], "an attenuation function (0-3)");
+        CHECK(d[at + 5] <= 1 || d[at + 5] == 0xFF, f, at + 5, d[at + 5], "an ambient source (0, 1 or 0xFF)");
     }
+    return GA_OK;
+}
+
+static int mat3_texgens(const mat3_ctx *x, ga_material *mt)
+{
+    const uint8_t *d = x->d;
+    size_t at;
+    int rc;
     for (int k = 0; k < 8; k++) {
-        if ((rc = mat3_item(x, U16IDX(0x28 + 2 * k), 0xFFFF, 0x38, 4, "MAT3 texgen index", e + 0x28 + 2 * k, &at)))
-            return rc;
-        if ((mt->has_texgen[k] = at != 0)) memcpy(mt->texgen[k], d + at, 3);
-        if ((rc = mat3_item(x, U16IDX(0x84 + 2 * k), 0xFFFF, 0x48, 2, "MAT3 texture slot index", e + 0x84 + 2 * k,
-                            &at)))
-            return rc;
+        if ((rc = item16(x, 0x28 + 2 * k, 0x38, 4, "MAT3 texgen index", &at))) return rc;
+        mt->has_texgen[k] = at != 0;
+        if (at) {
+            memcpy(mt->texgen[k], d + at, 3);
+            CHECK(d[at] <= 10, "MAT3 texgen type", at, d[at], "a texgen type (0-10)");
+            CHECK(d[at + 1] <= 20, "MAT3 texgen source", at + 1, d[at + 1], "a texgen source (0-20)");
+            CHECK(texgen_matrix_ok(d[at + 2]), "MAT3 texgen matrix", at + 2, d[at + 2],
+                  "a texgen matrix (0, 3 ... 57, or 60 identity)");
+        } else {
+            mt->texgen[k][0] = 1, mt->texgen[k][1] = (uint8_t)(4 + k), mt->texgen[k][2] = 60;
+        }
+        if ((rc = item16(x, 0x38 + 2 * k, 0x3C, 4, "MAT3 post texgen index", &at))) return rc;
+        mt->has_post_texgen[k] = at != 0;
+        if (at) memcpy(mt->post_texgen[k], d + at, 3);
+        else mt->post_texgen[k][0] = 1, mt->post_texgen[k][1] = (uint8_t)(4 + k), mt->post_texgen[k][2] = 125;
+        if ((rc = item16(x, 0x48 + 2 * k, 0x40, 0x64, "MAT3 texture matrix index", &at))) return rc;
+        if ((mt->has_tex_matrix[k] = at != 0)) {
+            ga_tex_matrix *m = &mt->tex_matrix[k];
+            m->projection = d[at];
+            m->info = d[at + 1];
+            CHECK(m->projection <= 1, "MAT3 texture matrix projection", at, m->projection, "0 (3x4) or 1 (2x4)");
+            for (int q = 0; q < 3; q++) m->center[q] = ga_get_f32be(d + at + 4 + 4 * q);
+            for (int q = 0; q < 2; q++) {
+                m->scale[q] = ga_get_f32be(d + at + 0x10 + 4 * q);
+                m->translation[q] = ga_get_f32be(d + at + 0x1C + 4 * q);
+            }
+            m->rotation = (int16_t)ga_get_u16be(d + at + 0x18);
+            for (int q = 0; q < 16; q++) m->effect[q] = ga_get_f32be(d + at + 0x24 + 4 * q);
+        }
+        if ((rc = item16(x, 0x84 + 2 * k, 0x48, 2, "MAT3 texture slot index", &at))) return rc;
         mt->textures[k] = at ? (int32_t)ga_get_u16be(d + at) : -1;
         if (mt->textures[k] == 0xFFFF) mt->textures[k] = -1;
     }
+    return GA_OK;
+}
+
+static int mat3_colors(const mat3_ctx *x, ga_material *mt)
+{
+    const uint8_t *d = x->d;
+    size_t at;
+    int rc;
+    for (int k = 0; k < 4; k++) {
+        if ((rc = item16(x, 0xDC + 2 * k, 0x50, 8, "MAT3 TEV colour index", &at))) return rc;
+        mt->has_tev_color[k] = at != 0;
+        for (int q = 0; q < 4; q++) {
+            int16_t v = at ? (int16_t)ga_get_u16be(d + at + 2 * q) : 0;
+            mt->tev_color[k][q] = v;
+            /* the register holds s11: the low 11 bits, sign-extended */
+            mt->tev.regs[k][q] = (int16_t)(((v & 0x7FF) ^ 0x400) - 0x400);
+        }
+        if ((rc = item16(x, 0x94 + 2 * k, 0x54, 4, "MAT3 konst colour index", &at))) return rc;
+        mt->has_konst[k] = at != 0;
+        if (at) memcpy(mt->konst[k], d + at, 4);
+        else memset(mt->konst[k], 255, 4);
+        memcpy(mt->tev.konst[k], mt->konst[k], 4);
+        if ((rc = item16(x, 0x124 + 2 * k, 0x64, 4, "MAT3 swap table index", &at))) return rc;
+        mt->has_swap_table[k] = at != 0;
+        for (int q = 0; q < 4; q++) {
+            mt->tev.swap[k][q] = at ? d[at + q] : (uint8_t)q;
+            CHECK(mt->tev.swap[k][q] <= 3, "MAT3 swap table", at + q, mt->tev.swap[k][q], "a channel (0-3)");
+        }
+    }
+    return GA_OK;
+}
+
+static int mat3_stages(const mat3_ctx *x, ga_material *mt)
+{
+    const uint8_t *d = x->d;
+    size_t e = x->e, at;
+    int rc;
     for (uint32_t s = 0; s < mt->nstages; s++) {
-        if ((rc = mat3_item(x, U16IDX(0xBC + 2 * s), 0xFFFF, 0x4C, 4, "MAT3 TEV order index", e + 0xBC + 2 * s,
-                            &at)))
-            return rc;
+        ga_tev_stage *sg = &mt->tev.stages[s];
+        if ((rc = item16(x, 0xBC + 2 * s, 0x4C, 4, "MAT3 TEV order index", &at))) return rc;
         mt->stage_texcoord[s] = at ? d[at] : 0xFF;
         mt->stage_texmap[s] = at ? d[at + 1] : 0xFF;
         mt->stage_channel[s] = at ? d[at + 2] : 0xFF;
+        CHECK(mt->stage_texcoord[s] < 8 || mt->stage_texcoord[s] == 0xFF, "MAT3 TEV order texcoord", at,
+              mt->stage_texcoord[s], "a texcoord (0-7 or 0xFF)");
+        CHECK(mt->stage_texmap[s] < 8 || mt->stage_texmap[s] == 0xFF, "MAT3 TEV order texmap", at + 1,
+              mt->stage_texmap[s], "a texmap (0-7 or 0xFF)");
+        CHECK(mt->stage_channel[s] <= 8 || mt->stage_channel[s] == 0xFF, "MAT3 TEV order channel", at + 2,
+              mt->stage_channel[s], "a colour channel (0-8 or 0xFF)");
         uint8_t map = mt->stage_texmap[s];
         mt->stage_texture[s] = map < 8 ? mt->textures[map] : -1;
+        if ((rc = item16(x, 0xE4 + 2 * s, 0x5C, 0x14, "MAT3 TEV stage index", &at))) return rc;
+        if ((mt->has_stage[s] = at != 0)) {
+            if ((rc = tev_half(x, at + 1, 0, &sg->color)) || (rc = tev_half(x, at + 0x0A, 1, &sg->alpha))) return rc;
+        } else {
+            sg->color = default_half[0];
+            sg->alpha = default_half[1];
+        }
+        uint8_t kc = d[e + 0x9C + s], ka = d[e + 0xAC + s];
+        sg->konst_color = kc == 0xFF ? 0x0C : kc;
+        sg->konst_alpha = ka == 0xFF ? 0x1C : ka;
+        CHECK(sg->konst_color <= 31, "MAT3 konst colour select", e + 0x9C + s, kc, "a konst select (0-31)");
+        CHECK(sg->konst_alpha <= 31, "MAT3 konst alpha select", e + 0xAC + s, ka, "a konst select (0-31)");
+        if ((rc = item16(x, 0x104 + 2 * s, 0x60, 4, "MAT3 swap mode index", &at))) return rc;
+        sg->ras_swap = at ? d[at] : 0;
+        sg->tex_swap = at ? d[at + 1] : 0;
+        CHECK(sg->ras_swap <= 3 && sg->tex_swap <= 3, "MAT3 swap mode", at, sg->ras_swap > 3 ? sg->ras_swap : sg->tex_swap,
+              "a swap table (0-3)");
     }
-    if ((rc = mat3_item(x, U16IDX(0x146), 0xFFFF, 0x6C, 8, "MAT3 alpha compare index", e + 0x146, &at))) return rc;
-    if ((mt->has_alpha_compare = at != 0)) memcpy(mt->alpha_compare, d + at, 5);
-    if ((rc = mat3_item(x, U16IDX(0x148), 0xFFFF, 0x70, 4, "MAT3 blend mode index", e + 0x148, &at))) return rc;
-    if ((mt->has_blend = at != 0)) memcpy(mt->blend, d + at, 4);
-#undef U8IDX
-#undef U16IDX
+    return GA_OK;
+}
+
+static int mat3_pixel(const mat3_ctx *x, ga_material *mt)
+{
+    static const uint8_t blend[4] = {1, 4, 5, 5}, zmode[3] = {1, 3, 1};
+    const uint8_t *d = x->d;
+    size_t at;
+    int rc;
+    if ((rc = item16(x, 0x146, 0x6C, 8, "MAT3 alpha compare index", &at))) return rc;
+    if (!at) return absent(x, "MAT3 alpha compare index", x->e + 0x146);
+    mt->has_alpha_compare = 1;
+    memcpy(mt->alpha_compare, d + at, 5);
+    CHECK(d[at] <= 7 && d[at + 3] <= 7, "MAT3 alpha compare", at, d[at] > 7 ? d[at] : d[at + 3], "a compare (0-7)");
+    CHECK(d[at + 2] <= 3, "MAT3 alpha compare op", at + 2, d[at + 2], "an alpha op (0-3)");
+    memcpy(mt->tev.alpha_compare, mt->alpha_compare, 5);
+    if ((rc = item16(x, 0x148, 0x70, 4, "MAT3 blend mode index", &at))) return rc;
+    mt->has_blend = at != 0;
+    memcpy(mt->blend, at ? d + at : blend, 4);
+    CHECK(mt->blend[0] <= 3, "MAT3 blend mode", at, mt->blend[0], "a blend mode (0-3)");
+    CHECK(mt->blend[1] <= 7 && mt->blend[2] <= 7, "MAT3 blend factor", at + 1,
+          mt->blend[1] > 7 ? mt->blend[1] : mt->blend[2], "a blend factor (0-7)");
+    CHECK(mt->blend[3] <= 15, "MAT3 blend logic op", at + 3, mt->blend[3], "a logic op (0-15)");
+    if ((rc = item8(x, 0x06, 0x74, 4, "MAT3 z mode index", &at))) return rc;
+    mt->has_z_mode = at != 0;
+    memcpy(mt->z_mode, at ? d + at : zmode, 3);
+    CHECK(mt->z_mode[1] <= 7, "MAT3 z mode function", at + 1, mt->z_mode[1], "a compare (0-7)");
+    if ((rc = item8(x, 0x05, 0x78, 1, "MAT3 z compare location index", &at))) return rc;
+    mt->has_z_comp_loc = at != 0;
+    mt->z_comp_loc = at ? d[at] : 0;
+    if ((rc = item8(x, 0x07, 0x7C, 1, "MAT3 dither index", &at))) return rc;
+    mt->has_dither = at != 0;
+    mt->dither = at ? d[at] : 1;
+    if ((rc = item16(x, 0x144, 0x68, 0x2C, "MAT3 fog index", &at))) return rc;
+    if ((mt->has_fog = at != 0)) {
+        ga_fog *f = &mt->fog;
+        f->type = d[at];
+        f->adjust = d[at + 1];
+        f->center = ga_get_u16be(d + at + 2);
+        f->start_z = ga_get_f32be(d + at + 4);
+        f->end_z = ga_get_f32be(d + at + 8);
+        f->near_z = ga_get_f32be(d + at + 0x0C);
+        f->far_z = ga_get_f32be(d + at + 0x10);
+        memcpy(f->color, d + at + 0x14, 4);
+        for (int k = 0; k < 10; k++) f->adj[k] = ga_get_u16be(d + at + 0x18 + 2 * k);
+    }
+    if ((rc = item16(x, 0x14A, 0x80, 0x10, "MAT3 NBT scale index", &at))) return rc;
+    mt->has_nbt = at != 0;
+    mt->nbt_enabled = at ? d[at] : 0;
+    for (int k = 0; k < 3; k++) mt->nbt_scale[k] = at ? ga_get_f32be(d + at + 4 + 4 * k) : 1.0f;
+    return GA_OK;
+}
+
+/* The indirect record of material i (indexed directly, not through the
+ * remap); the game reads the table only when its offset exceeds the name
+ * table's by more than 4. */
+static int mat3_indirect(const mat3_ctx *x, uint32_t i, ga_material *mt)
+{
+    const uint8_t *d = x->d;
+    size_t base = x->c->offset;
+    uint32_t ind = ga_get_u32be(d + base + 0x18), names = ga_get_u32be(d + base + 0x14);
+    if (ind == 0 || ind <= names + 4) return GA_OK;
+    size_t at;
+    int rc = mat3_item(x, i, 0x10000, 0x18, MAT3_INDIRECT, "MAT3 indirect record", base + 0x18, &at);
+    if (rc) return rc;
+    ga_indirect *n = &mt->indirect;
+    mt->has_indirect = 1;
+    n->enabled = d[at];
+    n->nstages = d[at + 1];
+    CHECK(n->nstages <= 4, "MAT3 indirect stage count", at + 1, n->nstages, "an indirect stage count (0-4)");
+    for (int k = 0; k < 4; k++) {
+        n->order[k][0] = d[at + 4 + 4 * k];
+        n->order[k][1] = d[at + 5 + 4 * k];
+        n->scale[k][0] = d[at + 0x68 + 4 * k];
+        n->scale[k][1] = d[at + 0x69 + 4 * k];
+    }
+    for (int k = 0; k < 3; k++) {
+        size_t m = at + 0x14 + 0x1C * (size_t)k;
+        for (int q = 0; q < 6; q++) n->matrix[k][q] = ga_get_f32be(d + m + 4 * q);
+        n->exponent[k] = (int8_t)d[m + 0x18];
+    }
+    for (int s = 0; s < GA_MAT_STAGES; s++) memcpy(n->stage[s], d + at + 0x78 + 12 * (size_t)s, 9);
+    return GA_OK;
+}
+
+static int mat3_entry(const mat3_ctx *x, uint32_t i, ga_material *mt)
+{
+    const uint8_t *d = x->d;
+    size_t e = x->e, at;
+    int rc;
+    mt->mode = d[e];
+    if ((rc = item8(x, 0x01, 0x1C, 4, "MAT3 cull mode index", &at))) return rc;
+    if (!at) return absent(x, "MAT3 cull mode index", e + 1);
+    mt->cull_mode = (int32_t)ga_get_u32be(d + at);
+    CHECK(mt->cull_mode >= 0 && mt->cull_mode <= 3, "MAT3 cull mode", at, (unsigned)mt->cull_mode, "a cull mode (0-3)");
+    if ((rc = item8(x, 0x02, 0x24, 1, "MAT3 channel count index", &at))) return rc;
+    mt->nchannels = at ? d[at] : 0;
+    if ((rc = item8(x, 0x03, 0x34, 1, "MAT3 texgen count index", &at))) return rc;
+    mt->ntexgens = at ? d[at] : 0;
+    CHECK(mt->ntexgens <= 8, "MAT3 texgen count", at, mt->ntexgens, "a texgen count (0-8)");
+    if ((rc = item8(x, 0x04, 0x58, 1, "MAT3 TEV stage count index", &at))) return rc;
+    if (!at) return absent(x, "MAT3 TEV stage count index", e + 4);
+    CHECK(d[at] <= GA_MAT_STAGES, "MAT3 TEV stage count", at, d[at], "a stage count (0-16)");
+    mt->nstages = d[at];
+    mt->tev.nstages = mt->nstages;
+    if ((rc = mat3_channels(x, mt)) || (rc = mat3_texgens(x, mt)) || (rc = mat3_colors(x, mt)) ||
+        (rc = mat3_stages(x, mt)) || (rc = mat3_pixel(x, mt)) || (rc = mat3_indirect(x, i, mt)))
+        return rc;
     return GA_OK;
 }
 
@@ -277,22 +371,22 @@ int ga_model_materials(const ga_model *m, ga_material **out, uint32_t *n, ga_err
     size_t entries, remap, names;
     if ((rc = ga_j3d_table_at(&r, c, 0x0C, "MAT3 entry table offset", &entries))) return rc;
     if ((rc = ga_j3d_table_at(&r, c, 0x10, "MAT3 remap table offset", &remap))) return rc;
-    if ((rc = names_table(&r, c, 0x14, "MAT3 name table offset", &names))) return rc;
+    if ((rc = ga_j3d_names_table(&r, c, 0x14, "MAT3 name table offset", &names))) return rc;
     if ((rc = ga_need(&r, remap, (size_t)count * 2, "MAT3 remap table"))) return rc;
     ga_material *mats = calloc(count, sizeof *mats);
     if (!mats) return ga_nomem(err, m->format);
-    mat3_ctx x = {&r, c};
+    mat3_ctx x = {&r, c, 0, r.data};
     for (uint32_t i = 0; i < count && !rc; i++) {
         ga_material *mt = &mats[i];
         mt->entry = ga_get_u16be(r.data + remap + 2 * (size_t)i);
-        size_t e = entries + (size_t)mt->entry * MAT3_ENTRY;
-        if (e + MAT3_ENTRY > c->offset + c->size) {
+        x.e = entries + (size_t)mt->entry * MAT3_ENTRY;
+        if (x.e + MAT3_ENTRY > c->offset + c->size) {
             rc = ga_fail(err, GA_ERR_FORMAT, m->format, "MAT3 remap table", (long long)(remap + 2 * (size_t)i),
                          "material %u uses entry %u, past the MAT3 chunk's end", i, mt->entry);
             break;
         }
-        if ((rc = mat3_entry(&x, e, mt))) break;
-        if (names) rc = name_at(&r, names, i, "MAT3 material name", &mt->name);
+        if ((rc = mat3_entry(&x, i, mt))) break;
+        if (names) rc = ga_j3d_name_at(&r, names, i, "MAT3 material name", &mt->name);
     }
     if (rc) {
         ga_materials_free(mats, count);

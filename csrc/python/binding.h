@@ -23,6 +23,7 @@
 /* Module state (module.c)                                             */
 
 #define GA_NZERO 5
+#define GA_MATERIAL_PARTS 12
 
 typedef struct ga_state {
     PyObject *FormatError;
@@ -35,7 +36,8 @@ typedef struct ga_state {
     PyTypeObject *BoneType;
     PyTypeObject *MeshType;     /* model.c: Model.meshes, .textures, .materials items */
     PyTypeObject *TextureType;
-    PyTypeObject *MaterialType;
+    PyTypeObject *MaterialType;      /* material.c */
+    PyTypeObject *MaterialParts[GA_MATERIAL_PARTS]; /* material.c: TevStage, TevOp, Blend, ... */
     PyTypeObject *ArchiveType;       /* archive.c */
     PyTypeObject *ArchiveMemberType; /* archive.c (a struct sequence) */
     /* One-item zero arrays ('f', 'i', 'B', 'd'): repeating one makes a new
@@ -143,7 +145,10 @@ extern PyType_Spec Model_spec;
 extern PyType_Spec Bone_spec;
 extern PyType_Spec Mesh_spec;
 extern PyType_Spec Texture_spec;
-extern PyType_Spec Material_spec;
+/* Material and its parts (material.c) */
+int material_types_init(PyObject *m, ga_state *st);
+struct ga_material;
+PyObject *material_new(ga_state *st, const struct ga_material *mt, uint32_t i);
 /* gameanim.decode_texture (model.c) */
 PyObject *mod_decode_texture(PyObject *mod, PyObject *args, PyObject *kw);
 PyObject *model_from_data(ga_state *st, PyObject *data_obj, const ga_decode_opts *opts);

@@ -484,36 +484,6 @@ static PyGetSetDef Texture_getset[] = {
     {NULL, NULL, NULL, NULL, NULL},
 };
 
-enum {
-    AF_INDEX, AF_NAME, AF_ENTRY, AF_MODE, AF_CULL_MODE, AF_STAGES, AF_STAGE_TEXTURES, AF_TEXTURES, AF_TEXGENS,
-    AF_CHANNEL_COUNT, AF_COLORS, AF_AMBIENT_COLORS, AF_CHANNELS, AF_TEV_COLORS, AF_KONST_COLORS, AF_ALPHA_COMPARE,
-    AF_BLEND, AF_Z_MODE, AF_COUNT
-};
-
-static PyGetSetDef Material_getset[] = {
-    REC_FIELD("index", AF_INDEX, "Position in Model.materials (MAT3 order)."),
-    REC_FIELD("name", AF_NAME, "The MAT3 name (cp932), or None."),
-    REC_FIELD("entry", AF_ENTRY, "The MAT3 entry record used (remap table)."),
-    REC_FIELD("mode", AF_MODE, "Material mode byte: 1 opaque, 2 alpha test, 4 translucent."),
-    REC_FIELD("cull_mode", AF_CULL_MODE, "0 none, 1 front, 2 back, 3 all (GX fronts); None when unset."),
-    REC_FIELD("stages", AF_STAGES, "Tuple per TEV stage: (texcoord, texmap, color channel, texture) with texture "
-                                   "the TEX1 index sampled or -1 (texmap 0xFF: none)."),
-    REC_FIELD("stage_textures", AF_STAGE_TEXTURES, "Tuple: the TEX1 index each TEV stage samples, -1 for none."),
-    REC_FIELD("textures", AF_TEXTURES, "Tuple of 8: the TEX1 index in each texture slot, -1 unused."),
-    REC_FIELD("texgens", AF_TEXGENS, "Tuple per texgen (texgen count): (type, source, matrix) or None."),
-    REC_FIELD("channel_count", AF_CHANNEL_COUNT, "Colour channel count."),
-    REC_FIELD("colors", AF_COLORS, "Material colours 0 and 1: (r, g, b, a) bytes or None."),
-    REC_FIELD("ambient_colors", AF_AMBIENT_COLORS, "Ambient colours 0 and 1: (r, g, b, a) bytes or None."),
-    REC_FIELD("channels", AF_CHANNELS, "Colour 0, alpha 0, colour 1, alpha 1 controls: (lighting, material source, "
-                                       "light mask, diffuse fn, attenuation fn, ambient source) or None."),
-    REC_FIELD("tev_colors", AF_TEV_COLORS, "TEV colour registers 0-3: (r, g, b, a) s16 or None."),
-    REC_FIELD("konst_colors", AF_KONST_COLORS, "Konstant colours 0-3: (r, g, b, a) bytes or None."),
-    REC_FIELD("alpha_compare", AF_ALPHA_COMPARE, "(comp0, ref0, op, comp1, ref1) or None."),
-    REC_FIELD("blend", AF_BLEND, "(type, src factor, dst factor, logic op) or None."),
-    REC_FIELD("z_mode", AF_Z_MODE, "(test, function, write) or None."),
-    {NULL, NULL, NULL, NULL, NULL},
-};
-
 #define RECORD_SPEC(Name, doc)                                                                                  \
     static PyType_Slot Name##_slots[] = {                                                                       \
         {Py_tp_dealloc, Record_dealloc}, {Py_tp_repr, Record_repr}, {Py_tp_getset, Name##_getset},              \
@@ -523,7 +493,6 @@ static PyGetSetDef Material_getset[] = {
 
 RECORD_SPEC(Mesh, "One SHP1 shape of a J3D Model as a triangle mesh, read-only (Model.meshes).")
 RECORD_SPEC(Texture, "One TEX1 texture of a J3D Model decoded to RGBA8, read-only (Model.textures).")
-RECORD_SPEC(Material, "One MAT3 material of a J3D Model, read-only (Model.materials).")
 
 static RecordObject *new_record(PyTypeObject *tp)
 {
@@ -537,20 +506,6 @@ static int record_check(RecordObject *r, int n)
     for (int k = 0; k < n; k++)
         if (!r->f[k]) return -1;
     return 0;
-}
-
-static PyObject *bytes_tuple(const uint8_t *v, int n)
-{
-    PyObject *t = PyTuple_New(n);
-    for (int k = 0; t && k < n; k++) PyTuple_SetItem(t, k, PyLong_FromLong(v[k]));
-    return t;
-}
-
-static PyObject *maybe(int has, PyObject *v)
-{
-    if (has) return v;
-    Py_XDECREF(v);
-    return Py_NewRef(Py_None);
 }
 
 /* Mesh.corner_uvs: (s, 1 - t) of each triangle corner. */
@@ -736,56 +691,6 @@ static PyObject *make_texture(ga_state *st, const ga_texture *t, uint32_t i)
     return (PyObject *)r;
 }
 
-static PyObject *make_material(ga_state *st, const ga_material *mt, uint32_t i)
-{
-    RecordObject *r = new_record(st->MaterialType);
-    if (!r) return NULL;
-    r->f[AF_INDEX] = PyLong_FromUnsignedLong(i);
-    r->f[AF_NAME] = mt->name ? name_text(mt->name, "cp932") : Py_NewRef(Py_None);
-    r->f[AF_ENTRY] = PyLong_FromUnsignedLong(mt->entry);
-    r->f[AF_MODE] = PyLong_FromLong(mt->mode);
-    r->f[AF_CULL_MODE] = mt->cull_mode >= 0 ? PyLong_FromLong(mt->cull_mode) : Py_NewRef(Py_None);
-    r->f[AF_STAGES] = PyTuple_New(mt->nstages);
-    r->f[AF_STAGE_TEXTURES] = PyTuple_New(mt->nstages);
-    for (int s = 0; s < mt->nstages && r->f[AF_STAGES] && r->f[AF_STAGE_TEXTURES]; s++) {
-        PyTuple_SetItem(r->f[AF_STAGES], s,
-                        Py_BuildValue("(iiii)", mt->stage_texcoord[s], mt->stage_texmap[s], mt->stage_channel[s],
-                                      (int)mt->stage_texture[s]));
-        PyTuple_SetItem(r->f[AF_STAGE_TEXTURES], s, PyLong_FromLong(mt->stage_texture[s]));
-    }
-    r->f[AF_TEXTURES] = PyTuple_New(8);
-    for (int k = 0; k < 8 && r->f[AF_TEXTURES]; k++) PyTuple_SetItem(r->f[AF_TEXTURES], k, PyLong_FromLong(mt->textures[k]));
-    int ntg = mt->ntexgens > 8 ? 8 : mt->ntexgens;
-    r->f[AF_TEXGENS] = PyTuple_New(ntg);
-    for (int k = 0; k < ntg && r->f[AF_TEXGENS]; k++)
-        PyTuple_SetItem(r->f[AF_TEXGENS], k, maybe(mt->has_texgen[k], bytes_tuple(mt->texgen[k], 3)));
-    r->f[AF_CHANNEL_COUNT] = PyLong_FromLong(mt->nchannels);
-    r->f[AF_COLORS] = PyTuple_New(2);
-    r->f[AF_AMBIENT_COLORS] = PyTuple_New(2);
-    for (int k = 0; k < 2 && r->f[AF_COLORS] && r->f[AF_AMBIENT_COLORS]; k++) {
-        PyTuple_SetItem(r->f[AF_COLORS], k, maybe(mt->has_color[k], bytes_tuple(mt->color[k], 4)));
-        PyTuple_SetItem(r->f[AF_AMBIENT_COLORS], k, maybe(mt->has_ambient[k], bytes_tuple(mt->ambient[k], 4)));
-    }
-    r->f[AF_CHANNELS] = PyTuple_New(4);
-    r->f[AF_TEV_COLORS] = PyTuple_New(4);
-    r->f[AF_KONST_COLORS] = PyTuple_New(4);
-    for (int k = 0; k < 4 && r->f[AF_CHANNELS] && r->f[AF_TEV_COLORS] && r->f[AF_KONST_COLORS]; k++) {
-        PyTuple_SetItem(r->f[AF_CHANNELS], k, maybe(mt->has_channel[k], bytes_tuple(mt->channel[k], 6)));
-        PyTuple_SetItem(r->f[AF_TEV_COLORS], k,
-                        maybe(mt->has_tev_color[k], Py_BuildValue("(iiii)", mt->tev_color[k][0], mt->tev_color[k][1],
-                                                                  mt->tev_color[k][2], mt->tev_color[k][3])));
-        PyTuple_SetItem(r->f[AF_KONST_COLORS], k, maybe(mt->has_konst[k], bytes_tuple(mt->konst[k], 4)));
-    }
-    r->f[AF_ALPHA_COMPARE] = maybe(mt->has_alpha_compare, bytes_tuple(mt->alpha_compare, 5));
-    r->f[AF_BLEND] = maybe(mt->has_blend, bytes_tuple(mt->blend, 4));
-    r->f[AF_Z_MODE] = maybe(mt->has_z_mode, bytes_tuple(mt->z_mode, 3));
-    if (record_check(r, AF_COUNT) < 0 || PyErr_Occurred()) {
-        Py_DECREF(r);
-        return NULL;
-    }
-    return (PyObject *)r;
-}
-
 /* Model.meshes, shape by shape: each shape decodes without the GIL, then
  * its record is made (with the GIL) while its buffers are still in the
  * cache, and they are freed before the next shape decodes. */
@@ -857,7 +762,7 @@ static PyObject *Model_geometry(PyObject *self, void *closure)
     PyObject *t = PyTuple_New(n);
     for (uint32_t i = 0; t && i < n; i++) {
         PyObject *r = kind == 1 ? make_texture(st, (ga_texture *)items + i, i)
-                                : make_material(st, (ga_material *)items + i, i);
+                                : material_new(st, (ga_material *)items + i, i);
         if (!r) Py_CLEAR(t);
         else PyTuple_SetItem(t, i, r);
     }

@@ -516,8 +516,7 @@ static int module_exec(PyObject *m)
     if (!st->BoneType) return -1;
     st->MeshType = new_type(m, &Mesh_spec, "Mesh");
     st->TextureType = new_type(m, &Texture_spec, "Texture");
-    st->MaterialType = new_type(m, &Material_spec, "Material");
-    if (!st->MeshType || !st->TextureType || !st->MaterialType) return -1;
+    if (!st->MeshType || !st->TextureType || material_types_init(m, st) < 0) return -1;
     if (archive_types_init(m, st) < 0) return -1;
     /* the archives' usual extensions (core/archive.h), for the CLI and the add-on */
     PyObject *arc_ext = archive_extensions();
@@ -561,6 +560,7 @@ static int module_traverse(PyObject *m, visitproc visit, void *arg)
     Py_VISIT(st->MeshType);
     Py_VISIT(st->TextureType);
     Py_VISIT(st->MaterialType);
+    for (int i = 0; i < GA_MATERIAL_PARTS; i++) Py_VISIT(st->MaterialParts[i]);
     Py_VISIT(st->ArchiveType);
     Py_VISIT(st->ArchiveMemberType);
     for (int i = 0; i < GA_NZERO; i++) Py_VISIT(st->ZeroArrays[i]);
@@ -581,6 +581,7 @@ static int module_clear(PyObject *m)
     Py_CLEAR(st->MeshType);
     Py_CLEAR(st->TextureType);
     Py_CLEAR(st->MaterialType);
+    for (int i = 0; i < GA_MATERIAL_PARTS; i++) Py_CLEAR(st->MaterialParts[i]);
     Py_CLEAR(st->ArchiveType);
     Py_CLEAR(st->ArchiveMemberType);
     for (int i = 0; i < GA_NZERO; i++) Py_CLEAR(st->ZeroArrays[i]);

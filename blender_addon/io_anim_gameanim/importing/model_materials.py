@@ -27,7 +27,7 @@ def _image(bpy, tex, index, stem):
 
 def _uv_name(mat, stage, uv_channels):
     """The UV map a stage reads: its texgen's source TEXn (source 4 + n)."""
-    texgens = mat.texgens or ()
+    texgens = mat.texgens_raw or ()
     coord = stage[0] if stage else 0
     if coord is not None and 0 <= coord < len(texgens) and texgens[coord]:
         src = texgens[coord][1]
@@ -39,10 +39,10 @@ def _uv_name(mat, stage, uv_channels):
 def _alpha(mat):
     """'BLEND' (translucent, mode 4 or a blend type 1), 'CLIP' (alpha test:
     a compare that can fail) or None (opaque), and the clip threshold."""
-    blend = mat.blend
+    blend = mat.blend_raw
     if mat.mode == 4 or (blend is not None and blend[0] == 1):
         return "BLEND", 0.5
-    ac = mat.alpha_compare
+    ac = mat.alpha_compare_raw
     if ac is not None and not (ac[0] == 7 and ac[3] == 7):  # 7: always
         refs = [ac[1] / 255.0] if ac[0] != 7 else []
         refs += [ac[4] / 255.0] if ac[3] != 7 else []
