@@ -1,14 +1,15 @@
 """shared/tev_graph.py: the plan of a material's TEV node group, run by a
 small interpreter of Blender's node maths (tests/tev_plan_interpreter.py,
 float32 at every node), compared with hand-derived cases from the notes
-(../shared/formats/j3d_materials.md 2.2-2.4) and with an independent
-per-pixel reference on random configurations."""
-import importlib
+(../shared/formats/j3d_materials.md 2.2-2.4), and on random
+configurations with the independent per-pixel reference
+(tests/tev_reference.py) and with Material.evaluate."""
 from types import SimpleNamespace
 
 import pytest
 
 import tev_plan_interpreter as ti
+import tev_reference as ref
 from io_anim_gameanim.shared import tev_graph as tg
 
 
@@ -171,20 +172,12 @@ def test_plans_are_well_formed(seed):
 # Random configurations against an independent reference
 
 
-def _reference():
-    """The per-pixel TEV reference of the C side's tests (written from the
-    notes, not from this module)."""
-    try:
-        return importlib.import_module("tev_reference")
-    except ImportError:
-        return None
-
-
 @pytest.mark.parametrize("seed", range(40))
 def test_random_configurations_match_the_reference(seed):
-    ref = _reference()
-    if ref is None:
-        pytest.skip("no independent TEV reference (tests/tev_reference.py) in this tree")
+    """Stand-in materials (every input, op, bias, scale, clamp, dest, konst
+    select, swap, alpha test; registers beyond 11 bits) against
+    tests/tev_reference.py, the C side's per-pixel reference written from
+    the notes."""
     rng = ti.rng_for(1000 + seed)
     mat = ti.random_material(rng)
     plan = tg.plan(tg.config(mat))
@@ -192,10 +185,27 @@ def test_random_configurations_match_the_reference(seed):
     for _ in range(8):
         tex = [tuple(rng.randrange(256) for _ in range(4)) for _ in range(n)]
         ras = [tuple(rng.randrange(256) for _ in range(4)) for _ in range(n)]
-        want = ref_pixel(ref, mat, tex, ras)
+        want = ref_pixel(mat, tex, ras)
         got = ti.bytes_of(ti.run(plan, ti.group_values(mat, tex, ras)))
         assert got == want, (seed, tex, ras)
 
 
-def ref_pixel(ref, mat, tex, ras):
-    raise NotImplementedError  # bound to the reference's API once merged
+def ref_pixel(mat, tex, ras):
+    rgba, passed = ref.evaluate_pixel(mat, [list(t) for t in tex], [list(r) for r in ras])
+    return tuple(rgba) + (int(passed),)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_materials_match_material_evaluate(seed):
+    """Materials read by the C side (written by tools/make_models.py),
+    every texel of a 16-pixel row against Material.evaluate."""
+    rng = ti.rng_for(2000 + seed)
+    mat = ti.real_material(rng)
+    plan = tg.plan(tg.config(mat))
+    n, npix = len(mat.tev_stages), 16
+    tex = [bytes(rng.randrange(256) for _ in range(4 * npix)) for _ in range(n)]
+    ras = [bytes(rng.randrange(256) for _ in range(4 * npix)) for _ in range(n)]
+    rgba, passed = mat.evaluate(tex, ras)
+    for p in range(npix):
+        vals = ti.group_values(mat, [t[4 * p:4 * p + 4] for t in tex], [r[4 * p:4 * p + 4] for r in ras])
+        assert ti.bytes_of(ti.run(plan, vals)) == tuple(rgba[4 * p:4 * p + 4]) + (passed[p],), (seed, p)

@@ -143,7 +143,8 @@ def random_material(rng, stages=None, compare_rate=0.25):
     return SimpleNamespace(
         tev_stages=st, swap_tables=tables,
         konst_colors=[tuple(rng.randrange(256) for _ in range(4)) for _ in range(4)],
-        tev_colors=[tuple(rng.randint(-1024, 1023) for _ in range(4)) for _ in range(4)],
+        # (s16 in the file; a register load keeps 11 bits)
+        tev_colors=[tuple(rng.randint(-2048, 2047) for _ in range(4)) for _ in range(4)],
         alpha_compare=SimpleNamespace(comp0=rng.choice(COMPS), ref0=rng.randrange(256),
                                       op=rng.choice(("AND", "OR", "XOR", "XNOR")),
                                       comp1=rng.choice(COMPS), ref1=rng.randrange(256)))
@@ -178,3 +179,34 @@ def bytes_of(result):
 
 def rng_for(seed):
     return random.Random(seed)
+
+
+def real_material(rng, stages=None, compare_rate=0.25):
+    """A gameanim.Material with a random TEV state, written into a model
+    by tools/make_models.py and read back (the C side's Material, with
+    evaluate())."""
+    import gameanim
+
+    root = str(Path(__file__).resolve().parent.parent)
+    if root not in sys.path:
+        sys.path.append(root)
+    from tools import make_models as mm
+
+    def half(alpha):
+        op = rng.choice(range(8, 16)) if rng.random() < compare_rate else rng.randrange(2)
+        n = 8 if alpha else 16
+        return (rng.randrange(n), rng.randrange(n), rng.randrange(n), rng.randrange(n), op,
+                rng.randrange(3), rng.randrange(4), rng.randrange(2), rng.randrange(4))
+
+    n = stages if stages is not None else rng.randint(1, 16)
+    m = mm.material(
+        "m", stages=[(0, 0, 4)] * n, textures=(0,), texgens=((1, 4, 60),),
+        tev=[(half(False), half(True)) for _ in range(n)],
+        konst_sel=[(rng.randrange(32), rng.randrange(32)) for _ in range(n)],
+        swap_modes=[(rng.randrange(4), rng.randrange(4)) for _ in range(n)],
+        swap_tables=[tuple(rng.randrange(4) for _ in range(4)) for _ in range(4)],
+        konst=[tuple(rng.randrange(256) for _ in range(4)) for _ in range(4)],
+        tev_colors=[tuple(rng.randint(-2048, 2047) for _ in range(4)) for _ in range(4)],
+        alpha_compare=(rng.randrange(8), rng.randrange(256), rng.randrange(4), rng.randrange(8), rng.randrange(256)))
+    data = mm.write_j3d_model([mm.joint("root")], [-1], extra_chunks=[("MAT3", mm.mat3_body([m]))])
+    return gameanim.load_model(data).materials[0]

@@ -409,12 +409,17 @@ def combiner_plan(part, op, bias, scale, clamp):
 
 
 @lru_cache(maxsize=None)
-def bytes_plan():
-    """floor(x * 255 + 0.5) of a colour and an alpha in 0..1 units."""
+def bytes_plan(register=False):
+    """floor(x * 255 + 0.5) of a colour and an alpha in 0..1 units; for a
+    register (C0-C2, PREV) then its low 11 bits, signed, as a register
+    load keeps them."""
     g = _Graph()
     rgb = g.op("V", "FLOOR", g.op("V", "MULTIPLY_ADD", g.input("Color", "V"), 255.0, 0.5))
     a = g.op("F", "FLOOR", g.op("F", "MULTIPLY_ADD", g.input("Alpha", "F"), 255.0, 0.5))
-    return g.finish(("bytes",), f"{PREFIX} bytes", {"Color": ("V", rgb), "Alpha": ("F", a)})
+    if register:
+        rgb, a = g.op("V", "WRAP", rgb, 1024.0, -1024.0), g.op("F", "WRAP", a, 1024.0, -1024.0)
+    return g.finish(("bytes", register), f"{PREFIX} {'register' if register else 'bytes'}",
+                    {"Color": ("V", rgb), "Alpha": ("F", a)})
 
 
 # ---------------------------------------------------------------------------
@@ -482,7 +487,7 @@ class _Sources:
 
     def _part(self, name, part):
         if name not in self._bytes:
-            outs = self.g.group(bytes_plan(), {})
+            outs = self.g.group(bytes_plan(name in REGISTER_INPUTS.values()), {})
             self._bytes[name] = (self.g.nodes[-1], outs, set())
         node, outs, linked = self._bytes[name]
         socket = "Color" if part == "rgb" else "Alpha"
@@ -514,6 +519,8 @@ class _Sources:
 def _konst(src, g, sel, alpha):
     """A konst select's value: a constant fraction, K0-K3's rgb, or one
     channel of one of them replicated (notes 2.3)."""
+    if not isinstance(sel, str):
+        return 0.0  # reserved selects 8-11
     if sel in KONST_FRACTIONS:
         return float(KONST_FRACTIONS[sel])
     if sel and sel[0] == "K" and len(sel) == 2 and not alpha:
