@@ -24,6 +24,9 @@ def f32(x):
 
 
 def _math(op, a, b, c):
+    # (written again here rather than taken from tev_graph's constant
+    # folding: the interpreter states Blender's semantics independently of
+    # the module it checks)
     if op == "ADD":
         return a + b
     if op == "SUBTRACT":
