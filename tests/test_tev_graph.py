@@ -149,23 +149,42 @@ def test_unused_konst_selects_do_not_split_groups():
     assert tg.config(a) != tg.config(c)
 
 
-@pytest.mark.parametrize("seed", range(20))
-def test_plans_are_well_formed(seed):
-    """Nodes only read earlier nodes, vectors never feed float inputs
-    (checked by the interpreter), every input socket is read."""
-    mat = ti.random_material(ti.rng_for(seed))
-    plan = tg.plan(tg.config(mat))
-    seen = {tg.GROUP_INPUT}
+def _check_form(plan):
     names = [n.name for n in plan.nodes]
     assert len(set(names)) == len(names)
     order = {n: i for i, n in enumerate(names)}
     for lk in plan.links:
         if lk.dst != tg.GROUP_OUTPUT:
             assert lk.src == tg.GROUP_INPUT or order[lk.src] < order[lk.dst]
-        seen.add(lk.src)
     read = {lk.src_socket for lk in plan.links if lk.src == tg.GROUP_INPUT}
-    assert read == {name for name, _ in plan.inputs}
+    assert read == {name for name, _ in plan.inputs}, plan.name
+    assert {lk.dst_socket for lk in plan.links if lk.dst == tg.GROUP_OUTPUT} == {n for n, _ in plan.outputs}
+    for node in plan.nodes:
+        if node.bl_idname == tg.GROUP:
+            assert node.group in plan.groups
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_plans_are_well_formed(seed):
+    """Nodes only read earlier nodes (vectors never feed float inputs:
+    checked by the interpreter), every input socket is read, every output
+    written, in the material's group and in the groups it runs."""
+    mat = ti.random_material(ti.rng_for(seed))
+    plan = tg.plan(tg.config(mat))
     assert [name for name, _ in plan.outputs] == ["Color", "Alpha", "Pass"]
+    for p in [plan, *plan.groups.values()]:
+        _check_form(p)
+
+
+def test_groups_stay_small():
+    """Blender updates a tree per node and link set from Python (building
+    costs the square of its size): a material's group holds a few nodes
+    per stage, and each shared group under 25."""
+    for seed in range(10):
+        for stages in (4, 16):
+            plan = tg.plan(tg.config(ti.random_material(ti.rng_for(seed), stages)))
+            assert len(plan.nodes) <= 8 * stages + 8, (seed, stages, len(plan.nodes))
+            assert all(len(sub.nodes) < 25 for sub in plan.groups.values())
 
 
 # ---------------------------------------------------------------------------
