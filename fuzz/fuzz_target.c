@@ -619,8 +619,28 @@ static void fuzz_geometry(const ga_model *m)
     ga_material *mats;
     rc = ga_model_materials(m, &mats, &n, &err);
     if (rc) geometry_error(rc, &err, "materials");
-    for (uint32_t i = 0; !rc && i < n; i++)
-        if (mats[i].nstages > GA_MAT_STAGES) abort();
+    for (uint32_t i = 0; !rc && i < n; i++) {
+        const ga_material *mt = &mats[i];
+        if (mt->nstages > GA_MAT_STAGES || mt->tev.nstages != mt->nstages) abort();
+        /* the whole decoded state runs through the evaluator: every stage
+         * samples a few pixels of the model's own bytes */
+        enum { NPIX = 5 };
+        const uint8_t *tex[GA_TEV_STAGES], *ras[GA_TEV_STAGES];
+        uint8_t tex_default[GA_TEV_STAGES], rgba[4 * NPIX], passed[NPIX];
+        for (int s = 0; s < GA_TEV_STAGES; s++) {
+            size_t at = (size_t)(s * 37 + i * 11) % (m->size > 4 * NPIX ? m->size - 4 * NPIX : 1);
+            tex[s] = m->size >= 4 * NPIX && (s & 1) ? m->data + at : NULL;
+            ras[s] = m->size >= 4 * NPIX && (s & 2) ? m->data + m->size - 4 * NPIX : NULL;
+            tex_default[s] = mt->ntexgens ? 255 : 0;
+        }
+        ga_tev_eval(&mt->tev, tex, tex_default, ras, NPIX, rgba, passed);
+        for (int p = 0; p < NPIX; p++)
+            if (passed[p] > 1) abort();
+        for (int k = 0; k < 4; k++) {
+            int v = ga_gx_channel_component(mt->channel[k][0], mt->color[0][k], mt->ambient[0][k], 127.5);
+            if (v < 0 || v > 255) abort();
+        }
+    }
     if (!rc) ga_materials_free(mats, n);
 }
 

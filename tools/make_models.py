@@ -654,6 +654,42 @@ def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None, rigi
                            inverse_binds=binds, draw=draw, extra_chunks=extra)
 
 
+def rich_materials(count=4, seed=31):
+    """Materials that use every MAT3 table with seeded random TEV states
+    (a fuzz seed: the evaluator runs on whatever decodes)."""
+    import random
+
+    rng = random.Random(seed)
+
+    def half(alpha):
+        return (rng.randrange(8 if alpha else 16), rng.randrange(8 if alpha else 16), rng.randrange(8 if alpha else 16),
+                rng.randrange(8 if alpha else 16), rng.choice([0, 1] + list(range(8, 16))), rng.randrange(3),
+                rng.randrange(4), rng.randrange(2), rng.randrange(4))
+
+    out = []
+    for i in range(count):
+        n = rng.randint(1, 16)
+        out.append(material(
+            f"rich{i}", stages=[(rng.choice([0, 1, 0xFF]), rng.choice([0, 1, 0xFF]), rng.choice([4, 5, 0xFF]))
+                                for _ in range(n)],
+            textures=(0, 1), texgens=((1, 4, 60), (10, 19, 60)), tev=[(half(False), half(True)) for _ in range(n)],
+            konst_sel=[(rng.randrange(32), rng.randrange(32)) for _ in range(n)],
+            swap_modes=[(rng.randrange(4), rng.randrange(4)) for _ in range(n)],
+            swap_tables=[tuple(rng.randrange(4) for _ in range(4)) for _ in range(4)],
+            konst=[tuple(rng.randrange(256) for _ in range(4)) for _ in range(4)],
+            tev_colors=[tuple(rng.randint(-1024, 1023) for _ in range(4)) for _ in range(4)],
+            alpha_compare=(rng.randrange(8), rng.randrange(256), rng.randrange(4), rng.randrange(8), rng.randrange(256)),
+            channels=[(1, 0, 1, 2, 2, 0xFF), (0, 1, 0, 1, 0, 1), None, None], channel_count=2,
+            colors=[(200, 100, 50, 255), None], ambients=[(50, 50, 50, 255), None],
+            post_texgens=[(1, 4, 125)], tex_matrices=[(1, 0, (0.5, 0.5, 0.0), (1.0, 1.0), 0, (0.0, 0.0),
+                                                       tuple(float(k % 5 == 0) for k in range(16)))],
+            fog=(2, 0, 320, 0.0, 100.0, 1.0, 1000.0, (255, 255, 255, 255), tuple(range(10))),
+            nbt=(0, (1.0, 1.0, 1.0)), z_comp_loc=1, dither=1,
+            indirect=(1, 1, ((0, 1),) * 4, (((0.5, 0.0, 0.0, 0.0, 0.5, 0.0), 1),) * 3, ((0, 0),) * 4,
+                      [(0, 0, 0, 1, 0, 0, 0, 0, 0)] * 16)))
+    return out
+
+
 def seed_models():
     """A few small models of each family, bare and compressed: the fuzz
     corpus seeds (fuzz/corpus/model/, python3 tools/make_models.py --seeds DIR)."""
@@ -669,6 +705,7 @@ def seed_models():
                                            inverse_binds=[[1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0]] * 4,
                                            draw=[(0, 0), (1, 0), (1, 1)]),
         "j3d_mesh.bmd": mesh_model(),
+        "j3d_materials.bmd": write_j3d_model(joints, parents, extra_chunks=[("MAT3", mat3_body(rich_materials()))]),
         "sm64ds.bmd": write_sm64ds_bmd([sm64ds_bone("r"), sm64ds_bone("body", 0, rotation_raw=(1024, 0, 0)),
                                         sm64ds_bone("head", 1, translation_fixed=(0, 4096, 0))], scale_shift=2),
         "bk_model.bin": write_bk_model([((0.0, 0.0, 0.0), 1, -1), ((0.0, 10.0, 0.0), 2, 0), ((1.0, 2.0, 3.0), 3, 1)],

@@ -6,6 +6,7 @@
  * a stage's settings are decoded once per block. */
 #include "gx_tev.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 #define BLOCK 256
@@ -22,117 +23,142 @@ static int konst_value(const uint8_t k[4][4], int sel, int comp, int alpha)
     return k[(sel - 16) & 3][((sel - 16) >> 2) & 3];
 }
 
-static int floor_half(int v) { return v >= 0 ? v / 2 : -((1 - v) / 2); }
+static int clamp_out(int v, int lo, int hi) { return v < lo ? lo : v > hi ? hi : v; }
 
-static int clamp_out(int v, int clamp)
+/* A regular (add / sub) stage on one component of n pixels. */
+static void tev_regular(const ga_tev_op *o, const int16_t *A, const int16_t *B, const int16_t *C, const int16_t *D,
+                        int16_t *out, size_t n)
 {
-    int lo = clamp ? 0 : -1024, hi = clamp ? 255 : 1023;
-    return v < lo ? lo : v > hi ? hi : v;
+    static const int mult[4] = {1, 2, 4, 1};
+    static const int bias_of[4] = {0, 128, -128, 0};
+    int m = mult[o->scale & 3], half = (o->scale & 3) == 3, sign = o->op == GA_TEV_SUB ? -1 : 1;
+    int round = half ? 0 : o->op == GA_TEV_SUB ? 127 : 128, bias = bias_of[o->bias & 3];
+    int lo = o->clamp ? 0 : -1024, hi = o->clamp ? 255 : 1023;
+    for (size_t i = 0; i < n; i++) {
+        int a = A[i] & 255, b = B[i] & 255, c = C[i] & 255; /* the 8-bit operands wrap */
+        int cp = c + (c >> 7);                                 /* 0..255 -> 0..256 */
+        int lerp = ((a * (256 - cp) + b * cp) * m + round) >> 8;
+        int v = (D[i] + bias) * m + sign * lerp;
+        if (half) v = (v - (v & 1)) / 2;                       /* floor(v / 2) */
+        out[i] = (int16_t)clamp_out(v, lo, hi);
+    }
 }
 
-/* A regular (add / sub) stage on one component. */
-static int tev_regular(const ga_tev_op *o, int a, int b, int c, int d)
+/* The packed key of a compare (R8, GR16, BGR24) from 8-bit r, g, b. */
+static uint32_t key_of(int op, int r, int g, int b)
 {
-    static const int shift[4] = {0, 1, 2, 0};
-    static const int bias[4] = {0, 128, -128, 0};
-    a &= 255;
-    b &= 255;
-    c &= 255;
-    int s = shift[o->scale & 3];
-    int cp = c + (c >> 7);
-    int lerp = (a * (256 - cp) + b * cp) * (1 << s);
-    int round = (o->scale & 3) == 3 ? 0 : o->op == GA_TEV_SUB ? 127 : 128;
-    lerp = (lerp + round) >> 8;
-    int v = (d + bias[o->bias & 3]) * (1 << s);
-    v = o->op == GA_TEV_SUB ? v - lerp : v + lerp;
-    if ((o->scale & 3) == 3) v = floor_half(v);
-    return clamp_out(v, o->clamp);
+    uint32_t ur = (uint32_t)r & 255, ug = (uint32_t)g & 255, ub = (uint32_t)b & 255;
+    if (op < GA_TEV_COMP_GR16_GT) return ur;
+    if (op < GA_TEV_COMP_BGR24_GT) return ug << 8 | ur;
+    return ub << 16 | ug << 8 | ur;
 }
 
 static int compare(int op, uint32_t ka, uint32_t kb) { return (op & 1) ? ka == kb : ka > kb; }
 
-/* The packed key of an op's compare (R8, GR16, BGR24) from 8-bit r, g, b. */
-static uint32_t key_of(int op, const int v[3])
-{
-    uint32_t r = (uint32_t)v[0] & 255, g = (uint32_t)v[1] & 255, b = (uint32_t)v[2] & 255;
-    if (op < GA_TEV_COMP_GR16_GT) return r;
-    if (op < GA_TEV_COMP_BGR24_GT) return g << 8 | r;
-    return b << 16 | g << 8 | r;
-}
+/* What a stage reads, per component, as arrays of the block: the registers,
+ * the swapped TEX and RAS, and constant rows. */
+typedef struct block {
+    int16_t reg[4][4][BLOCK];
+    int16_t tex[4][BLOCK], ras[4][BLOCK];
+    int16_t konst[4][BLOCK]; /* the stage's konst r, g, b (colour select) and a (alpha select) */
+    int16_t one[BLOCK], half[BLOCK], zero[BLOCK];
+    int16_t res[4][BLOCK];
+} block;
 
-/* Colour operand `sel`, component k (0..2) of one pixel. */
-static int color_in(int sel, int k, int16_t reg[4][4][BLOCK], int i, const int t[4], const int r[4],
-                    const int kc[3])
+static const int16_t *color_in(block *bk, int sel, int k)
 {
     switch (sel) {
-    case GA_CC_CPREV: case GA_CC_C0: case GA_CC_C1: case GA_CC_C2: return reg[sel >> 1][k][i];
-    case GA_CC_APREV: case GA_CC_A0: case GA_CC_A1: case GA_CC_A2: return reg[sel >> 1][3][i];
-    case GA_CC_TEXC: return t[k];
-    case GA_CC_TEXA: return t[3];
-    case GA_CC_RASC: return r[k];
-    case GA_CC_RASA: return r[3];
-    case GA_CC_ONE: return 255;
-    case GA_CC_HALF: return 128;
-    case GA_CC_KONST: return kc[k];
-    default: return 0;
+    case GA_CC_CPREV: case GA_CC_C0: case GA_CC_C1: case GA_CC_C2: return bk->reg[sel >> 1][k];
+    case GA_CC_APREV: case GA_CC_A0: case GA_CC_A1: case GA_CC_A2: return bk->reg[sel >> 1][3];
+    case GA_CC_TEXC: return bk->tex[k];
+    case GA_CC_TEXA: return bk->tex[3];
+    case GA_CC_RASC: return bk->ras[k];
+    case GA_CC_RASA: return bk->ras[3];
+    case GA_CC_ONE: return bk->one;
+    case GA_CC_HALF: return bk->half;
+    case GA_CC_KONST: return bk->konst[k];
+    default: return bk->zero;
     }
 }
 
-static int alpha_in(int sel, int16_t reg[4][4][BLOCK], int i, const int t[4], const int r[4], int ka)
+static const int16_t *alpha_in(block *bk, int sel)
 {
     switch (sel) {
-    case GA_CA_APREV: case GA_CA_A0: case GA_CA_A1: case GA_CA_A2: return reg[sel][3][i];
-    case GA_CA_TEXA: return t[3];
-    case GA_CA_RASA: return r[3];
-    case GA_CA_KONST: return ka;
-    default: return 0;
+    case GA_CA_APREV: case GA_CA_A0: case GA_CA_A1: case GA_CA_A2: return bk->reg[sel][3];
+    case GA_CA_TEXA: return bk->tex[3];
+    case GA_CA_RASA: return bk->ras[3];
+    case GA_CA_KONST: return bk->konst[3];
+    default: return bk->zero;
+    }
+}
+
+/* Fills a row from n RGBA8 pixels through a swap table (or a constant). */
+static void load_swapped(int16_t row[4][BLOCK], const uint8_t *px, const uint8_t swap[4], int fallback, size_t n)
+{
+    for (int k = 0; k < 4; k++) {
+        int src = swap[k] & 3;
+        if (!px)
+            for (size_t i = 0; i < n; i++) row[k][i] = (int16_t)fallback;
+        else
+            for (size_t i = 0; i < n; i++) row[k][i] = px[4 * i + src];
     }
 }
 
 static void run_stage(const ga_tev_state *st, const ga_tev_stage *sg, const uint8_t *tex, uint8_t tex_default,
-                      const uint8_t *ras, size_t n, int16_t reg[4][4][BLOCK])
+                      const uint8_t *ras, size_t n, block *bk)
 {
-    int kc[3], ka = konst_value(st->konst, sg->konst_alpha, 3, 1);
-    for (int k = 0; k < 3; k++) kc[k] = konst_value(st->konst, sg->konst_color, k, 0);
-    const uint8_t *tsw = st->swap[sg->tex_swap & 3], *rsw = st->swap[sg->ras_swap & 3];
-    const ga_tev_op *co = &sg->color, *ao = &sg->alpha;
-    int cout = co->out & 3, aout = ao->out & 3;
-    for (size_t i = 0; i < n; i++) {
-        int t[4], r[4];
-        for (int k = 0; k < 4; k++) {
-            t[k] = tex ? tex[4 * i + (tsw[k] & 3)] : tex_default;
-            r[k] = ras ? ras[4 * i + (rsw[k] & 3)] : 0;
-        }
-        int a[3], b[3], c[3], d[3], res[4];
-        for (int k = 0; k < 3; k++) {
-            a[k] = color_in(co->a, k, reg, (int)i, t, r, kc);
-            b[k] = color_in(co->b, k, reg, (int)i, t, r, kc);
-            c[k] = color_in(co->c, k, reg, (int)i, t, r, kc);
-            d[k] = color_in(co->d, k, reg, (int)i, t, r, kc);
-        }
-        if (co->op < GA_TEV_COMP_R8_GT) {
-            for (int k = 0; k < 3; k++) res[k] = tev_regular(co, a[k], b[k], c[k], d[k]);
-        } else if (co->op >= GA_TEV_COMP_RGB8_GT) {
-            for (int k = 0; k < 3; k++)
-                res[k] = clamp_out(d[k] + (compare(co->op, a[k] & 255, b[k] & 255) ? c[k] & 255 : 0), co->clamp);
-        } else {
-            int cond = compare(co->op, key_of(co->op, a), key_of(co->op, b));
-            for (int k = 0; k < 3; k++) res[k] = clamp_out(d[k] + (cond ? c[k] & 255 : 0), co->clamp);
-        }
-        int aa = alpha_in(ao->a, reg, (int)i, t, r, ka), ab = alpha_in(ao->b, reg, (int)i, t, r, ka);
-        int ac = alpha_in(ao->c, reg, (int)i, t, r, ka), ad = alpha_in(ao->d, reg, (int)i, t, r, ka);
-        if (ao->op < GA_TEV_COMP_R8_GT) {
-            res[3] = tev_regular(ao, aa, ab, ac, ad);
-        } else {
-            /* A8 compares the alpha operands; R8, GR16 and BGR24 compare the
-             * colour half's A and B (Dolphin's Tev.cpp does the same). */
-            int cond = ao->op >= GA_TEV_COMP_RGB8_GT ? compare(ao->op, (uint32_t)aa & 255, (uint32_t)ab & 255)
-                                                      : compare(ao->op, key_of(ao->op, a), key_of(ao->op, b));
-            res[3] = clamp_out(ad + (cond ? ac & 255 : 0), ao->clamp);
-        }
-        for (int k = 0; k < 3; k++) reg[cout][k][i] = (int16_t)res[k];
-        reg[aout][3][i] = (int16_t)res[3];
+    load_swapped(bk->tex, tex, st->swap[sg->tex_swap & 3], tex_default, n);
+    load_swapped(bk->ras, ras, st->swap[sg->ras_swap & 3], 0, n);
+    for (int k = 0; k < 4; k++) {
+        int v = konst_value(st->konst, k < 3 ? sg->konst_color : sg->konst_alpha, k, k == 3);
+        for (size_t i = 0; i < n; i++) bk->konst[k][i] = (int16_t)v;
     }
+    const ga_tev_op *co = &sg->color, *ao = &sg->alpha;
+    const int16_t *A[3], *B[3], *C[3], *D[3];
+    for (int k = 0; k < 3; k++) {
+        A[k] = color_in(bk, co->a, k);
+        B[k] = color_in(bk, co->b, k);
+        C[k] = color_in(bk, co->c, k);
+        D[k] = color_in(bk, co->d, k);
+    }
+    int clo = co->clamp ? 0 : -1024, chi = co->clamp ? 255 : 1023;
+    if (co->op < GA_TEV_COMP_R8_GT) {
+        for (int k = 0; k < 3; k++) tev_regular(co, A[k], B[k], C[k], D[k], bk->res[k], n);
+    } else if (co->op >= GA_TEV_COMP_RGB8_GT) {
+        for (int k = 0; k < 3; k++)
+            for (size_t i = 0; i < n; i++)
+                bk->res[k][i] = (int16_t)clamp_out(
+                    D[k][i] + (compare(co->op, (uint32_t)A[k][i] & 255, (uint32_t)B[k][i] & 255) ? C[k][i] & 255 : 0),
+                    clo, chi);
+    } else {
+        for (size_t i = 0; i < n; i++) {
+            int hit = compare(co->op, key_of(co->op, A[0][i], A[1][i], A[2][i]),
+                              key_of(co->op, B[0][i], B[1][i], B[2][i]));
+            for (int k = 0; k < 3; k++)
+                bk->res[k][i] = (int16_t)clamp_out(D[k][i] + (hit ? C[k][i] & 255 : 0), clo, chi);
+        }
+    }
+    const int16_t *aa = alpha_in(bk, ao->a), *ab = alpha_in(bk, ao->b), *ac = alpha_in(bk, ao->c),
+                  *ad = alpha_in(bk, ao->d);
+    int alo = ao->clamp ? 0 : -1024, ahi = ao->clamp ? 255 : 1023;
+    if (ao->op < GA_TEV_COMP_R8_GT) {
+        tev_regular(ao, aa, ab, ac, ad, bk->res[3], n);
+    } else if (ao->op >= GA_TEV_COMP_RGB8_GT) {
+        for (size_t i = 0; i < n; i++)
+            bk->res[3][i] = (int16_t)clamp_out(
+                ad[i] + (compare(ao->op, (uint32_t)aa[i] & 255, (uint32_t)ab[i] & 255) ? ac[i] & 255 : 0), alo, ahi);
+    } else {
+        /* R8, GR16 and BGR24 on the alpha half compare the colour half's A
+         * and B (Dolphin's Tev.cpp does the same) */
+        for (size_t i = 0; i < n; i++) {
+            int hit = compare(ao->op, key_of(ao->op, A[0][i], A[1][i], A[2][i]),
+                              key_of(ao->op, B[0][i], B[1][i], B[2][i]));
+            bk->res[3][i] = (int16_t)clamp_out(ad[i] + (hit ? ac[i] & 255 : 0), alo, ahi);
+        }
+    }
+    /* every read is done: write the destinations */
+    for (int k = 0; k < 3; k++) memcpy(bk->reg[co->out & 3][k], bk->res[k], n * sizeof(int16_t));
+    memcpy(bk->reg[ao->out & 3][3], bk->res[3], n * sizeof(int16_t));
 }
 
 static int alpha_compare(int comp, int alpha, int ref)
@@ -163,7 +189,13 @@ int ga_tev_alpha_test(const uint8_t c[5], int alpha)
 void ga_tev_eval(const ga_tev_state *st, const uint8_t *const *tex, const uint8_t *tex_default,
                  const uint8_t *const *ras, size_t n, uint8_t *rgba, uint8_t *passed)
 {
-    int16_t reg[4][4][BLOCK];
+    block *bk = malloc(sizeof *bk);
+    if (!bk) { /* (about 60 KB: past the stack a caller may have) */
+        memset(rgba, 0, 4 * n);
+        memset(passed, 0, n);
+        return;
+    }
+    for (size_t i = 0; i < BLOCK; i++) bk->one[i] = 255, bk->half[i] = 128, bk->zero[i] = 0;
     uint32_t ns = st->nstages > GA_TEV_STAGES ? GA_TEV_STAGES : st->nstages;
     for (size_t at = 0; at < n; at += BLOCK) {
         size_t m = n - at < BLOCK ? n - at : BLOCK;
@@ -171,19 +203,20 @@ void ga_tev_eval(const ga_tev_state *st, const uint8_t *const *tex, const uint8_
         for (int rg = 0; rg < 4; rg++)
             for (int k = 0; k < 4; k++) {
                 int16_t v = st->regs[rg == 0 ? 3 : rg - 1][k];
-                for (size_t i = 0; i < m; i++) reg[rg][k][i] = v;
+                for (size_t i = 0; i < m; i++) bk->reg[rg][k][i] = v;
             }
         for (uint32_t s = 0; s < ns; s++)
             run_stage(st, &st->stages[s], tex && tex[s] ? tex[s] + 4 * at : NULL, tex_default ? tex_default[s] : 255,
-                      ras && ras[s] ? ras[s] + 4 * at : NULL, m, reg);
+                      ras && ras[s] ? ras[s] + 4 * at : NULL, m, bk);
         int cout = ns ? st->stages[ns - 1].color.out & 3 : 0, aout = ns ? st->stages[ns - 1].alpha.out & 3 : 0;
         for (size_t i = 0; i < m; i++) {
             uint8_t *o = rgba + 4 * (at + i);
-            for (int k = 0; k < 3; k++) o[k] = (uint8_t)(reg[cout][k][i] & 255);
-            o[3] = (uint8_t)(reg[aout][3][i] & 255);
+            for (int k = 0; k < 3; k++) o[k] = (uint8_t)(bk->reg[cout][k][i] & 255); /* the final & 255 */
+            o[3] = (uint8_t)(bk->reg[aout][3][i] & 255);
             passed[at + i] = (uint8_t)ga_tev_alpha_test(st->alpha_compare, o[3]);
         }
     }
+    free(bk);
 }
 
 int ga_gx_channel_component(int lighting, int mat, int amb, double light_sum)
