@@ -623,11 +623,3 @@ def new_group_socket(tree, name, in_out, socket_type):
         return tree.interface.new_socket(name=name, in_out=in_out, socket_type=socket_type)
     sockets = tree.inputs if in_out == "INPUT" else tree.outputs
     return sockets.new(socket_type, name)
-
-
-def group_socket_names(tree, in_out):
-    """The names of a node group's input or output sockets, in order."""
-    if HAS_TREE_INTERFACE:
-        return [it.name for it in tree.interface.items_tree
-                if getattr(it, "item_type", "") == "SOCKET" and it.in_out == in_out]
-    return [s.name for s in (tree.inputs if in_out == "INPUT" else tree.outputs)]
