@@ -387,8 +387,267 @@ class Texture:
     def lod_bias(self) -> int: ...
 
 
+RGBA: TypeAlias = tuple[int, int, int, int]
+
+
+class TevOp(tuple[Any, ...]):
+    """One half (colour or alpha) of a TEV stage; GX names without GX_CC_ / GX_CA_ / GX_TEV_. A struct sequence (a named, immutable tuple)."""
+    n_fields: Final[int]
+    n_sequence_fields: Final[int]
+    n_unnamed_fields: Final[int]
+    @property
+    def a(self) -> str: ...  # colour: 'CPREV' 'APREV' 'C0' 'A0' ... 'TEXC' 'TEXA' 'RASC' 'RASA' 'ONE' 'HALF' 'KONST' 'ZERO'; alpha: 'APREV' 'A0' 'A1' 'A2' 'TEXA' 'RASA' 'KONST' 'ZERO'
+    @property
+    def b(self) -> str: ...
+    @property
+    def c(self) -> str: ...
+    @property
+    def d(self) -> str: ...
+    @property
+    def op(self) -> str: ...  # 'ADD' 'SUB' 'COMP_R8_GT' ... 'COMP_RGB8_EQ' (alpha: 'COMP_A8_GT' 'COMP_A8_EQ')
+    @property
+    def bias(self) -> str | None: ...  # 'ZERO' 'ADDHALF' 'SUBHALF'; None for a compare
+    @property
+    def scale(self) -> str | None: ...  # 'SCALE_1' 'SCALE_2' 'SCALE_4' 'DIVIDE_2'; None for a compare
+    @property
+    def clamp(self) -> bool: ...
+    @property
+    def out(self) -> str: ...  # 'PREV' 'REG0' 'REG1' 'REG2'
+    def count(self, value: Any, /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+
+
+class TevStage(tuple[Any, ...]):
+    """One TEV stage of a Material. A struct sequence (a named, immutable tuple)."""
+    n_fields: Final[int]
+    n_sequence_fields: Final[int]
+    n_unnamed_fields: Final[int]
+    @property
+    def color(self) -> TevOp: ...
+    @property
+    def alpha(self) -> TevOp: ...
+    @property
+    def konst_color(self) -> str | int: ...  # '1' '7_8' ... '1_8' 'K0'-'K3' 'K0_R' ... 'K3_A'; 8-11 (no GX name) as the int
+    @property
+    def konst_alpha(self) -> str | int: ...
+    @property
+    def tex_coord(self) -> int | None: ...
+    @property
+    def tex_map(self) -> int | None: ...
+    @property
+    def channel(self) -> str: ...  # 'COLOR0' 'COLOR1' 'ALPHA0' 'ALPHA1' 'COLOR0A0' 'COLOR1A1' 'COLOR_ZERO' 'ALPHA_BUMP' 'ALPHA_BUMPN' 'COLOR_NULL'
+    @property
+    def ras_swap(self) -> int: ...
+    @property
+    def tex_swap(self) -> int: ...
+    @property
+    def texture(self) -> int | None: ...  # the TEX1 index sampled
+    def count(self, value: Any, /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+
+
+class AlphaCompare(tuple[Any, ...]):
+    """The alpha test comp0(a, ref0) op comp1(a, ref1). A struct sequence (a named, immutable tuple)."""
+    n_fields: Final[int]
+    n_sequence_fields: Final[int]
+    n_unnamed_fields: Final[int]
+    @property
+    def comp0(self) -> str: ...  # 'NEVER' 'LESS' 'EQUAL' 'LEQUAL' 'GREATER' 'NEQUAL' 'GEQUAL' 'ALWAYS'
+    @property
+    def ref0(self) -> int: ...
+    @property
+    def op(self) -> str: ...  # 'AND' 'OR' 'XOR' 'XNOR'
+    @property
+    def comp1(self) -> str: ...
+    @property
+    def ref1(self) -> int: ...
+    def count(self, value: Any, /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+
+
+class Blend(tuple[Any, ...]):
+    """The blend mode. A struct sequence (a named, immutable tuple)."""
+    n_fields: Final[int]
+    n_sequence_fields: Final[int]
+    n_unnamed_fields: Final[int]
+    @property
+    def type(self) -> str: ...  # 'NONE' 'BLEND' 'LOGIC' 'SUBTRACT'
+    @property
+    def src(self) -> str: ...  # 'ZERO' 'ONE' 'DSTCLR' 'INVDSTCLR' 'SRCALPHA' 'INVSRCALPHA' 'DSTALPHA' 'INVDSTALPHA'
+    @property
+    def dst(self) -> str: ...  # 'ZERO' 'ONE' 'SRCCLR' 'INVSRCCLR' 'SRCALPHA' ...
+    @property
+    def logic_op(self) -> str: ...  # 'CLEAR' 'AND' ... 'SET'
+    def count(self, value: Any, /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+
+
+class ColorChannel(tuple[Any, ...]):
+    """A colour channel control. A struct sequence (a named, immutable tuple)."""
+    n_fields: Final[int]
+    n_sequence_fields: Final[int]
+    n_unnamed_fields: Final[int]
+    @property
+    def lighting(self) -> bool: ...
+    @property
+    def material_source(self) -> str: ...  # 'REG' 'VTX'
+    @property
+    def ambient_source(self) -> str: ...  # 'REG' 'VTX'
+    @property
+    def light_mask(self) -> int: ...  # bit n: light n
+    @property
+    def diffuse(self) -> str: ...  # 'NONE' 'SIGN' 'CLAMP'
+    @property
+    def attenuation(self) -> str: ...  # 'NONE' 'SPEC' 'SPOT'
+    def count(self, value: Any, /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+
+
+class TexGen(tuple[Any, ...]):
+    """A texture coordinate generator. A struct sequence (a named, immutable tuple)."""
+    n_fields: Final[int]
+    n_sequence_fields: Final[int]
+    n_unnamed_fields: Final[int]
+    @property
+    def type(self) -> str: ...  # 'MTX3x4' 'MTX2x4' 'BUMP0'-'BUMP7' 'SRTG'
+    @property
+    def source(self) -> str: ...  # 'POS' 'NRM' 'BINRM' 'TANGENT' 'TEX0'-'TEX7' 'TEXCOORD0'-'TEXCOORD6' 'COLOR0' 'COLOR1'
+    @property
+    def matrix(self) -> str | int: ...  # 'PNMTX0'-'PNMTX9' 'TEXMTX0'-'TEXMTX9' 'IDENTITY'; post texgens: the int
+    def count(self, value: Any, /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+
+
+class TexMatrix(tuple[Any, ...]):
+    """A MAT3 texture matrix record. A struct sequence (a named, immutable tuple)."""
+    n_fields: Final[int]
+    n_sequence_fields: Final[int]
+    n_unnamed_fields: Final[int]
+    @property
+    def projection(self) -> str: ...  # 'MTX3x4' 'MTX2x4'
+    @property
+    def mode(self) -> int: ...  # info bits 0-6
+    @property
+    def maya(self) -> bool: ...
+    @property
+    def center(self) -> tuple[float, float, float]: ...
+    @property
+    def scale(self) -> tuple[float, float]: ...
+    @property
+    def rotation(self) -> int: ...  # s16, 65536 per turn
+    @property
+    def translation(self) -> tuple[float, float]: ...
+    @property
+    def effect(self) -> tuple[float, ...]: ...  # 16, row-major
+    def count(self, value: Any, /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+
+
+class ZMode(tuple[Any, ...]):
+    """Depth test and write. A struct sequence (a named, immutable tuple)."""
+    n_fields: Final[int]
+    n_sequence_fields: Final[int]
+    n_unnamed_fields: Final[int]
+    @property
+    def test(self) -> bool: ...
+    @property
+    def func(self) -> str: ...  # a compare name
+    @property
+    def write(self) -> bool: ...
+    def count(self, value: Any, /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+
+
+class Fog(tuple[Any, ...]):
+    """The MAT3 fog record. A struct sequence (a named, immutable tuple)."""
+    n_fields: Final[int]
+    n_sequence_fields: Final[int]
+    n_unnamed_fields: Final[int]
+    @property
+    def type(self) -> int: ...
+    @property
+    def adjust(self) -> bool: ...
+    @property
+    def center(self) -> int: ...
+    @property
+    def start_z(self) -> float: ...
+    @property
+    def end_z(self) -> float: ...
+    @property
+    def near_z(self) -> float: ...
+    @property
+    def far_z(self) -> float: ...
+    @property
+    def color(self) -> tuple[int, int, int, int]: ...
+    @property
+    def adjust_table(self) -> tuple[int, ...]: ...
+    def count(self, value: Any, /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+
+
+class NbtScale(tuple[Any, ...]):
+    """The NBT scale record. A struct sequence (a named, immutable tuple)."""
+    n_fields: Final[int]
+    n_sequence_fields: Final[int]
+    n_unnamed_fields: Final[int]
+    @property
+    def enabled(self) -> bool: ...
+    @property
+    def scale(self) -> tuple[float, float, float]: ...
+    def count(self, value: Any, /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+
+
+class Indirect(tuple[Any, ...]):
+    """The MAT3 indirect record of a material. A struct sequence (a named, immutable tuple)."""
+    n_fields: Final[int]
+    n_sequence_fields: Final[int]
+    n_unnamed_fields: Final[int]
+    @property
+    def enabled(self) -> bool: ...
+    @property
+    def count(self) -> int: ...
+    @property
+    def orders(self) -> tuple[tuple[int, int], ...]: ...  # (texcoord, texmap) x 4
+    @property
+    def matrices(self) -> tuple[tuple[tuple[float, ...], int], ...]: ...  # (2x3 row-major, exponent) x 3
+    @property
+    def scales(self) -> tuple[tuple[int, int], ...]: ...
+    @property
+    def stages(self) -> tuple[IndirectStage, ...]: ...  # 16
+    def count(self, value: Any, /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+
+
+class IndirectStage(tuple[Any, ...]):
+    """The indirect setup of one TEV stage. A struct sequence (a named, immutable tuple)."""
+    n_fields: Final[int]
+    n_sequence_fields: Final[int]
+    n_unnamed_fields: Final[int]
+    @property
+    def ind_stage(self) -> int: ...
+    @property
+    def format(self) -> int: ...
+    @property
+    def bias(self) -> int: ...
+    @property
+    def matrix(self) -> int: ...
+    @property
+    def wrap_s(self) -> int: ...
+    @property
+    def wrap_t(self) -> int: ...
+    @property
+    def add_prev(self) -> bool: ...
+    @property
+    def utc_lod(self) -> bool: ...
+    @property
+    def alpha(self) -> int: ...
+    def count(self, value: Any, /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+
+
 class Material:
-    """One MAT3 material of a J3D Model, read-only."""
+    """One MAT3 material of a J3D Model, read-only: its whole GX state (docs/materials.md)."""
 
     @property
     def index(self) -> int: ...
@@ -399,33 +658,75 @@ class Material:
     @property
     def mode(self) -> int: ...
     @property
-    def cull_mode(self) -> int | None: ...
+    def cull_mode(self) -> int: ...  # 0 none, 1 front, 2 back, 3 all
+    @property
+    def tev_stages(self) -> tuple[TevStage, ...]: ...
+    @property
+    def swap_tables(self) -> tuple[RGBA, RGBA, RGBA, RGBA]: ...  # source channel of r, g, b, a
+    @property
+    def konst_colors(self) -> tuple[RGBA, RGBA, RGBA, RGBA]: ...
+    @property
+    def tev_colors(self) -> tuple[RGBA, RGBA, RGBA, RGBA]: ...  # s16 as stored; slot i loads REGi, PREV from slot 3
+    @property
+    def alpha_compare(self) -> AlphaCompare: ...
+    @property
+    def blend(self) -> Blend: ...
+    @property
+    def channels(self) -> tuple[ColorChannel, ColorChannel, ColorChannel, ColorChannel]: ...  # C0, A0, C1, A1
+    @property
+    def channel_count(self) -> int: ...
+    @property
+    def texgens(self) -> tuple[TexGen, ...]: ...
+    @property
+    def post_texgens(self) -> tuple[TexGen | None, ...]: ...
+    @property
+    def tex_matrices(self) -> tuple[TexMatrix | None, ...]: ...  # 8
+    @property
+    def textures(self) -> tuple[int, ...]: ...  # TEX1 index per texmap, -1 unused
+    @property
+    def mat_colors(self) -> tuple[RGBA, RGBA]: ...
+    @property
+    def amb_colors(self) -> tuple[RGBA, RGBA]: ...
+    @property
+    def z_mode(self) -> ZMode: ...
+    @property
+    def z_comp_loc(self) -> int: ...
+    @property
+    def dither(self) -> int: ...
+    @property
+    def nbt_scale(self) -> NbtScale: ...
+    @property
+    def fog(self) -> Fog | None: ...
+    @property
+    def indirect(self) -> Indirect | None: ...
+    def evaluate(self, tex: Sequence[Buffer | None], ras: Sequence[Buffer | None],
+                 konst: Sequence[Sequence[int]] | None = None,
+                 tev_colors: Sequence[Sequence[int]] | None = None) -> tuple[bytes, bytes]: ...
+    def channel_color(self, channel: int | Literal["COLOR0A0", "COLOR1A1"], vertex_color: Sequence[int],
+                      light: float = 0.0) -> RGBA: ...
+    # the first release's tuples (deprecated; docs/materials.md)
     @property
     def stages(self) -> tuple[tuple[int, int, int, int], ...]: ...  # texcoord, texmap, channel, texture
     @property
     def stage_textures(self) -> tuple[int, ...]: ...
     @property
-    def textures(self) -> tuple[int, ...]: ...
+    def colors(self) -> tuple[RGBA | None, RGBA | None]: ...
     @property
-    def texgens(self) -> tuple[tuple[int, int, int] | None, ...]: ...
+    def ambient_colors(self) -> tuple[RGBA | None, RGBA | None]: ...
     @property
-    def channel_count(self) -> int: ...
+    def texgens_raw(self) -> tuple[tuple[int, int, int] | None, ...]: ...
     @property
-    def colors(self) -> tuple[tuple[int, int, int, int] | None, ...]: ...
+    def channels_raw(self) -> tuple[tuple[int, ...] | None, ...]: ...
     @property
-    def ambient_colors(self) -> tuple[tuple[int, int, int, int] | None, ...]: ...
+    def tev_colors_raw(self) -> tuple[RGBA | None, ...]: ...
     @property
-    def channels(self) -> tuple[tuple[int, ...] | None, ...]: ...
+    def konst_colors_raw(self) -> tuple[RGBA | None, ...]: ...
     @property
-    def tev_colors(self) -> tuple[tuple[int, int, int, int] | None, ...]: ...
+    def alpha_compare_raw(self) -> tuple[int, int, int, int, int]: ...
     @property
-    def konst_colors(self) -> tuple[tuple[int, int, int, int] | None, ...]: ...
+    def blend_raw(self) -> tuple[int, int, int, int] | None: ...
     @property
-    def alpha_compare(self) -> tuple[int, int, int, int, int] | None: ...
-    @property
-    def blend(self) -> tuple[int, int, int, int] | None: ...
-    @property
-    def z_mode(self) -> tuple[int, int, int] | None: ...
+    def z_mode_raw(self) -> tuple[int, int, int] | None: ...
 
 
 class Model:

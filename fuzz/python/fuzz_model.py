@@ -128,6 +128,11 @@ def check_geometry(m, n):
                 F.check(len(it.weights) == nv * it.influences, f"mesh {it.index}: weights of the wrong length")
             elif attr == "textures":
                 F.check(len(it.pixels) == it.width * it.height * 4, f"texture {it.index}: wrong pixel count")
+            else:  # the decoded state runs through the TEV evaluator
+                ns = len(it.tev_stages)
+                rgba, passed = it.evaluate([b"\x80\x40\x20\x10" * 3] * ns, [None] * ns)
+                F.check(len(rgba) == 12 and len(passed) == 3 and set(passed) <= {0, 1}, f"material {it.index}: "
+                        "evaluate's output")
 
 
 def body(inp):
