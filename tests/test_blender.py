@@ -149,6 +149,27 @@ def test_in_blender_suite(variant, tmp_path):
     assert "skipped" not in summary[-1], _show(r)
 
 
+def test_archive_import_from_the_menu_is_one_undo_step(tmp_path):
+    """Issue 32: undo steps are pushed only in a window, so the Blender
+    binary runs with one under Xvfb (tests/blender/gui_undo_steps.py says
+    how it drives the menu's path and reads Blender's undo log)."""
+    exe = blender_binary()
+    xvfb = shutil.which("xvfb-run")
+    if not xvfb:
+        _missing("xvfb-run (Debian package xvfb)")
+    log = tmp_path / "blender.log"
+    env = _clean_env()
+    env.update(GAMEANIM_UNDO_LOG=str(log), GAMEANIM_UNDO_DIR=str(tmp_path))
+    env["PATH"] = os.path.dirname(os.path.realpath(exe)) + os.pathsep + env.get("PATH", "")
+    cmd = [xvfb, "-a", "-s", "-screen 0 1280x800x24", exe, "--factory-startup", "--enable-event-simulate",
+           "--log", "bke.undosys", "--log-level", "1", "--python", str(ROOT / "tests" / "blender" / "gui_undo_steps.py"),
+           "--", "--gameanim", BUILD]
+    with open(log, "w") as out:
+        r = subprocess.run(cmd, stdout=out, stderr=subprocess.PIPE, text=True, env=env, cwd=str(ROOT), timeout=300)
+    text = log.read_text(errors="replace")
+    assert r.returncode == 0 and "UNDO-PROBE: PASS" in text, f"exit {r.returncode}\n{text[-5000:]}\n{r.stderr[-3000:]}"
+
+
 @pytest.mark.parametrize("variant", VARIANTS)
 def test_batch_command_line(variant, tmp_path):
     """`blender -b --python batch.py -- <folder> --save out.blend` imports

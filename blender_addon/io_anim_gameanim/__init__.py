@@ -13,7 +13,7 @@ bl_info = {
     "author": "The gameanim developers",
     "version": (0, 1, 0),
     "blender": (3, 4, 0),
-    "location": "File > Import > Game Animation; File > Export > Game Animation: <format>",
+    "location": "File > Import > Game Animation; File > Export > Game Animation",
     "description": "Import and export J3D BCK/BTK, SM64DS BCA, Banjo-Kazooie and SWTOR JBA animations: armatures, "
                    "material texture mappings and F-curves",
     "category": "Import-Export",

@@ -6,7 +6,7 @@ for Blender scripts and batch jobs.
                                bone_match="NAME", frame_offset=1)
     print(actions.report.text())
 
-    result = api.export_action("out/walk.bck", bpy.data.actions["walk"])   # format: as imported
+    result = api.export_action("out/walk.bck", bpy.data.actions["walk.bck"])   # format: as imported
     api.export_action("new.bca", my_action, format="bca", armature=rig, rate="FRAMES")
     api.export_materials("scroll.btk", [bpy.data.materials["water"]])
     for r in api.export_actions("out/"):                                    # every action of the .blend

@@ -1,9 +1,14 @@
 """The archive import dialog (docs/blender.md, Archives): after an archive
 is picked in File > Import > Game Animation, a dialog lists its models,
-its animations grouped by base name with the model each group goes to,
-and the members the add-on cannot import, greyed out with the reason.
-The user ticks rows (All / None act on the rows the text filter shows, as
+its animations grouped by base name with where each group goes, and the
+members the add-on cannot import, greyed out with the reason in a few
+words (the full message is the tooltip of the row's question mark).  The
+user ticks rows (All / None act on the rows the text filter shows, as
 io_scene_psk_psa's PSA import does); OK imports the ticked members.
+
+The rows are drawn as plain layout rows, a page at a time, not through a
+UIList: a UIList row's tooltip offers "Double click to rename", and these
+rows name archive members, which are not renamed here.
 
 The rows live on the window manager (GAMEANIM_PG_archive_list, never
 saved in the .blend) so that the All / None buttons, separate operators,
@@ -14,7 +19,7 @@ import os
 
 import bpy
 from bpy.props import BoolProperty, CollectionProperty, IntProperty, PointerProperty, StringProperty
-from bpy.types import Operator, OperatorFileListElement, PropertyGroup, UIList
+from bpy.types import Operator, OperatorFileListElement, PropertyGroup
 
 from . import native
 from .importing import archive_import
@@ -25,17 +30,25 @@ class GAMEANIM_PG_archive_row(PropertyGroup):
     archive: StringProperty()         # the archive's path
     members: StringProperty()         # the members this row imports, one per line
     label: StringProperty()
-    info: StringProperty()            # kind and pairing, or why it cannot be imported
+    info: StringProperty()            # where it goes, or why it cannot be imported (a few words)
+    detail: StringProperty()          # why it cannot be imported, in full (the tooltip)
     kind: StringProperty()            # archive_members.MODEL / GROUP / UNSUPPORTED / OTHER
     importable: BoolProperty(default=True)
-    selected: BoolProperty(name="Import", default=True)
+    selected: BoolProperty(name="Import", description="Import the members of this row", default=True)
 
 
 class GAMEANIM_PG_archive_list(PropertyGroup):
     rows: CollectionProperty(type=GAMEANIM_PG_archive_row)
     active: IntProperty()
+    # (no update callback resets it when the filter changes: the bpy module
+    # of 4.2 crashes at exit after one on a window-manager property; a page
+    # past the filtered rows shows the last page instead, page_of)
+    page: IntProperty(min=0)
     filter_text: StringProperty(name="Filter", description="Show only rows whose name or members contain this text",
                                 options={"TEXTEDIT_UPDATE"})
+
+
+PAGE_ROWS = 20  # (a dialog does not scroll: longer lists turn pages)
 
 
 def state(context):
@@ -56,9 +69,9 @@ def fill_rows(rows, listings):
     for listing in listings:
         prefix = os.path.basename(listing.path) + ": " if len(listings) > 1 else ""
 
-        def add(kind, label, members, info, importable=True, selected=True):
+        def add(kind, label, members, info, importable=True, selected=True, detail=""):
             r = rows.add()
-            r.archive, r.kind, r.label, r.info = listing.path, kind, prefix + label, info
+            r.archive, r.kind, r.label, r.info, r.detail = listing.path, kind, prefix + label, info, detail
             r.members = "\n".join(members)
             r.importable = importable
             r.selected = importable and selected
@@ -68,9 +81,10 @@ def fill_rows(rows, listings):
                 f"model ({m.format}, {m.joints} joints): builds its armature")
         for g in listing.groups:
             # (a set no model fits starts unticked: with the model ticked it would fail)
-            add(archive_members.GROUP, g.label, [e.name for e in g.members], g.describe(), selected=not g.misfits)
+            add(archive_members.GROUP, g.label, [e.name for e in g.members], g.describe(bool(listing.models)),
+                selected=not g.misfits)
         for e in listing.unsupported():
-            add(e.kind, e.name, [e.name], e.reason, importable=False)
+            add(e.kind, e.name, [e.name], e.short or e.reason, importable=False, detail=e.reason)
 
 
 def ticked(rows):
@@ -82,21 +96,75 @@ def ticked(rows):
     return list(out.items())
 
 
-class GAMEANIM_UL_archive_rows(UIList):
-    def draw_item(self, context, layout, data, item, icon, active_data, active_propname, index=0, flt_flag=0):
-        row = layout.row(align=True)
-        row.enabled = item.importable  # (greyed: the reason is the row's text)
-        row.prop(item, "selected", text="")
-        kind_icon = {archive_members.MODEL: "ARMATURE_DATA", archive_members.GROUP: "ACTION"}.get(item.kind, "ERROR")
-        split = row.split(factor=0.35)
-        split.label(text=item.label, icon=kind_icon)
-        split.label(text=item.info)
+def visible_rows(st):
+    """Indices of the rows the filter shows."""
+    return [i for i, r in enumerate(st.rows) if row_visible(r, st.filter_text)]
 
-    def filter_items(self, context, data, propname):
-        rows = getattr(data, propname)
-        text = data.filter_text
-        flags = [self.bitflag_filter_item if row_visible(r, text) else 0 for r in rows]
-        return flags, []
+
+def page_of(st):
+    """(indices of the rows on the shown page, page, pages)."""
+    shown = visible_rows(st)
+    pages = max(1, -(-len(shown) // PAGE_ROWS))
+    page = min(st.page, pages - 1)
+    return shown[page * PAGE_ROWS:(page + 1) * PAGE_ROWS], page, pages
+
+
+KIND_ICONS = {archive_members.MODEL: "ARMATURE_DATA", archive_members.GROUP: "ACTION"}
+
+
+def draw_row(layout, item, index):
+    """One row: the tick, its name and where it goes; greyed, with the
+    reason in a few words and a question mark whose tooltip (and click)
+    gives the full message, for a member that cannot be imported."""
+    row = layout.row(align=True)
+    sub = row.row(align=True)
+    sub.enabled = item.importable
+    sub.prop(item, "selected", text="")
+    split = sub.split(factor=0.35)
+    split.label(text=item.label, icon=KIND_ICONS.get(item.kind, "ERROR"))
+    split.label(text=item.info)
+    if not item.importable and item.detail:
+        why = row.operator(GAMEANIM_OT_archive_why.bl_idname, text="", icon="QUESTION", emboss=False)
+        why.index = index
+    else:
+        row.label(text="", icon="BLANK1")  # (the columns line up with the greyed rows')
+
+
+class GAMEANIM_OT_archive_why(Operator):
+    """Why this member cannot be imported"""
+
+    bl_idname = "import_anim.gameanim_archive_why"
+    bl_label = "Why Not"
+    bl_options = {"INTERNAL"}
+
+    index: IntProperty()
+
+    @classmethod
+    def description(cls, context, properties):
+        rows = state(context).rows
+        return rows[properties.index].detail if 0 <= properties.index < len(rows) else cls.__doc__
+
+    def execute(self, context):
+        rows = state(context).rows
+        if 0 <= self.index < len(rows):
+            self.report({"INFO"}, f"{rows[self.index].label}: {rows[self.index].detail}")
+        return {"FINISHED"}
+
+
+class GAMEANIM_OT_archive_page(Operator):
+    """Show the next or the previous rows"""
+
+    bl_idname = "import_anim.gameanim_archive_page"
+    bl_label = "Turn Page"
+    bl_options = {"INTERNAL"}
+
+    step: IntProperty(default=1)
+
+    def execute(self, context):
+        st = state(context)
+        _rows, page, pages = page_of(st)
+        st.page = min(max(page + self.step, 0), pages - 1)
+        return {"FINISHED"}
 
 
 class GAMEANIM_OT_archive_select(Operator):
@@ -152,6 +220,7 @@ class IMPORT_ANIM_OT_gameanim_archive(Operator):
         st = state(context)
         fill_rows(st.rows, listings)
         st.filter_text = ""
+        st.page = 0
         self.from_dialog = True
         return context.window_manager.invoke_props_dialog(self, width=700)
 
@@ -162,8 +231,18 @@ class IMPORT_ANIM_OT_gameanim_archive(Operator):
         row.prop(st, "filter_text", text="", icon="VIEWZOOM")
         row.operator(GAMEANIM_OT_archive_select.bl_idname, text="All").select = True
         row.operator(GAMEANIM_OT_archive_select.bl_idname, text="None").select = False
-        layout.template_list("GAMEANIM_UL_archive_rows", "", st, "rows", st, "active",
-                             rows=min(max(len(st.rows), 4), 16))
+        rows, page, pages = page_of(st)
+        col = layout.box().column(align=True)
+        for i in rows:
+            draw_row(col, st.rows[i], i)
+        if not rows:
+            col.label(text="No member matches the filter")
+        if pages > 1:
+            nav = layout.row(align=True)
+            nav.operator(GAMEANIM_OT_archive_page.bl_idname, text="", icon="TRIA_LEFT").step = -1
+            nav.label(text=f"Rows {page * PAGE_ROWS + 1}-{page * PAGE_ROWS + len(rows)} "
+                           f"of {len(visible_rows(st))}")
+            nav.operator(GAMEANIM_OT_archive_page.bl_idname, text="", icon="TRIA_RIGHT").step = 1
 
     def execute(self, context):
         from .operators import run_import  # (operators imports this module)
@@ -183,8 +262,8 @@ class IMPORT_ANIM_OT_gameanim_archive(Operator):
             selection, options=opts, context=context, progress=progress))
 
 
-classes = [GAMEANIM_PG_archive_row, GAMEANIM_PG_archive_list, GAMEANIM_UL_archive_rows, GAMEANIM_OT_archive_select,
-           IMPORT_ANIM_OT_gameanim_archive]
+classes = [GAMEANIM_PG_archive_row, GAMEANIM_PG_archive_list, GAMEANIM_OT_archive_why, GAMEANIM_OT_archive_page,
+           GAMEANIM_OT_archive_select, IMPORT_ANIM_OT_gameanim_archive]
 
 
 def register():

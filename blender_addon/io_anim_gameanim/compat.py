@@ -106,20 +106,46 @@ def new_action(name, fake_user=False):
 
 def replace_action(old, sink):
     """Every user of `old` (active actions, NLA strips) gets sink's action
-    instead, with its slot where users have one; then `old` is removed."""
+    instead, with its slot where users have one (the new action's slot of
+    the same identifier as the user's old one, else sink's); then `old` is
+    removed."""
     new = sink.action
+    had = {}  # user's pointer -> the identifier of the old slot it used
+    if HAS_SLOTS:
+        for user in _slot_users(old):
+            if user.action_slot is not None:
+                had[user.as_pointer()] = user.action_slot.identifier
     old.user_remap(new)
     if HAS_SLOTS and sink.slot is not None:
-        for ob in bpy.data.objects:
-            for ad in _animation_datas(ob):
-                if ad.action == new:
-                    ad.action_slot = sink.slot
-                if HAS_STRIP_SLOT:
-                    for track in ad.nla_tracks:
-                        for strip in track.strips:
-                            if strip.action == new:
-                                strip.action_slot = sink.slot
+        by_id = {s.identifier: s for s in new.slots}
+        for user in _slot_users(new):
+            user.action_slot = by_id.get(had.get(user.as_pointer()), sink.slot)
     bpy.data.actions.remove(old)
+
+
+def _slot_users(action):
+    """The animation data and NLA strips (4.4+) that use `action`."""
+    for ob in bpy.data.objects:
+        for ad in _animation_datas(ob):
+            if ad.action == action:
+                yield ad
+            if HAS_STRIP_SLOT:
+                for track in ad.nla_tracks:
+                    for strip in track.strips:
+                        if strip.action == action:
+                            yield strip
+
+
+def slot_identifier(slot):
+    """A slot's identifier (None: no slots before 4.4)."""
+    return slot.identifier if slot is not None else None
+
+
+def slot_named(action, identifier):
+    """The slot of `action` with that identifier (None: none, or no slots)."""
+    if not HAS_SLOTS or not identifier:
+        return None
+    return next((s for s in action.slots if s.identifier == identifier), None)
 
 
 def _animation_datas(ob):
@@ -160,8 +186,15 @@ def assigned_slot(owner):
 
 def stash(owner, sink, start_frame, name=None):
     """Puts the action on a new muted NLA track of owner (the glTF
-    importer's "stash"), with its slot where strips have one."""
+    importer's "stash"), with its slot where strips have one; an action
+    already on one of owner's strips keeps that one."""
     ad = owner.animation_data or owner.animation_data_create()
+    for track in ad.nla_tracks:
+        for strip in track.strips:
+            if strip.action == sink.action:  # (a re-import took over the strip of the action it replaced)
+                if HAS_STRIP_SLOT and sink.slot is not None:
+                    strip.action_slot = sink.slot
+                return track
     track = ad.nla_tracks.new()
     track.name = name or sink.action.name
     strip = track.strips.new(sink.action.name, int(round(start_frame)), sink.action)
@@ -213,11 +246,12 @@ def slot_for(action, owner=None, id_type="OBJECT"):
     return slots[0] if slots else None
 
 
-def owner_fcurves(action, owner=None, id_type="OBJECT"):
+def owner_fcurves(action, owner=None, id_type="OBJECT", slot_id=None):
     """{(data_path, index): F-curve} of the curves that animate `owner`
-    (every curve of a legacy action)."""
+    (every curve of a legacy action); slot_id: the slot's identifier, when
+    the action records which slot is the owner's."""
     if HAS_SLOTS:
-        slot = slot_for(action, owner, id_type)
+        slot = slot_named(action, slot_id) or slot_for(action, owner, id_type)
         fcs = action_fcurves(action, slot) if slot is not None else []
     else:
         fcs = list(action.fcurves)
@@ -503,16 +537,28 @@ def hide_bones(arm, bone_names, collection_name):
 # UI
 
 
-def draw_section(layout, idname, title, default_closed=False):
-    """A collapsible section (4.1+ layout.panel) or a boxed column.
-    Returns the layout to draw into, or None when collapsed."""
+def draw_section(layout, idname, title, default_closed=False, toggle=None):
+    """A collapsible section: layout.panel (4.1+, which keeps its open
+    state per idname), else a box whose header is the boolean
+    toggle = (holder, property name) drawn with a disclosure triangle (its
+    default says whether the section starts open; default_closed is then
+    not used); a fixed box without one.  Returns the layout to draw into,
+    or None when closed."""
     if HAS_LAYOUT_PANEL:
         header, body = layout.panel(idname, default_closed=default_closed)
         header.label(text=title)
         return body
     box = layout.box()
-    box.label(text=title)
-    return box.column()
+    if toggle is None or toggle[0] is None:
+        box.label(text=title)
+        return box.column()
+    holder, name = toggle
+    is_open = bool(getattr(holder, name))
+    row = box.row(align=True)
+    row.alignment = "LEFT"
+    row.use_property_split = False  # (else the title sits in the label column, the triangle apart)
+    row.prop(holder, name, text=title, emboss=False, icon="DISCLOSURE_TRI_DOWN" if is_open else "DISCLOSURE_TRI_RIGHT")
+    return box.column() if is_open else None
 
 
 def invoke_import(op, context, event, helper_cls):
@@ -523,31 +569,32 @@ def invoke_import(op, context, event, helper_cls):
     return helper_cls.invoke(op, context, event)
 
 
-_last_redraw = [0.0]
-
-
-def status_text(context, text, redraw=False):
-    """Sets (None: clears) the status bar text.  redraw: also repaint the
-    window now, at most ten times a second, so that the text and the
-    progress cursor move during a long operator instead of freezing."""
+def status_text(context, text):
+    """Sets (None: clears) the status bar text; it shows at the window's
+    next repaint (window_progress.py decides when to force one)."""
     ws = getattr(context, "workspace", None)
     if ws is None or bpy.app.background:
         return
     try:
         ws.status_text_set(text)
     except (AttributeError, RuntimeError):
-        return
-    if redraw and getattr(context, "window", None) is not None:
-        import time
+        pass
 
-        now = time.monotonic()
-        if now - _last_redraw[0] >= 0.1:
-            _last_redraw[0] = now
-            try:
-                # the one way to repaint from inside an operator's execute
-                bpy.ops.wm.redraw_timer(type="DRAW_WIN_SWAP", iterations=1)
-            except RuntimeError:
-                pass
+
+def redraw_window(context):
+    """Repaints the window now, from inside an operator (the one way to:
+    redraw_timer): the regions tagged for it, such as the status bar after
+    status_text, then the swap.  With no area and region in the context it
+    tags none of its own (with them, DRAW_SWAP would redraw the 3D view
+    too; DRAW_WIN_SWAP redraws every region: twice the cost).  Still costly
+    (about a second in a software-rendered window): callers throttle it."""
+    if bpy.app.background or getattr(context, "window", None) is None:
+        return
+    try:
+        with context.temp_override(window=context.window, area=None, region=None):
+            bpy.ops.wm.redraw_timer(type="DRAW_SWAP", iterations=1)
+    except (RuntimeError, TypeError, AttributeError):
+        pass
 
 
 # ---------------------------------------------------------------------------

@@ -1,4 +1,5 @@
-"""File > Import > Game Animation and File > Export > one entry per format:
+"""File > Import > Game Animation and File > Export > Game Animation (the
+action's own kind; one operator per format for scripts, out of the menu):
 the operators, their option panels, the menu entries and drag and drop
 (4.1+).  Built when the add-on registers (__init__.register imports this
 module), from the formats the C module has then (shared/formats.py);
@@ -10,10 +11,11 @@ from bpy.props import BoolProperty, CollectionProperty, StringProperty
 from bpy.types import Operator, OperatorFileListElement
 from bpy_extras.io_utils import ExportHelper, ImportHelper
 
-from . import archive_dialog, compat, native
+from . import archive_dialog, compat, native, option_sections, window_progress
 from .exporting import export_archive, exporter
 from .importing import importer
 from .shared import archive_members, formats, options
+from .shared.imported_action import stored_format
 
 # the files' extensions and the archives' (.arc, .szs, ...: decided by
 # content, since .szs is also one Yaz0-wrapped animation)
@@ -59,8 +61,10 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
 
     def draw(self, context):
         layout = _panel_layout(self.layout)
+        toggles = option_sections.state(context)
         for section, title, closed in options.SECTIONS:
-            body = compat.draw_section(layout, f"GAMEANIM_import_{section}", title, default_closed=closed)
+            body = compat.draw_section(layout, f"GAMEANIM_import_{section}", title, default_closed=closed,
+                                       toggle=(toggles, option_sections.import_toggle(section)))
             if body is None:
                 continue
             for name in options.section_fields(section):
@@ -91,32 +95,28 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
             bpy.ops.import_anim.gameanim_archive("INVOKE_DEFAULT", filepath=archives[0],
                                                  more_archives=[{"name": p} for p in archives[1:]],
                                                  **opts.as_dict())
+            if not paths:
+                # this operator imported nothing itself: FINISHED would push
+                # an empty undo step before the dialog's own (its OK is the
+                # import, one step)
+                return {"CANCELLED"}
         return status
 
 
 def run_import(op, context, count, call):
-    """Runs call(progress) with the progress cursor and status text (a load
-    and an import per file), then reports its ImportResult on op."""
-    wm = context.window_manager
-    total = 2 * count
-    wm.progress_begin(0, total)
-
-    events = [0]  # a load and an import per file, in whichever order they come
-
-    def progress(i, n, path, stage):
-        events[0] += 1
-        wm.progress_update(min(events[0], total))
-        compat.status_text(context, f"Game animation: {stage} {i + 1}/{n}: {os.path.basename(path)}",
-                           redraw=True)
-
+    """Runs call(progress) with the progress cursor and status text
+    (window_progress.py: repaints throttled by time, never one per file),
+    then reports its ImportResult on op.  count: the files the caller
+    picked (the cursor follows the importer's own counts, which see an
+    archive's members)."""
+    progress = window_progress.WindowProgress(context)
     try:
         result = call(progress)
     except (TypeError, ValueError) as e:
         op.report({"ERROR"}, str(e))
         return {"CANCELLED"}
     finally:
-        wm.progress_end()
-        compat.status_text(context, None)
+        progress.end()
     result.report.emit(op)
     return {"FINISHED"} if result.report.succeeded else {"CANCELLED"}
 
@@ -134,23 +134,98 @@ def menu_func_import(self, context):
 
 
 # ---------------------------------------------------------------------------
-# Export: one operator per format
+# Export: File > Export > Game Animation writes the chosen action in its own
+# kind (export_anim.gameanim); one operator per format stays registered for
+# scripts that ask for a kind (export_anim.gameanim_bck, ...), out of the menu.
+
+
+def _action_changed(self, context):
+    """Update of the Action property: Archive Member follows the action
+    chosen in the dialog (a member pre-filled for another action would
+    write this one into the wrong member).  `self` may be the operator's
+    bare properties (set from a script), without the class's methods.  A
+    member typed in (or passed by a script) after the last fill stays."""
+    if not self.archive_member or self.archive_member == filled_member(self):
+        follow_action(self, _fmt_of(self), context)
+
+
+def _fmt_of(props):
+    fmt = getattr(props, "fmt", None)
+    if fmt is not None:
+        return fmt
+    cls = getattr(bpy.types, props.bl_rna.identifier, None)
+    return getattr(cls, "fmt", "")
+
+
+def chosen_action(props, fmt, context):
+    """The action the export writes: the one named, else the active
+    object's (BTK, or the Game Animation entry without one: the selected
+    materials' node-tree action)."""
+    if props.action:
+        return bpy.data.actions.get(props.action)
+    if formats.is_material(fmt):
+        mats = exporter.selected_materials(context)
+        return exporter.node_tree_action(mats[0]) if mats else None
+    action = exporter.active_action(context)
+    if action is None and not fmt:
+        mats = exporter.selected_materials(context)
+        return exporter.node_tree_action(mats[0]) if mats else None
+    return action
+
+
+def export_format(props, fmt, action):
+    """The format the export writes (None: not known yet)."""
+    return fmt or exporter.format_for(action, props.format, props.filepath)
+
+
+def member_key(props, action, member):
+    """What Archive Member was filled with, and for which action and path."""
+    return "\n".join((action.name if action is not None else "", os.path.abspath(props.filepath or ""), member))
+
+
+def filled_member(props):
+    """The member the rule last filled in (None: never filled)."""
+    return props.member_for.rsplit("\n", 1)[-1] if props.member_for else None
+
+
+def follow_action(props, fmt, context):
+    """Archive Member for the chosen action: the member it was imported
+    from, else a member of the same name and kind, else empty."""
+    action = chosen_action(props, fmt, context)
+    member = export_archive.member_for(props.filepath, action, export_format(props, fmt, action)) or ""
+    props.archive_member = member
+    props.member_for = member_key(props, action, member)
 
 
 class _ExportBase:
-    """Shared by the five export operators; `fmt` is set per class."""
+    """Shared by the export operators; `fmt` is set per class ("": the
+    Game Animation entry, whose format is the action's own, option Format,
+    or the one the file extension names)."""
 
     fmt = ""
 
+    def export_format(self, action):
+        return export_format(self, self.fmt, action)
+
+    def _action(self, context):
+        return chosen_action(self, self.fmt, context)
+
+    def follow_action(self, context):
+        follow_action(self, self.fmt, context)
+
     def invoke(self, context, event):
         action = self._action(context)
+        fmt = self.export_format(action)
         src = export_archive.default_target(action) if action is not None else None
-        if src is not None and not self.filepath and exporter.resolve_format(action, "AUTO") == self.fmt:
+        if src is not None and not self.filepath and fmt == stored_format(action):
             # an action from an archive goes back into its member by default
-            self.filepath, self.archive_member = src
+            self.filepath = src[0]
         elif action is not None and not self.filepath:
             folder = os.path.dirname(bpy.data.filepath) if bpy.data.filepath else ""
-            self.filepath = os.path.join(folder, exporter.default_file_name(action, self.fmt))
+            # (a format not known yet: the action's name, the user adds the extension that names one)
+            name = exporter.default_file_name(action, fmt) if fmt else bpy.path.clean_name(action.name)
+            self.filepath = os.path.join(folder, name)
+        self.follow_action(context)
         context.window_manager.fileselect_add(self)
         return {"RUNNING_MODAL"}
 
@@ -159,23 +234,19 @@ class _ExportBase:
             return False  # (an archive keeps its name: the animation goes into one of its members)
         return ExportHelper.check(self, context)
 
-    def _action(self, context):
-        if self.action:
-            return bpy.data.actions.get(self.action)
-        if formats.is_material(self.fmt):
-            mats = exporter.selected_materials(context)
-            return exporter.node_tree_action(mats[0]) if mats else None
-        return exporter.active_action(context)
-
     def draw(self, context):
         layout = _panel_layout(self.layout)
         layout.prop_search(self, "action", bpy.data, "actions")
-        fields = options.export_fields(self.fmt)
+        fmt = self.fmt or self.export_format(self._action(context))
+        if not self.fmt:
+            layout.prop(self, "format")
+        fields = options.export_fields(fmt) if fmt else options.export_fields_all()
         for section, title in options.EXPORT_SECTIONS:
             names = [n for n in options.section_fields(section, options.EXPORT_SPECS) if n in fields]
             if not names:
                 continue
-            body = compat.draw_section(layout, f"GAMEANIM_export_{self.fmt}_{section}", title)
+            body = compat.draw_section(layout, f"GAMEANIM_export_{self.fmt or 'any'}_{section}", title,
+                                       toggle=(option_sections.state(context), option_sections.export_toggle(section)))
             if body is None:
                 continue
             for name in names:
@@ -187,17 +258,28 @@ class _ExportBase:
         if not native.available():
             self.report({"ERROR"}, native.hint() if hasattr(native, "hint") else native.INSTALL_HINT)
             return {"CANCELLED"}
-        fields = options.export_operator_fields(self.fmt)
-        xopts = options.ExportOptions(format=self.fmt, **{n: getattr(self, n) for n in fields})
         action = bpy.data.actions.get(self.action) if self.action else None
         if self.action and action is None:
             self.report({"ERROR"}, f"No action named {self.action!r}")
             return {"CANCELLED"}
+        chosen = action if action is not None else self._action(context)
+        if self.archive_member == filled_member(self) and \
+                self.member_for != member_key(self, chosen, self.archive_member):
+            # filled for another action or path, and not changed since: the same rule again
+            self.follow_action(context)
         try:
-            if formats.is_material(self.fmt) and action is None:
+            fmt = self.export_format(chosen)
+            if fmt is None:
+                raise exporter.ExportError(
+                    f"action {getattr(chosen, 'name', None)!r} was not imported by gameanim: choose the format "
+                    "(option Format) or a file name with the format's extension")
+            fields = options.export_operator_fields(fmt)
+            xopts = options.ExportOptions(format=fmt, **{n: getattr(self, n) for n in fields})
+            if formats.is_material(fmt) and action is None:
                 result = exporter.export_materials(self.filepath, options=xopts, context=context)
             else:
-                result = exporter.export_action(self.filepath, action=action, options=xopts, context=context)
+                result = exporter.export_action(self.filepath, action=action or chosen, options=xopts,
+                                                context=context)
         except (exporter.ExportError, TypeError, ValueError, OSError) as e:
             self.report({"ERROR"}, f"Export failed, nothing written: {e}")
             return {"CANCELLED"}
@@ -206,21 +288,51 @@ class _ExportBase:
         for w in result.warnings:
             self.report({"WARNING"}, w)
         self.report({"INFO"}, result.summary())
+        if result.member:
+            show_archive_popup(context, result)
         return {"FINISHED"}
+
+
+def show_archive_popup(context, result):
+    """A popup saying which member an export into an archive replaced and
+    whether every other member kept its bytes (an Info line in the status
+    bar is easily missed, and a wrong member is data lost)."""
+    lines = export_archive.popup_lines(result)
+    if bpy.app.background or getattr(context, "window", None) is None:
+        return lines
+
+    def draw(menu, _context):
+        for text in lines:
+            menu.layout.label(text=text)
+
+    icon = "INFO" if result.others_unchanged is not False else "ERROR"
+    context.window_manager.popup_menu(draw, title="Exported into archive", icon=icon)
+    return lines
+
+
+def _export_annotations(fields, material):
+    ann = options.operator_annotations(options.EXPORT_SPECS, skip=[s[0] for s in options.EXPORT_SPECS
+                                                                    if s[0] not in fields])
+    # (both follow the chosen action: never the last export's remembered value)
+    ann["archive_member"] = StringProperty(
+        name="Archive Member", options={"SKIP_SAVE"},
+        description=options.EXPORT_SPEC_BY_NAME["archive_member"][4]
+        + "; follows the chosen action: the member it was imported from, else one of its name and kind")
+    ann["member_for"] = StringProperty(options={"HIDDEN", "SKIP_SAVE"})  # (what Archive Member was filled for)
+    ann["action"] = StringProperty(
+        name="Action", options={"SKIP_SAVE"}, update=_action_changed,
+        description=("Action to export (empty: the node-tree actions of the selected objects' materials, "
+                     "as one file)" if material == "material tree" else
+                     "Action to export (empty: the active object's action, else its active material's; every "
+                     "action imported from the same file goes into it)" if material == "kind" else
+                     "Action to export (empty: the active object's action)"))
+    return ann
 
 
 def _make_export_operator(fmt):
     ext = formats.default_extension(fmt)
-    fields = options.export_operator_fields(fmt)
-    ann = options.operator_annotations(options.EXPORT_SPECS, skip=[s[0] for s in options.EXPORT_SPECS
-                                                                    if s[0] not in fields])
-    ann["action"] = StringProperty(
-        name="Action",
-        description=("Action to export (empty: the node-tree actions of the selected objects' materials, "
-                     "as one file)" if formats.is_material(fmt) else
-                     "Action to export (empty: the active object's action, else its active material's; every "
-                     "action imported from the same file goes into it)" if formats.kind(fmt) else
-                     "Action to export (empty: the active object's action)"))
+    ann = _export_annotations(options.export_operator_fields(fmt),
+                              "material tree" if formats.is_material(fmt) else "kind" if formats.kind(fmt) else "")
     ann["filter_glob"] = StringProperty(default="*" + ext, options={"HIDDEN"})
     name = f"EXPORT_ANIM_OT_gameanim_{fmt}"
     label = options.format_menu_label(fmt)
@@ -236,15 +348,35 @@ def _make_export_operator(fmt):
     })
 
 
+def _make_export_any():
+    ann = _export_annotations(("format",) + options.export_fields_all(), "")
+    exts = dict.fromkeys("*" + e for f in formats.names() for e in formats.traits(f).get("extensions") or ())
+    ann["filter_glob"] = StringProperty(default=";".join([*exts, *("*" + e for e in
+                                                               archive_members.archive_extensions())]),
+                                        options={"HIDDEN"})
+    return type("EXPORT_ANIM_OT_gameanim", (_ExportBase, Operator, ExportHelper), {
+        "__doc__": "Export the chosen action as a game animation of its own kind (the format it was imported "
+                   "from, else the one the file extension names), or back into its archive member",
+        "bl_idname": "export_anim.gameanim",
+        "bl_label": "Export Game Animation",
+        "bl_options": {"REGISTER", "PRESET"},
+        "filename_ext": "",
+        "fmt": "",
+        "__annotations__": ann,
+    })
+
+
 EXPORT_OPERATORS = {fmt: _make_export_operator(fmt) for fmt in formats.names()}
+EXPORT_ANY = _make_export_any() if EXPORT_OPERATORS else None
 
 
 def menu_func_export(self, context):
-    for fmt, cls in EXPORT_OPERATORS.items():
-        self.layout.operator(cls.bl_idname, text=f"Game Animation: {options.format_menu_label(fmt)}")
+    # one entry, as glTF has: the action's own kind decides the format
+    if EXPORT_ANY is not None:
+        self.layout.operator(EXPORT_ANY.bl_idname, text="Game Animation")
 
 
-classes = [IMPORT_ANIM_OT_gameanim, *EXPORT_OPERATORS.values()]
+classes = [IMPORT_ANIM_OT_gameanim, *EXPORT_OPERATORS.values(), *([EXPORT_ANY] if EXPORT_ANY else [])]
 
 if compat.HAS_FILE_HANDLER and formats.drop_extensions():
 
@@ -263,6 +395,7 @@ if compat.HAS_FILE_HANDLER and formats.drop_extensions():
 
 
 def register():
+    option_sections.register()
     for cls in classes:
         bpy.utils.register_class(cls)
     archive_dialog.register()
@@ -276,3 +409,4 @@ def unregister():
     archive_dialog.unregister()
     for cls in reversed(classes):
         bpy.utils.unregister_class(cls)
+    option_sections.unregister()

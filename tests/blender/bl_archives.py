@@ -138,7 +138,7 @@ def test_dialog_rows_filter_all_none_and_ticked(archive, addon):
     assert dlg.ticked(st.rows) == [(str(path), ["figure_maya.bmd", "bck/wave.bck"])]
     # OK in the dialog imports the ticked rows
     assert bpy.ops.import_anim.gameanim_archive(filepath=str(path), from_dialog=True) == {"FINISHED"}
-    assert sorted(a.name for a in bpy.data.actions) == ["wave"]
+    assert sorted(a.name for a in bpy.data.actions) == ["wave.bck"]
 
 
 class _DialogContext:
@@ -191,7 +191,11 @@ class _Layout:
         return call
 
 
-def test_dialog_draws_the_filter_buttons_and_list(archive, addon):
+def test_dialog_draws_the_filter_buttons_and_rows(archive, addon):
+    """Issue 32: the rows are plain layout rows (no UIList, whose rows offer
+    "Double click to rename"); a greyed row says in a few plain words why,
+    and its question mark's tooltip is the full message; animations that
+    go to materials say so, not "the active or a new armature"."""
     from io_anim_gameanim import archive_dialog as dlg
     from io_anim_gameanim.shared import archive_members as am
 
@@ -203,20 +207,54 @@ def test_dialog_draws_the_filter_buttons_and_list(archive, addon):
     dlg.IMPORT_ANIM_OT_gameanim_archive.draw(op, bpy.context)
     names = [(c[0], c[2].get("text")) for c in calls]
     assert ("operator", "All") in names and ("operator", "None") in names
-    (tl,) = [c for c in calls if c[0] == "template_list"]
-    assert tl[1][0] == "GAMEANIM_UL_archive_rows" and tl[1][2:] == (st, "rows", st, "active")
-    # a greyed row: disabled, with its reason
-    ul = dlg.GAMEANIM_UL_archive_rows
-    grey = next(r for r in st.rows if r.label == "sound.bin")
+    assert not [c for c in calls if c[0] == "template_list"]
+    labels = [c[2].get("text") for c in calls if c[0] == "label"]
+    assert [r.label for r in st.rows] == [lb for lb in labels if lb in {r.label for r in st.rows}]
+    rows = {r.label: r for r in st.rows}
+    grey = rows["sound.bin"]
+    assert grey.info == "not an animation or a model" and "magic" in grey.detail
+    assert rows["inner.arc"].info == "an archive inside the archive: extract it first"
+    assert "gameanim extract" in rows["inner.arc"].detail
+    why = [c for c in calls if c[0] == "operator" and c[1] and c[1][0] == "import_anim.gameanim_archive_why"]
+    assert len(why) == 2  # (the two greyed rows)
+    index = [i for i, r in enumerate(st.rows) if r.label == "sound.bin"][0]
+    props = type("P", (), {"index": index})()
+    assert dlg.GAMEANIM_OT_archive_why.description(bpy.context, props) == grey.detail
+    assert bpy.ops.import_anim.gameanim_archive_why(index=index) == {"FINISHED"}
+    # where each member of a set goes, in words
+    assert rows["Wait"].info == "bck/Wait.bck -> figure_maya.bmd; btk/wait.btk -> the model's materials"
+    assert rows["stray"].info == "bck/stray.bck -> no model in the archive fits it (3 targets)"
+    assert "armature" not in rows["Wait"].info.split(";")[1]
+
+
+def test_dialog_turns_pages_of_a_long_list(tmp_path, addon):
+    from io_anim_gameanim import archive_dialog as dlg
+    from io_anim_gameanim.shared import archive_members as am
+
+    members = [mk.File(f"a{i:02d}.bck", raw(STRAY)) for i in range(45)]
+    path = tmp_path / "long.arc"
+    path.write_bytes(mk.build(mk.Dir("long", members)))
+    st = dlg.state(bpy.context)
+    dlg.fill_rows(st.rows, [am.Listing(str(path))])
+    st.page = 0
+    rows, page, pages = dlg.page_of(st)
+    assert (len(rows), page, pages) == (dlg.PAGE_ROWS, 0, 3)
+    bpy.ops.import_anim.gameanim_archive_page(step=1)
+    bpy.ops.import_anim.gameanim_archive_page(step=1)
+    bpy.ops.import_anim.gameanim_archive_page(step=1)  # (stays on the last page)
+    rows, page, _n = dlg.page_of(st)
+    assert page == 2 and [st.rows[i].label for i in rows] == [f"a{i:02d}" for i in range(40, 45)]
+    st.filter_text = "a1"  # (fewer rows: the last page there is, the first)
+    rows, page, pages = dlg.page_of(st)
+    assert (page, pages) == (0, 1) and [st.rows[i].label for i in rows] == [f"a{i}" for i in range(10, 20)]
+    calls = []
+    op = _Op(path)
+    op.layout = _Layout(calls)
+    dlg.IMPORT_ANIM_OT_gameanim_archive.draw(op, bpy.context)
+    st.filter_text = ""
     calls.clear()
-    row = _Layout(calls)
-    ul.draw_item(None, bpy.context, row, st, grey, 0, st, "active", 0, 0)
-    assert ("label", grey.info) in [(c[0], c[2].get("text")) for c in calls]
-    # the text filter hides rows (flags), as All / None see them
-    st.filter_text = "wave"
-    fake = type("UL", (), {"bitflag_filter_item": 1 << 30})()  # (UIList.bitflag_filter_item, an instance constant)
-    flags, order = ul.filter_items(fake, bpy.context, st, "rows")
-    assert [r.label for r, f in zip(st.rows, flags) if f] == ["wave"] and order == []
+    dlg.IMPORT_ANIM_OT_gameanim_archive.draw(op, bpy.context)
+    assert ("label", "Rows 41-45 of 45") in [(c[0], c[2].get("text")) for c in calls]  # (the page it was on)
 
 
 def test_file_import_sends_archives_to_the_dialog(tmp_path, addon):
@@ -233,7 +271,7 @@ def test_file_import_sends_archives_to_the_dialog(tmp_path, addon):
                                         pick_members=True) == {"FINISHED"}
     owners = {a.name: [o.name for o in bpy.data.objects if o.animation_data and o.animation_data.action == a]
               for a in bpy.data.actions}
-    assert owners == {"walk": ["walk_rig"], "wave": ["figure_maya"]}
+    assert owners == {"walk.bck": ["walk_rig"], "wave.bck": ["figure_maya"]}
 
 
 def test_dialog_with_nothing_ticked_imports_nothing(archive, addon):
@@ -259,7 +297,7 @@ def test_members_chosen_by_script_and_the_models_rig(archive, api, ga):
     path, _m = archive
     res = api.import_archive(str(path), members=["bck/wave.bck", "figure_maya.bmd"])
     assert [f.ok for f in res.report.files] == [True, True], [f.error for f in res.report.files]
-    assert [a.name for a in res] == ["wave"]
+    assert [a.name for a in res] == ["wave.bck"]
     obj = built_rig()
     assert obj.name == "figure_maya" and obj.animation_data.action == res[0]
     assert res[0]["gameanim_archive"] == str(path) and res[0]["gameanim_archive_member"] == "bck/wave.bck"
@@ -281,7 +319,7 @@ def test_empty_member_list_means_all(archive, api):
     assert files["btk/wait.btk"].ok and not files["btk/wait.btk"].imported  # (no material of its name here)
     if extra:
         assert files[extra[0]].error == extra[2]
-    assert sorted(a.name for a in res) == ["Wait", "wave"]
+    assert sorted(a.name for a in res) == ["Wait.bck", "wave.bck"]
 
 
 def test_unknown_member_and_not_an_archive_are_reported(archive, api, tmp_path):
@@ -312,12 +350,12 @@ def test_import_operator_takes_an_archive(archive, addon):
     path, _m = archive
     assert bpy.ops.import_anim.gameanim_archive(filepath=str(path), members=[{"name": "bck/Wait.bck"}]) \
         == {"FINISHED"}
-    assert [a.name for a in bpy.data.actions] == ["Wait"]
+    assert [a.name for a in bpy.data.actions] == ["Wait.bck"]
     # without the dialog (a script), the file import operator reads every member (and reports those that fail)
     bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
     with pytest.raises(RuntimeError, match="stray.bck: FAILED: no model among the files fits"):
         bpy.ops.import_anim.gameanim(filepath=str(path))
-    assert sorted(a.name for a in bpy.data.actions) == ["Wait", "wave"]
+    assert sorted(a.name for a in bpy.data.actions) == ["Wait.bck", "wave.bck"]
 
 
 # ---------------------------------------------------------------------------
@@ -446,7 +484,7 @@ def test_folder_import_takes_archives(tmp_path, api):
     (tmp_path / "sub").mkdir()
     (tmp_path / "sub" / "fig.arc").write_bytes(data)
     res = api.import_folder(str(tmp_path))
-    assert [a.name for a in res] == ["wave"] and built_rig().name == "figure_maya"
+    assert [a.name for a in res] == ["wave.bck"] and built_rig().name == "figure_maya"
 
 
 def test_btk_goes_back_into_its_member(archive, api, ga):
@@ -494,4 +532,131 @@ def test_several_archives_in_one_dialog(archive, tmp_path, addon):
                                                 more_archives=[{"name": str(third)}]) == {"FINISHED"}
     owners = {a.name: [o.name for o in bpy.data.objects if o.animation_data and o.animation_data.action == a]
               for a in bpy.data.actions}
-    assert owners == {"wave": ["figure_maya"], "walk": ["walk_rig"]}
+    assert owners == {"wave.bck": ["figure_maya"], "walk.bca": ["walk_rig"]}
+
+
+# ---------------------------------------------------------------------------
+# The export dialog's Archive Member follows the chosen action (issue 32)
+
+
+@pytest.fixture
+def export_dialog(addon):
+    """The Game Animation export operator's properties on a property group,
+    with its own methods and its Action property's update callback: setting
+    holder.action runs the update through RNA, as the dialog's field does
+    (headless Blender shows no file browser to hold an operator)."""
+    from io_anim_gameanim import operators
+
+    cls = operators.EXPORT_ANY
+    ann = dict(cls.__annotations__)
+    ann["filepath"] = bpy.props.StringProperty()
+    holder = type("GAMEANIM_PG_test_export_dialog", (operators._ExportBase, bpy.types.PropertyGroup),
+                  {"__annotations__": ann, "fmt": cls.fmt})
+    bpy.utils.register_class(holder)
+    bpy.types.WindowManager.gameanim_test_export = bpy.props.PointerProperty(type=holder)
+    yield bpy.context.window_manager.gameanim_test_export
+    del bpy.types.WindowManager.gameanim_test_export
+    bpy.utils.unregister_class(holder)
+
+
+def test_archive_member_follows_the_action_chosen_in_the_dialog(archive, api, ga, export_dialog):
+    """The issue's case: the dialog was filled for one action (its member),
+    the user picks another action: Archive Member follows it, and the export
+    writes that action into its own member; every other member keeps its
+    bytes, and the popup says so."""
+    from io_anim_gameanim import operators
+
+    path, manifest = archive
+    res = api.import_archive(str(path), members=["figure_maya.bmd", "bck/Wait.bck", "bck/wave.bck"])
+    wait, wave = (next(a for a in res if a["gameanim_archive_member"] == m) for m in ("bck/Wait.bck", "bck/wave.bck"))
+    dlg = export_dialog
+    dlg.filepath = str(path)
+    dlg.action = wave.name
+    assert dlg.archive_member == "bck/wave.bck"
+    dlg.action = wait.name  # (the update runs: the member follows)
+    assert dlg.archive_member == "bck/Wait.bck"
+    move_key(fcurve(wait, _first_path(wait), 0), 0, 0.0625)
+    assert bpy.ops.export_anim.gameanim(filepath=dlg.filepath, action=dlg.action, archive_member=dlg.archive_member,
+                                        member_for=dlg.member_for) == {"FINISHED"}
+    arc = ga.open_archive(str(path))
+    assert arc.read("bck/Wait.bck") != manifest["bck/Wait.bck"]["data"]
+    assert ga.load(arc.read("bck/Wait.bck")).format == "bck"
+    assert all(arc.read(n) == m["data"] for n, m in manifest.items() if n != "bck/Wait.bck")
+    from io_anim_gameanim.exporting import exporter
+
+    lines = operators.show_archive_popup(bpy.context, exporter.LAST_RESULT)
+    assert "replaced member bck/Wait.bck" in lines[0] and wait.name in lines[0]
+    assert lines[1] == f"The other {len(manifest) - 1} member(s) are byte for byte as before"
+
+
+def test_a_stale_member_is_chosen_again_in_execute(archive, api, ga):
+    """A member filled for another action (member_for says which) is not
+    used: execute applies the rule again; a member a script names itself
+    is used as given, whichever order the properties are set in."""
+    path, manifest = archive
+    res = api.import_archive(str(path), members=["figure_maya.bmd", "bck/Wait.bck", "bck/wave.bck"])
+    wait = next(a for a in res if a["gameanim_archive_member"] == "bck/Wait.bck")
+    move_key(fcurve(wait, _first_path(wait), 0), 0, 0.0625)
+    before = path.read_bytes()
+    import os
+
+    stale = f"wave\n{os.path.abspath(str(path))}\nbck/wave.bck"
+    assert bpy.ops.export_anim.gameanim(filepath=str(path), action=wait.name, archive_member="bck/wave.bck",
+                                        member_for=stale) == {"FINISHED"}
+    arc = ga.open_archive(str(path))
+    assert arc.read("bck/wave.bck") == manifest["bck/wave.bck"]["data"]
+    assert arc.read("bck/Wait.bck") != manifest["bck/Wait.bck"]["data"]
+    for kw in ({"action": wait.name, "archive_member": "bck/wave.bck"},
+               {"archive_member": "bck/wave.bck", "action": wait.name}):
+        path.write_bytes(before)
+        assert bpy.ops.export_anim.gameanim(filepath=str(path), **kw) == {"FINISHED"}
+        arc = ga.open_archive(str(path))
+        assert arc.read("bck/wave.bck") != manifest["bck/wave.bck"]["data"], kw  # (the member the script named)
+        assert arc.read("bck/Wait.bck") == manifest["bck/Wait.bck"]["data"], kw
+
+
+def test_member_of_the_same_name_and_kind_else_nothing(archive, api, export_dialog, tmp_path):
+    """An action not from this archive: the member of its name and kind
+    (folder, case and extension aside), else Archive Member stays empty."""
+    path, _m = archive
+    res = api.import_files([str(samples(WAVE)[0])], target="NEW")
+    dlg = export_dialog
+    dlg.filepath = str(path)
+    dlg.action = res[0].name  # figure_maya_wave: no member of that name
+    assert dlg.archive_member == ""
+    res[0]["gameanim_source"] = "WAIT.bck"  # (as if imported from a loose wait.bck)
+    dlg.action = ""
+    dlg.action = res[0].name
+    assert dlg.archive_member == "bck/Wait.bck"
+    dlg.filepath = str(tmp_path / "loose.bck")  # (not an archive: nothing to fill)
+    dlg.action = ""
+    dlg.action = res[0].name
+    assert dlg.archive_member == ""
+
+
+def test_a_member_of_another_kind_is_refused(archive, api, ga):
+    from io_anim_gameanim.exporting.exporter import ExportError
+
+    path, _m = archive
+    before = path.read_bytes()
+    action = imported_wave(api, path)
+    move_key(fcurve(action, _first_path(action), 0), 0, 0.0625)
+    with pytest.raises(ExportError, match=r"member 'btk/wait.btk' of figure.szs is a BTK animation, and this export "
+                                          r"writes BCK"):
+        api.export_action(str(path), action, archive_member="btk/wait.btk")
+    with pytest.raises(ExportError, match=r"member 'sound.bin' of figure.szs is not an animation"):
+        api.export_action(str(path), action, archive_member="sound.bin")
+    assert path.read_bytes() == before
+
+
+def test_an_archive_alone_leaves_the_undo_step_to_the_dialog(tmp_path, addon):
+    """Issue 32: with only archives picked, File > Import's operator imports
+    nothing itself and ends CANCELLED (Blender pushes an undo step only for
+    FINISHED), so the dialog's OK is the import's one undo step (in a
+    window: tests/test_blender.py runs gui_undo_steps.py); with a loose file
+    too it imports that file, a step of its own."""
+    path = tmp_path / "fig.arc"
+    path.write_bytes(mk.build(mk.Dir("fig", [mk.File("figure_maya.bmd", raw(FIGURE)),
+                                             mk.Dir("bck", [mk.File("wave.bck", raw(WAVE))])])))
+    assert bpy.ops.import_anim.gameanim(filepath=str(path), pick_members=True) == {"CANCELLED"}
+    assert sorted(a.name for a in bpy.data.actions) == ["wave.bck"]  # (headless: the dialog ran at once)

@@ -45,7 +45,7 @@ def test_batch_imports_a_folder_and_skips_the_corrupt_file(tmp_path):
     # the BTK finds no material here: read, but it animated nothing
     assert "Imported 4 of 6 file(s)" in text and "1 animated nothing; 1 failed" in text, text
     assert out_blend.exists()
-    for name in ("walk_type0", "swing_odd", "features_rarezip", "legacy_walk"):
+    for name in ("walk_type0.bck", "swing_odd.bca", "features_rarezip.bin", "legacy_walk.jba"):
         assert name in bpy.data.actions
 
 
@@ -59,7 +59,7 @@ def test_batch_onto_a_named_armature(tmp_path):
     code = batch.main([str(samples("j3d/walk_type0.bck")[0]), "--armature", "Rig", "--frame-offset", "4"], out=buf)
     assert code == 0, buf.getvalue()
     rig = bpy.data.objects["Rig"]
-    assert rig.animation_data.action.name == "walk_type0"
+    assert rig.animation_data.action.name == "walk_type0.bck"
     assert "onto Rig" in buf.getvalue()
 
 

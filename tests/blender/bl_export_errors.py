@@ -237,6 +237,60 @@ def test_one_export_entry_per_format_with_its_options(addon):
     assert "menu_func_export" in funcs
 
 
+class _Menu:
+    """Records the entries a menu function draws (headless Blender draws nothing)."""
+
+    def __init__(self):
+        self.entries = []
+        self.layout = self
+
+    def operator(self, idname, text=""):
+        self.entries.append((idname, text))
+
+
+def test_file_export_has_one_game_animation_entry(addon):
+    """Issue 32: File > Export lists one Game Animation entry (as glTF has
+    one), not one per format; the per-format operators stay for scripts."""
+    from io_anim_gameanim import operators
+
+    menu = _Menu()
+    operators.menu_func_export(menu, bpy.context)
+    assert menu.entries == [("export_anim.gameanim", "Game Animation")]
+    for fmt in ("bck", "btk", "bca", "bk", "jba", "brk", "bpk", "btp", "bva", "j3d_bca"):
+        assert hasattr(bpy.types, f"EXPORT_ANIM_OT_gameanim_{fmt}"), fmt
+    props = bpy.ops.export_anim.gameanim.get_rna_type().properties
+    assert props["format"].default == "AUTO"
+    assert {"layout", "calc_type", "root_motion", "id_property", "tolerance"} <= set(props.keys())
+
+
+def test_game_animation_entry_writes_each_action_in_its_own_kind(addon, api, tmp_path):
+    """An imported action goes out in the format it was imported from
+    (whatever the file name says), byte for byte; an action made in Blender
+    in the format its file extension names; option Format overrides both;
+    an action with neither is refused, saying what to choose."""
+    from io_anim_gameanim.exporting import exporter
+
+    for sample in ("j3d/walk_type0.bck", "bca/walk_even_lz77.bca", "jba/jawb_walk.jba"):
+        path = samples(sample)[0]
+        bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+        (action,) = import_sample(api, path)
+        out = tmp_path / f"x_{path.name}.anim"
+        assert bpy.ops.export_anim.gameanim(filepath=str(out), action=action.name) == {"FINISHED"}
+        assert exporter.LAST_RESULT.format == path.suffix[1:] and out.read_bytes() == path.read_bytes(), sample
+    bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+    rig = one_bone_rig()
+    action = key_location(rig, "arm", [(0, (0.0, 0.0, 0.0)), (5, (0.0, 2.0, 0.0))])
+    out = tmp_path / "hand.bin"
+    assert bpy.ops.export_anim.gameanim(filepath=str(out), action=action.name) == {"FINISHED"}
+    assert exporter.LAST_RESULT.format == "bk"
+    out = tmp_path / "hand.jba"
+    assert bpy.ops.export_anim.gameanim(filepath=str(tmp_path / "hand.bck"), action=action.name, format="jba") \
+        == {"FINISHED"}
+    assert exporter.LAST_RESULT.format == "jba"
+    with pytest.raises(RuntimeError, match="was not imported by gameanim: choose the format"):
+        bpy.ops.export_anim.gameanim(filepath=str(tmp_path / "hand.xyz"), action=action.name)
+
+
 @pytest.mark.parametrize("fmt", ["bca", "jba"])
 def test_per_frame_formats_take_rate_and_tolerance_too(addon, api, fmt, tmp_path):
     """BCA and JBA store a value every frame, so their export panels show
@@ -324,3 +378,49 @@ def test_nothing_selected_tells_the_user_what_to_select(api, tmp_path):
     text = str(e.value)
     assert "select the animated armature" in text and "make it active" in text, text
     assert not (tmp_path / "x.bck").exists()
+
+
+class _FileBrowserContext:
+    """Stands in for a window's context: records the file browser asked for."""
+
+    def __init__(self):
+        self.window_manager = self
+        self.view_layer = bpy.context.view_layer
+        self.selected_objects = bpy.context.selected_objects
+        self.opened = []
+
+    def fileselect_add(self, op):
+        self.opened.append(op)
+
+
+class _ExportProps:
+    """The Game Animation operator's properties as invoke sees them."""
+
+    fmt = ""
+
+    def __init__(self):
+        self.action = self.filepath = self.archive_member = self.member_for = ""
+        self.format = "AUTO"
+
+
+def test_game_animation_entry_prefills_the_file_name(addon, api):
+    """File > Export > Game Animation on the active action: an imported
+    action gets its source's name (its own kind), one made in Blender its
+    own name without an extension (the extension the user types names the
+    kind)."""
+    from io_anim_gameanim import operators
+
+    (action,) = import_sample(api, samples("j3d/walk_type0.bck")[0])
+    ctx, props = _FileBrowserContext(), _ExportProps()
+    for name in ("export_format", "_action", "follow_action"):
+        setattr(props, name, getattr(operators._ExportBase, name).__get__(props))
+    assert operators._ExportBase.invoke(props, ctx, None) == {"RUNNING_MODAL"} and ctx.opened == [props]
+    assert os.path.basename(props.filepath) == "walk_type0.bck" and props.archive_member == ""
+    rig = one_bone_rig()
+    hand = key_location(rig, "arm", [(0, (0.0, 0.0, 0.0)), (5, (0.0, 2.0, 0.0))])
+    bpy.context.view_layer.objects.active = rig
+    props = _ExportProps()
+    for name in ("export_format", "_action", "follow_action"):
+        setattr(props, name, getattr(operators._ExportBase, name).__get__(props))
+    operators._ExportBase.invoke(props, _FileBrowserContext(), None)
+    assert os.path.basename(props.filepath) == bpy.path.clean_name(hand.name)

@@ -34,13 +34,50 @@ def test_several_files_one_action_each_first_assigned_rest_on_nla(api):
     files = samples("j3d/walk_type0.bck", "j3d/swing_type1_shift2.bck", "j3d/jump_sound.bck")
     rig = chain_rig(["a", "b", "c"])
     res = api.import_files([str(p) for p in files], armature=rig)
-    assert [a.name for a in res] == ["walk_type0", "swing_type1_shift2", "jump_sound"]
+    assert [a.name for a in res] == ["walk_type0.bck", "swing_type1_shift2.bck", "jump_sound.bck"]
     assert rig.animation_data.action == res[0]
     tracks = rig.animation_data.nla_tracks
-    assert [t.strips[0].action for t in tracks] == [res[1], res[2]]
+    # every action, the assigned one too, on a muted track (issue 32): muted, they change nothing that plays
+    assert [t.strips[0].action for t in tracks] == [res[0], res[1], res[2]]
     assert all(t.mute for t in tracks)
     if HAS_SLOTS:
-        assert [t.strips[0].action_slot for t in tracks] == [res[1].slots[0], res[2].slots[0]]
+        assert [t.strips[0].action_slot for t in tracks] == [res[0].slots[0], res[1].slots[0], res[2].slots[0]]
+
+
+def test_every_imported_action_survives_a_save_whatever_is_assigned(api, tmp_path):
+    """Issue 32: the user picks another action for the rig (the first one
+    imported then has no other user than its NLA strip), saves and
+    reopens: every imported action is still there, with its keys; the
+    pose the rig shows right after the import is the assigned action's
+    alone (the muted strips add nothing).  With Other Files = Fake User
+    every action, the assigned one too, has a fake user instead."""
+    files = [str(p) for p in samples("j3d/walk_type0.bck", "j3d/swing_type1_shift2.bck", "j3d/jump_sound.bck")]
+    rig = chain_rig(["a", "b", "c"])
+    res = api.import_files(files, armature=rig)
+    frame = 3
+    bpy.context.scene.frame_set(frame)
+    with_nla = matrices(rig)
+    rig.animation_data.use_nla = False  # (the assigned action alone)
+    bpy.context.scene.frame_set(frame)
+    assert matrices(rig) == with_nla
+    rig.animation_data.use_nla = True
+    names = sorted(a.name for a in res)
+    keys = {a.name: len(fcurves_of(a)) for a in res}
+    rig.animation_data.action = res[2]
+    assert not res[0].use_fake_user
+    blend = tmp_path / "saved.blend"
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    bpy.ops.wm.open_mainfile(filepath=str(blend))
+    assert sorted(a.name for a in bpy.data.actions) == names
+    assert {a.name: len(fcurves_of(a)) for a in bpy.data.actions} == keys
+    bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+    rig = chain_rig(["a", "b", "c"])
+    res = api.import_files(files, armature=rig, others="FAKE_USER")
+    assert [a.use_fake_user for a in res] == [True, True, True] and not rig.animation_data.nla_tracks
+    rig.animation_data.action = res[2]
+    bpy.ops.wm.save_as_mainfile(filepath=str(blend))
+    bpy.ops.wm.open_mainfile(filepath=str(blend))
+    assert sorted(a.name for a in bpy.data.actions) == names
 
 
 def test_several_files_as_fake_user_actions(api):
@@ -60,8 +97,8 @@ def test_operator_imports_several_files(addon):
     result = bpy.ops.import_anim.gameanim(
         directory=directory, files=[{"name": f"{p.parent.name}/{p.name}"} for p in files])
     assert result == {"FINISHED"}
-    assert rig.animation_data.action.name == "walk_type0"
-    assert "swing_odd" in bpy.data.actions
+    assert rig.animation_data.action.name == "walk_type0.bck"
+    assert "swing_odd.bca" in bpy.data.actions
     from io_anim_gameanim.importing import importer
 
     assert [f.format for f in importer.LAST_REPORT.files] == ["bck", "bca"]
@@ -90,7 +127,7 @@ def test_bad_file_is_reported_and_the_others_import(api, tmp_path):
     res = api.import_files([str(bad), str(good)], target="NEW")
     assert [f.ok for f in res.report.files] == [False, True]
     assert "bck" in res.report.files[0].error and "offset" in res.report.files[0].error
-    assert [a.name for a in res] == ["walk_type0"]
+    assert [a.name for a in res] == ["walk_type0.bck"]
 
 
 def test_onto_a_given_armature_files_are_loaded_one_at_a_time(api, tmp_path):
@@ -251,8 +288,8 @@ def test_a_failed_write_leaves_no_half_written_action(api, monkeypatch):
     res = api.import_files(files, armature=chain_rig(["a", "b", "c"]))
     assert [f.ok for f in res.report.files] == [False, True]
     assert "simulated failure" in res.report.files[0].error
-    assert set(bpy.data.actions.keys()) - before == {"jump_sound"}
-    assert [a.name for a in res] == ["jump_sound"]
+    assert set(bpy.data.actions.keys()) - before == {"jump_sound.bck"}
+    assert [a.name for a in res] == ["jump_sound.bck"]
 
 
 def test_operator_report_lists_baked_bones(addon, api):
@@ -624,9 +661,10 @@ def test_the_action_an_import_replaces_is_kept(api):
     assert rig.animation_data.action == res[0]
     assert mine.use_fake_user and mine.users == 1
     assert any("'my_handmade' was replaced" in n for n in res.report.files[0].notes)
-    # the import's own action, replaced by a second import, is kept the same way
+    # the import's own action, replaced by a second import, is held by its NLA strip (no fake user needed)
     res2 = api.import_files([str(samples("j3d/jump_sound.bck")[0])], armature=rig)
-    assert res[0].use_fake_user and rig.animation_data.action == res2[0]
+    assert rig.animation_data.action == res2[0] and not res[0].use_fake_user
+    assert res[0] in [s.action for t in rig.animation_data.nla_tracks for s in t.strips]
 
 
 def test_once_reset_and_mirror_once_are_noted(api, ga, tmp_path):
@@ -710,7 +748,7 @@ def test_option_labels_fit_and_small_defaults_show_their_digits():
     from io_anim_gameanim.shared import options
 
     ops = [bpy.ops.import_anim.gameanim] + [getattr(bpy.ops.export_anim, cls.bl_idname.split(".")[1])
-                                            for cls in operators.EXPORT_OPERATORS.values()]
+                                            for cls in [*operators.EXPORT_OPERATORS.values(), operators.EXPORT_ANY]]
     for op in ops:
         for p in op.get_rna_type().properties:
             if p.identifier in ("rna_type", "filepath", "files", "directory", "filter_glob", "filename",
@@ -737,29 +775,29 @@ def test_reimport_replaces_the_earlier_imports_action_of_the_same_name(api):
     api.import_files([walk, jump], armature=rig)         # walk assigned, jump on an NLA track
     again = api.import_files([walk, jump], armature=rig)
     names = sorted(a.name for a in bpy.data.actions if a.name.startswith(("walk_type0", "jump_sound")))
-    assert names == ["jump_sound", "walk_type0"], names
-    assert rig.animation_data.action == again[0] and again[0].name == "walk_type0"
+    assert names == ["jump_sound.bck", "walk_type0.bck"], names
+    assert rig.animation_data.action == again[0] and again[0].name == "walk_type0.bck"
     strips = [s for t in rig.animation_data.nla_tracks for s in t.strips]
     assert again[1] in [s.action for s in strips] and all(s.action is not None for s in strips)
     if HAS_SLOTS:
         assert all(s.action_slot is not None for s in strips)
     fr = again.report.files[0]
-    assert "replaced the earlier import of 'walk_type0'" in fr.summary(), fr.summary()
+    assert "replaced the earlier import of 'walk_type0.bck'" in fr.summary(), fr.summary()
     # a hand-made action with the file's name stays; the import gets .001
     other = chain_rig(["a", "b", "c"])
-    bpy.data.actions["walk_type0"].name = "imported_walk"
-    hand = bpy.data.actions.new("walk_type0")
+    bpy.data.actions["walk_type0.bck"].name = "imported_walk"
+    hand = bpy.data.actions.new("walk_type0.bck")
     res = api.import_files([walk], armature=other)
-    assert hand.name == "walk_type0" and res[0].name == "walk_type0.001"
+    assert hand.name == "walk_type0.bck" and res[0].name == "walk_type0.bck.001"
     res = api.import_files([walk], armature=other, replace=False)
-    assert res[0].name == "walk_type0.002"
+    assert res[0].name == "walk_type0.bck.002"
 
 
 def test_another_file_of_the_same_name_never_replaces_an_earlier_import(api, tmp_path):
     """Replace Earlier replaces only an earlier import of the same file:
     two characters' walk.bck (the same name in two folders, as in two
     games' archives) imported in turn onto their own rigs each keep their
-    action (the second gets walk.001); importing the first again replaces
+    action (the second gets walk.bck.001); importing the first again replaces
     its own action only."""
     src = samples("j3d/walk_type0.bck")[0].read_bytes()
     (tmp_path / "link").mkdir()
@@ -770,13 +808,13 @@ def test_another_file_of_the_same_name_never_replaces_an_earlier_import(api, tmp
     rig_a, rig_b = chain_rig(["a", "b", "c"]), chain_rig(["a", "b", "c"])
     first = api.import_files([str(a)], armature=rig_a)[0]
     second = api.import_files([str(b)], armature=rig_b)
-    assert second[0].name == "walk.001" and not second.report.files[0].replaced
-    assert rig_a.animation_data.action == first and first.name == "walk"
+    assert second[0].name == "walk.bck.001" and not second.report.files[0].replaced
+    assert rig_a.animation_data.action == first and first.name == "walk.bck"
     assert rig_b.animation_data.action == second[0]
     again = api.import_files([str(a)], armature=rig_a)
-    assert again.report.files[0].replaced == ["walk"] and again[0].name == "walk"
+    assert again.report.files[0].replaced == ["walk.bck"] and again[0].name == "walk.bck"
     assert rig_a.animation_data.action == again[0] and rig_b.animation_data.action == second[0]
-    assert second[0].name == "walk.001"
+    assert second[0].name == "walk.bck.001"
 
 
 def test_fake_users_only_for_actions_nothing_else_holds(api):
@@ -869,3 +907,42 @@ def test_import_selects_what_it_made_and_deselects_the_rest(api):
     api.import_files(files[:1], armature=rig)
     assert rig.select_get() and not mesh.select_get() and not any(r.select_get() for r in rigs)
     assert bpy.context.view_layer.objects.active == rig
+
+
+def test_the_first_action_assigned_is_the_idle_when_a_name_says_so(api, tmp_path):
+    """Issue 32: after an import the rig shows its idle (a name with the
+    word wait, idle or default, any case), not whatever came first (an
+    "appear from box" action turned the character sideways); without such
+    a name, the first file.  Words, not letters: "await" is no idle."""
+    from io_anim_gameanim.importing import importer
+
+    src = samples("j3d/walk_type0.bck")[0].read_bytes()
+    names = ["appear_box.bck", "await.bck", "pl_Wait.bck", "idle.bck"]
+    for n in names:
+        (tmp_path / n).write_bytes(src)
+    rig = chain_rig(["a", "b", "c"])
+    res = api.import_files([str(tmp_path / n) for n in names], armature=rig)
+    assert rig.animation_data.action == res[2]
+    assert "assigned" in res.report.files[2].summary()
+    rig = chain_rig(["a", "b", "c"])
+    res = api.import_files([str(tmp_path / n) for n in names[:2]], armature=rig, replace=False)
+    assert rig.animation_data.action == res[0]
+    assert [importer.is_idle_name(n) for n in ("Wait", "WaitLoop", "pl_IDLE_2", "default01", "await", "Waiting",
+                                               "idler", "DefaultPose.bck")] == \
+        [True, True, True, True, False, False, False, True]
+
+
+def test_actions_of_one_set_are_named_with_their_kind(api, tmp_path):
+    """Issue 32: Hit.bck and Hit.bva are "Hit.bck" and "Hit.bva", not Hit
+    and Hit.001; a wrapped file is named by its kind (walk.szs holding a
+    BCK: walk.bck); the armature built for a file keeps the bare name."""
+    (tmp_path / "Hit.bck").write_bytes(samples("j3d/walk_type0.bck")[0].read_bytes())
+    (tmp_path / "Hit.bva").write_bytes(samples("j3d/parts_blink.bva")[0].read_bytes())
+    (tmp_path / "walk.szs").write_bytes(samples("j3d/walk_cycle.yaz0.bck")[0].read_bytes())
+    res = api.import_files([str(tmp_path / n) for n in ("Hit.bck", "Hit.bva", "walk.szs")], target="NEW")
+    assert [f.ok for f in res.report.files] == [True, True, True], res.report.text()
+    names = sorted(a.name for a in res)
+    assert names[:1] == ["Hit.bck"] and "walk.bck" in names and all(n.startswith("Hit.bva") or n in
+                                                                    ("Hit.bck", "walk.bck") for n in names)
+    assert not [n for n in names if n.endswith(".001")]
+    assert {o.name for o in bpy.data.objects if o.type == "ARMATURE"} >= {"Hit_rig"}

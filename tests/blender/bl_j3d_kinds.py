@@ -20,8 +20,14 @@ BTP = samples("j3d/eye_mouth.btp")[0]
 BVA = samples("j3d/parts_blink.bva")[0]
 
 
-def fcurve(action, path, index=0):
-    for fc in fcurves_of(action):
+HAS_SLOTS = "slots" in bpy.types.Action.bl_rna.properties
+
+
+def fcurve(action, path, index=0, owner=None):
+    """The curve of `action` at path[index]; with owner (4.4+), in the slot
+    the owner is given."""
+    slot = owner.animation_data.action_slot if owner is not None and HAS_SLOTS else None
+    for fc in fcurves_of(action, slot):
         if fc.data_path == path and fc.array_index == index:
             return fc
     raise AssertionError(f"{action.name}: no curve {path}[{index}]")
@@ -394,19 +400,28 @@ def test_visibility_keys_shape_objects_and_properties_for_the_others(api, ga):
     got = sampled(anim, frames)
     for shape, ob in ((0, s0), (2, s2)):
         action = ob.animation_data.action
-        vp, rd = fcurve(action, "hide_viewport"), fcurve(action, "hide_render")
+        vp, rd = fcurve(action, "hide_viewport", owner=ob), fcurve(action, "hide_render", owner=ob)
         values = list(anim.find(shape, "visibility", 0).values)
         for f, g in zip(frames, got[(shape, "visibility", 0)]):
             assert g == game_full_frame(values, f, "nearest")
             assert vp.evaluate(f) == rd.evaluate(f) == (0.0 if g else 1.0), (shape, f)
         assert {k.interpolation for k in vp.keyframe_points} == {"CONSTANT"}
-    prop = fcurve(holder.animation_data.action, '["gameanim_shape001"]')
+    prop = fcurve(holder.animation_data.action, '["gameanim_shape001"]', owner=holder)
     for f, g in zip(frames, got[(1, "visibility", 0)]):
         assert prop.evaluate(f) == g
     assert any(not v for v in got[(1, "visibility", 0)])  # (shape 1 blinks: the test sees a change)
     bpy.context.scene.frame_set(3)
     assert s0.hide_viewport == (got[(0, "visibility", 0)][12] == 0)
+    assert s2.hide_viewport == (got[(2, "visibility", 0)][12] == 0)
     assert not math.isnan(prop.evaluate(3))
+    # issue 32: one action for the file, a slot per object (4.4+); before, one action per object
+    if HAS_SLOTS:
+        assert [a.name for a in res] == ["parts_blink.bva"]
+        assert {ob.animation_data.action_slot.identifier for ob in (s0, s2, holder)} == \
+            {"OBshape_0", "OBlid", "OBholder"}
+    else:
+        assert sorted(a.name for a in res) == ["parts_blink.bva [properties]", "parts_blink.bva [shape 0]",
+                                               "parts_blink.bva [shape 2]"]
 
 
 # ---------------------------------------------------------------------------
@@ -629,3 +644,32 @@ def test_new_j3d_bca_with_a_rotation_past_pi(api, ga, tmp_path):
     assert all(-math.pi <= v < math.pi for v in vals)
     assert angle_diff(vals[-1], fcurve(rig.animation_data.action, pose_path("a", "rotation_euler"), 2).evaluate(3)) \
         <= 1e-3
+
+
+def test_bva_is_one_action_with_a_slot_per_object_and_exports_each_slots_edit(api, ga):
+    """Issue 32: a BVA on shapes 0..2 is one action (4.4+: a slot per
+    object; before, an action per object); importing it again replaces it
+    and every object keeps its own slot; an edit on the third object's
+    curve changes that shape's track alone."""
+    obs = []
+    for i in range(3):
+        o = bpy.data.objects.new(f"shape_{i}", None)
+        bpy.context.scene.collection.objects.link(o)
+        obs.append(o)
+    res = api.import_files([str(BVA)])
+    assert len(res) == (1 if HAS_SLOTS else 3)
+    again = api.import_files([str(BVA)])
+    assert again.report.files[0].replaced and len(bpy.data.actions) == len(res)
+    if HAS_SLOTS:
+        assert [o.animation_data.action_slot.identifier for o in obs] == [f"OBshape_{i}" for i in range(3)]
+        strips = [s for o in obs for t in o.animation_data.nla_tracks for s in t.strips]
+        assert [s.action_slot.identifier for s in strips] == [f"OBshape_{i}" for i in range(3)]
+    action = obs[2].animation_data.action
+    fc = fcurve(action, "hide_viewport", owner=obs[2])
+    key = fc.keyframe_points[1]
+    key.co.y = 1.0 - key.co.y
+    data, result = export_bytes(api, action)
+    assert len(result.changed) == 1 and "shape_2" in result.changed[0], result.changed
+    before, after = ga.load(str(BVA)), ga.load(data)
+    changed = [t0.target for t0, t1 in zip(before.tracks, after.tracks) if list(t0.values) != list(t1.values)]
+    assert changed == [2]

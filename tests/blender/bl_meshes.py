@@ -278,7 +278,7 @@ def test_billboards_are_rigid_on_their_joint_and_noted(api, ga, tmp_path, matrix
     assert [m.matrix_type for m in model.meshes] == [3, matrix_type]
     notes = " ".join(res.report.files[0].notes)
     assert "billboard shape(s) [1]" in notes
-    assert res[0].name == "walk"
+    assert res[0].name == "walk.bck"
     errs, size, _ = skin_errors(model, anim, KEY_TIMES)
     for f, err in errs:
         assert err <= SIZE_TOL * size, f"frame {f}: a vertex is off by {err}"

@@ -513,3 +513,40 @@ def test_apply_import_scale_sets_only_the_object_scale():
     assert tuple(obj.scale) == pytest.approx((0.25, 0.25, 0.25))
     assert tuple(obj.rotation_euler) == pytest.approx((math.pi / 2, 0, 0))
     assert ImportOptions().scale == 0.01
+
+
+def test_model_file_brings_a_model_from_another_folder(api, ga, tmp_path):
+    """Issue 32: a model and its animations in different folders (which
+    Blender's file browser cannot pick together): the animations picked,
+    option Model File naming the model and no rig active import as if the
+    model had been picked with them (its rig is built, they go onto it with
+    the same keys); with that rig active, Model File changes nothing."""
+    import shutil
+
+    (tmp_path / "model").mkdir()
+    (tmp_path / "anims").mkdir()
+    model = tmp_path / "model" / MAYA.name
+    shutil.copy(MAYA, model)
+    anims = [tmp_path / "anims" / p.name for p in (MAYA_WALK, MAYA_WAVE)]
+    for src, dst in zip((MAYA_WALK, MAYA_WAVE), anims):
+        shutil.copy(src, dst)
+    res = api.import_files([str(p) for p in anims], model_file=str(model))
+    rigs = [o for o in bpy.data.objects if o.type == "ARMATURE"]
+    assert len(rigs) == 1 and rigs[0]["gameanim_model_path"] == str(model)
+    bck = [f for f in res.report.files if f.path.endswith(".bck")]
+    assert len(bck) == 2 and all(f.ok and f.owners == [rigs[0].name] for f in bck), [f.summary() for f in bck]
+    # the reference: the model picked with its animations, in a new scene
+    def keys(actions):
+        return [{key: [tuple(k.co) for k in fc.keyframe_points] for key, fc in fcurve_map(a).items()}
+                for a in actions]
+
+    got = keys(res)
+    bpy.ops.wm.read_homefile(use_empty=True, use_factory_startup=True)
+    ref = keys(api.import_files([str(MAYA), str(MAYA_WALK), str(MAYA_WAVE)]))
+    assert len(got) == len(ref) == 2 and got == ref
+    # the model's rig active: Model File names what it was built from
+    rig = [o for o in bpy.data.objects if o.type == "ARMATURE"][0]
+    bpy.context.view_layer.objects.active = rig
+    again = api.import_files([str(anims[0])], model_file=str(model))
+    assert again.report.files[0].ok and again.report.files[0].owners == [rig.name], again.report.files[0].summary()
+    assert len([o for o in bpy.data.objects if o.type == "ARMATURE"]) == 1

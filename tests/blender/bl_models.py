@@ -476,7 +476,7 @@ def test_import_operator_with_a_model(ga, tmp_path):
     result = bpy.ops.import_anim.gameanim(directory=str(tmp_path), files=[{"name": "maya.bmd"}, {"name": "move.bck"}])
     assert result == {"FINISHED"}
     obj = built_rig()
-    assert obj.animation_data.action.name == "move"
+    assert obj.animation_data.action.name == "move.bck"
     assert_pose(obj, ga.load_model(mpath), ga.load(apath), KEY_TIMES)
 
 

@@ -13,7 +13,7 @@ import bpy
 from .. import compat, native
 from ..shared import formats
 from ..shared.imported_action import ORIGINAL_PROP, Source, stored_format
-from ..shared.kind_mapping import OWNER_PROP, OWNER_TYPE_PROP, plan_curves, read_curves, shape_index_of
+from ..shared.kind_mapping import OWNER_PROP, OWNER_TYPE_PROP, plan_curves, shape_index_of, slot_records
 from . import readback
 from .export_tracks import ExportError, action_cycles, direct_track, file_frames, new_file_frames
 
@@ -32,10 +32,11 @@ def sibling_actions(action):
     return out
 
 
-def owner_of(action):
-    """(owner ID, ID type) the import put the action on."""
-    id_type = action.get(OWNER_TYPE_PROP) or "OBJECT"
-    name = action.get(OWNER_PROP)
+def owner_of(action, name=None, id_type=None):
+    """(owner ID, ID type) the import put the action (or one of its slots:
+    name, id_type) on."""
+    id_type = id_type or action.get(OWNER_TYPE_PROP) or "OBJECT"
+    name = name or action.get(OWNER_PROP)
     coll = bpy.data.materials if id_type == "MATERIAL" else bpy.data.objects
     owner = coll.get(name) if name else None
     if owner is None:
@@ -82,13 +83,14 @@ class KindExport:
         tracks = list(anim.tracks)
         first, last = file_frames(self.fmt, anim.frame_count)
         times = array("f", readback.frames_array(first, last))
-        for action, src in zip(self.actions, sources):
-            owner, id_type = owner_of(action)
+        units = [(action, src, record) for action, src in zip(self.actions, sources) for record in slot_records(action)]
+        for action, src, (owner_name, owner_type, slot_id, curves) in units:
+            owner, id_type = owner_of(action, owner_name, owner_type)
             where = f"{'material' if id_type == 'MATERIAL' else 'object'} {owner.name!r}"
             tm = self.tm = src.time_map()
             scene_frames = readback.frames_array(first, last, tm.scale, tm.offset)
-            fcmap = compat.owner_fcurves(action, owner, id_type)
-            plans, _added = plan_curves(anim, read_curves(action), tm, self.fmt.upper())
+            fcmap = compat.owner_fcurves(action, owner, id_type, slot_id)
+            plans, _added = plan_curves(anim, curves, tm, self.fmt.upper())
             for cp in plans:
                 ti, vs, vo, primary = cp.source
                 track = tracks[ti]

@@ -44,6 +44,9 @@ class ExportResult:
         self.report = None        # Animation.encode_report
         self.archive = None       # written into a member of this archive (export_archive) ...
         self.member = None        # ... this one
+        self.others_unchanged = None  # every other member kept its bytes (checked after the write; None: no archive)
+        self.other_members = 0    # how many other members the archive holds
+        self.archive_rewritten = False
 
     @property
     def ok(self):
@@ -96,6 +99,22 @@ def resolve_format(action, fmt):
         raise ExportError(f"action {getattr(action, 'name', None)!r} was not imported by gameanim: "
                           f"choose the format to write")
     return stored
+
+
+def format_for(action, fmt="AUTO", path=""):
+    """The format an export of `action` writes: fmt unless AUTO, else the
+    format the action was imported from, else the one the file extension
+    names (the first format of that extension); None when none says."""
+    if fmt and fmt != "AUTO":
+        return fmt
+    stored = stored_format(action)
+    if stored:
+        return stored
+    name = os.path.basename(str(path or "")).lower()
+    for f in formats.names():
+        if any(name.endswith(ext) for ext in formats.traits(f).get("extensions") or ()):
+            return f
+    return None
 
 
 def active_action(context):
@@ -342,7 +361,7 @@ def export_action(path, action=None, armature=None, materials=None, options=None
                               "object whose material is animated) and make it active; scripts can pass action=")
     fmt = resolve_format(action, xopts.format)
     result = LAST_RESULT = ExportResult(path, [action.name], fmt)
-    into = export_archive.target(path, xopts.archive_member, action, result.notes)  # (None: a loose file)
+    into = export_archive.target(path, xopts.archive_member, action, result.notes, fmt)  # (None: a loose file)
     if formats.kind(fmt):
         if stored_format(action) == fmt and action.get(ORIGINAL_PROP):
             return export_kind(path, sibling_actions(action), fmt, xopts, context, into=into, notes=result.notes)
@@ -481,6 +500,9 @@ def plan_jobs(actions, folder, fmt=None):
 
 def default_file_name_from_action(action, fmt):
     name = re.sub(r'[\\/:*?"<>|]+', "_", action.name).strip() or "action"
+    base, ext = os.path.splitext(name)
+    if base and ext.lower() in {e for f in formats.names() for e in formats.traits(f).get("extensions") or ()}:
+        name = base  # (an imported action is named with its kind: Hit.bck)
     return name + formats.default_extension(fmt)
 
 
@@ -507,7 +529,8 @@ def run_job(job, xopts, context, armature=None):
 def export_pairs(path, pairs, xopts, context):
     global LAST_RESULT
     result = LAST_RESULT = ExportResult(path, sorted({a.name for _m, a in pairs}), formats.material_format())
-    into = export_archive.target(path, xopts.archive_member, pairs[0][1], result.notes)  # (None: a loose file)
+    into = export_archive.target(path, xopts.archive_member, pairs[0][1], result.notes,
+                                 formats.material_format())  # (None: a loose file)
     anim, exp = build_btk(pairs, xopts, context, result)
     return _write_encoded(path, anim, xopts, exp, result, into)
 

@@ -3,6 +3,7 @@ out.  The operator, the scripting API and the batch entry point all call
 import_files()."""
 import json
 import os
+import re
 
 import bpy
 
@@ -43,7 +44,19 @@ class ImportResult(list):
 _name_extensions = ()  # (".anim.bin",) + file_extensions(), once the C module lists them
 
 
-def action_name_for(path):
+def action_name_for(path, fmt=None):
+    """An imported action's name: its file's name without extensions and
+    wrappers, then the extension of its kind ("Hit.bck", "Hit.btp",
+    "walk.szs" holding a BCK: "walk.bck"), so that the actions of one set
+    do not collide as Hit / Hit.001.  Without fmt: the bare stem."""
+    stem = file_stem(path)
+    return stem + formats.default_extension(fmt) if fmt else stem
+
+
+def file_stem(path):
+    """A file's name without its format's and wrappers' extensions
+    (walk.bck, walk.szs -> walk; x.anim.bin -> x): armatures built for
+    files are named after it."""
     global _name_extensions
     if len(_name_extensions) < 2:
         _name_extensions = (".anim.bin",) + file_extensions()
@@ -129,6 +142,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
     paths = archive_members.expand(paths)  # an archive: all the members it can import
 
     target_arm = _collect_armature(armature_obj, opts, context)
+    paths, opts = retarget.paths_with_model_file(paths, opts, target_arm)
     mats = list(materials) if materials is not None else list(bpy.data.materials)
 
     n = len(paths)
@@ -172,7 +186,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         groups = rig_layout.group_files_for_new_rigs(
             [it for it in loaded if rig_layout.is_new_rig_file(it, target_arm)], opts)
         for fmt, items in groups:
-            name = action_name_for(items[0].path) + "_rig"
+            name = file_stem(items[0].path) + "_rig"
             try:
                 obj = armature.build_armature([it.anim for it in items], fmt, name, context, opts.translation_scale)
             except Exception as e:  # the files that needed this rig fail, the others go on
@@ -195,7 +209,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
     # motion composes with where the rig stands)
     rig_layout.place_new_rigs([b.obj for b in rigs or ()] + list(new_rigs.values()), context)
 
-    owners_seen = set()
+    candidates = {}  # owner pointer -> (owner, [(sink, post, file report)]): the actions it may be given
     animated = []  # the armatures that got actions, in order
     first_range = None
     rig_indexes = {}  # one RigIndex per armature for all the files
@@ -213,7 +227,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
                             "(no F-curve modifier does this; the mode is kept for export)")
         try:
             if formats.kind(anim.format):
-                made = kinds.import_kind(anim, path, action_name_for(path), mats, file_opts, tm, fr,
+                made = kinds.import_kind(anim, path, action_name_for(path, anim.format), mats, file_opts, tm, fr,
                                          _kind_target(target_arm, context), _new_action,
                                          lambda action, extra: _store_source(action, anim, path, opts, tm, extra))
             elif formats.is_material(anim.format):
@@ -232,29 +246,28 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         for owner, sink, post in made:
             key = owner.as_pointer()
             _replace_same_name(sink, opts, fr)
-            if opts.assign and key not in owners_seen:
-                kept = compat.assign(owner, sink)
-                if kept is not None:
-                    fr.notes.append(f"{owner.name}'s previous action {kept.name!r} was replaced; it keeps a "
-                                    "fake user so that saving does not lose it")
-                if post:
-                    post()
-            elif opts.others == "NLA":
-                # the strip holds the action: no fake user (they would pile up)
+            if opts.others == "NLA":
+                # every action, the one assigned too: picking another action
+                # in the editor must not leave one with no user to be saved
+                # (glTF does the same); the strip holds it: no fake user
                 compat.stash(owner, sink, sink.action.frame_range[0])
                 fr.kept[sink.action.name] = "on a muted NLA track"
             else:
                 # nothing else holds it: a fake user keeps it in a saved file
                 sink.action.use_fake_user = True
                 fr.kept[sink.action.name] = "fake user"
-            owners_seen.add(key)
+            if opts.assign:
+                candidates.setdefault(key, (owner, []))[1].append((sink, post, fr))
             if getattr(owner, "type", None) == "ARMATURE" and owner not in animated:
                 animated.append(owner)
-            result.append(sink.action)
-            fr.actions.append(sink.action.name)
+            if sink.action not in result:  # (a BVA's one action has a slot per object)
+                result.append(sink.action)
+                fr.actions.append(sink.action.name)
         if first_range is None and made:
             first_range = (tm, loop)
 
+    for owner, made in candidates.values():
+        _assign_first(owner, made)
     rig_layout.select_imported(list(dict.fromkeys(
         [b.obj for b in rigs or ()] + list(new_rigs.values()) + animated)), context)
     if opts.set_scene_range and first_range is not None:
@@ -265,6 +278,37 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
             end -= 1  # frame `duration` is frame 0 again
         scene.frame_end = max(end, scene.frame_start)
     return result
+
+
+# the words of an action name that mark a model's idle (case-insensitive,
+# whole words: "Wait", "pl_wait", "IdleLoop", "default_01"; not "await")
+IDLE_WORDS = ("wait", "idle", "default")
+_WORDS = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|[0-9]+")
+
+
+def is_idle_name(name):
+    return any(w.lower() in IDLE_WORDS for w in _WORDS.findall(os.path.splitext(name)[0]))
+
+
+def pick_first(names):
+    """Index of the action an owner is given after an import: the first
+    whose name says it is the model's idle (IDLE_WORDS), else the first
+    (the files' order, which is the dialog's for an archive)."""
+    return next((i for i, n in enumerate(names) if is_idle_name(n)), 0)
+
+
+def _assign_first(owner, made):
+    """Makes the chosen one of the actions made for owner its active
+    action (with its slot) and the pose bones' rotation modes its own."""
+    sink, post, fr = made[pick_first([fr.path.replace("\\", "/").rsplit("/", 1)[-1] for _s, _p, fr in made])]
+    kept = compat.assign(owner, sink)
+    if kept is not None:
+        fr.notes.append(f"{owner.name}'s previous action {kept.name!r} was replaced; it keeps a "
+                        "fake user so that saving does not lose it")
+    if post:
+        post()
+    name = sink.action.name
+    fr.kept[name] = "assigned" + (f", {fr.kept[name]}" if name in fr.kept else "")
 
 
 class _Loaded:
@@ -420,7 +464,7 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
     if res.root_rest is not None:
         props[ROOT_REST_PROP] = res.root_rest
     props.update(getattr(res, "source_extra", {}))
-    name = action_name_for(path)
+    name = action_name_for(path, anim.format)
 
     def write():
         action = _new_action(name)
@@ -449,7 +493,7 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
 
 def _import_btk(anim, path, mats, opts, tm, fr):
     made = []
-    for mat, entries, name in matched_materials(anim, mats, action_name_for(path), fr,
+    for mat, entries, name in matched_materials(anim, mats, action_name_for(path, anim.format), fr,
                                                 lambda e: f", UV {e['texmtx_id']}"):
         mat_name = entries[0][1]["material"]  # (the file's name)
         action = _new_action(name)

@@ -18,7 +18,8 @@ import bpy
 
 from .. import compat
 from ..shared import formats
-from ..shared.kind_mapping import (CURVES_PROP, DISPLAY_CLAMP, OWNER_PROP, OWNER_TYPE_PROP, describe_curves,
+from ..shared.kind_mapping import (CURVES_PROP, DISPLAY_CLAMP, OWNER_PROP, OWNER_TYPE_PROP, SLOTS_PROP,
+                                   describe_curves, describe_slots,
                                    material_curves, pattern_prop, plan_curves, shape_curves, shape_index_of,
                                    shape_prop)
 from ..shared.material_mapping import matched_materials
@@ -35,28 +36,46 @@ def import_kind(anim, path, stem, mats, opts, tm, fr, target, new_action, store)
     """The actions of one file: [(owner, sink, post)] as the importer's
     other paths return them.  new_action(name) makes an action, store(action,
     extra) puts the source properties on it; target: the import's target
-    object (BVA shapes without an object), or None."""
+    object (BVA shapes without an object), or None.  A BVA is one action
+    with a slot per object where actions have slots (4.4+); before, an
+    action's curves act on every ID it is assigned to, so each object needs
+    its own action (`file [shape i]`)."""
     if formats.kind(anim.format) == "visibility":
         groups = _shape_groups(anim, stem, target, fr)
     else:
         groups = _material_groups(anim, stem, mats, fr)
-    made = []
-    for owner, id_type, curves, name in groups:
-        action = new_action(name)
-        try:
-            sink = compat.CurveSink(action, id_type, owner.name)
-            _init_properties(owner, anim, curves)
-            plans, period_keys = plan_curves(anim, curves, tm, _group(anim.format))
-            curve_writer.write_plans(sink, plans, tm)
-        except BaseException:
-            bpy.data.actions.remove(action)
-            raise
-        store(action, {CURVES_PROP: describe_curves(curves), OWNER_PROP: owner.name, OWNER_TYPE_PROP: id_type,
-                       "gameanim_period_keys": bool(period_keys)})
-        if id_type == "MATERIAL":
-            _show_material(anim, owner, curves, opts, fr)
-        fr.owners.append(owner.name)
-        made.append((owner, sink, None))
+    shared = new_action(stem) if compat.HAS_SLOTS and formats.kind(anim.format) == "visibility" and groups \
+        else None
+    made, records, any_period = [], [], False
+    try:
+        for owner, id_type, curves, name in groups:
+            action = shared or new_action(name)
+            try:
+                sink = compat.CurveSink(action, id_type, owner.name)
+                _init_properties(owner, anim, curves)
+                plans, period_keys = plan_curves(anim, curves, tm, _group(anim.format))
+                curve_writer.write_plans(sink, plans, tm)
+            except BaseException:
+                if shared is None:
+                    bpy.data.actions.remove(action)
+                raise
+            any_period |= bool(period_keys)
+            if shared is None:
+                store(action, {CURVES_PROP: describe_curves(curves), OWNER_PROP: owner.name,
+                               OWNER_TYPE_PROP: id_type, "gameanim_period_keys": bool(period_keys)})
+            records.append((owner.name, id_type, compat.slot_identifier(sink.slot), curves))
+            if id_type == "MATERIAL":
+                _show_material(anim, owner, curves, opts, fr)
+            fr.owners.append(owner.name)
+            made.append((owner, sink, None))
+    except BaseException:
+        if shared is not None:
+            bpy.data.actions.remove(shared)  # (no half-written action is left behind)
+        raise
+    if shared is not None:
+        first = records[0]
+        store(shared, {CURVES_PROP: describe_curves(first[3]), OWNER_PROP: first[0], OWNER_TYPE_PROP: first[1],
+                       SLOTS_PROP: describe_slots(records), "gameanim_period_keys": any_period})
     return made
 
 
@@ -93,7 +112,7 @@ def _shape_groups(anim, stem, target, fr):
     if rest:
         holder = target
         if holder is None:
-            holder = bpy.data.objects.new(f"{stem}_shapes", None)
+            holder = bpy.data.objects.new(f"{os.path.splitext(stem)[0]}_shapes", None)
             bpy.context.scene.collection.objects.link(holder)
             fr.built = f"empty {holder.name!r} holding the shapes' visibility"
         fr.notes.append(f"shape(s) {', '.join(map(str, rest))} have no object (custom property "

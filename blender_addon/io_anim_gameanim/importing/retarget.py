@@ -30,6 +30,28 @@ def model_rig(arm_obj, opts, index):
     return got
 
 
+def paths_with_model_file(paths, opts, target_arm):
+    """(paths, options) for option Model File when no rig another tool made
+    is the target: with no armature to go to, the model file joins the
+    files, as if it had been picked with them, and builds its own rig
+    (Rigs from model files; this is how a model and its animations in
+    different folders, which Blender's file browser cannot pick together,
+    are imported at once); onto a rig this importer built from a model
+    (the game's joints already) the files go as they are.  Otherwise
+    unchanged: the files are re-based onto the rig."""
+    from ..shared.options import make_options
+
+    if not opts.model_file:
+        return paths, opts
+    if target_arm is None:
+        model = os.path.abspath(bpy_path(opts.model_file))
+        others = [p for p in paths if os.path.abspath(p) != model]
+        return [model] + others, make_options(opts, model_file="")
+    if target_arm.get("gameanim_model_path"):
+        return paths, make_options(opts, model_file="")
+    return paths, opts
+
+
 def bpy_path(path):
     """A path as Blender's file browser gives it ('//' = the .blend's folder)."""
     if path.startswith("//"):

@@ -71,7 +71,7 @@ class Entry:
     not an animation or model), format, joints (a model's joint count),
     targets (a skeletal animation's targets), reason (UNSUPPORTED / OTHER)."""
 
-    __slots__ = ("name", "size", "kind", "format", "joints", "targets", "reason", "rig", "model")
+    __slots__ = ("name", "size", "kind", "format", "joints", "targets", "reason", "short", "rig", "model")
 
     def __init__(self, name, size):
         self.name, self.size = name, size
@@ -79,7 +79,8 @@ class Entry:
         self.format = None
         self.joints = 0
         self.targets = None
-        self.reason = ""
+        self.reason = ""      # why it cannot be imported, in full (the decoder's message)
+        self.short = ""       # the same in a few plain words (the dialog's row; the full reason is its tooltip)
         self.rig = None
         self.model = None  # (animations) the model member it goes to, or None
 
@@ -98,17 +99,32 @@ class Group:
     def label(self):
         return self.members[0].name.rsplit("/", 1)[-1].split(".")[0]
 
-    def describe(self):
-        names = ", ".join(e.name for e in self.members)
-        if self.models:
-            where = "-> " + ", ".join(self.models)
-        elif self.misfits:
-            where = "no model in the archive fits " + ", ".join(self.misfits)
-        elif all(formats.is_material(e.format) for e in self.members):
-            where = "-> materials"
-        else:
-            where = "-> the active or a new armature"
-        return f"{names} {where}"
+    def describe(self, models=True):
+        """Where the members go, in plain words: skeletal ones to their
+        model's armature (or the active or a new one), colours, texture
+        patterns and texture matrices to the materials, visibility to the
+        shapes.  models: whether the archive has a model (its materials
+        and shapes are then the ones animated)."""
+        where = {}
+        for e in self.members:
+            where.setdefault(destination(e, self.misfits, models), []).append(e.name)
+        return "; ".join(f"{', '.join(names)} {dest}" for dest, names in where.items())
+
+
+def destination(entry, misfits=(), models=True):
+    """'-> ...': where an importable member goes."""
+    kind = formats.kind(entry.format)
+    owner = "the model's" if models else "the scene's"
+    if formats.is_material(entry.format) or kind in ("color", "texture_index"):
+        return f"-> {owner} materials"
+    if kind == "visibility":
+        return f"-> {owner} shape objects"
+    if entry.model:
+        return "-> " + entry.model
+    for m in misfits:
+        if m.startswith(entry.name + " ("):
+            return f"-> no model in the archive fits it {m[len(entry.name) + 1:]}"
+    return "-> the active or a new armature"
 
 
 def _classify(ga, entry, data):
@@ -128,18 +144,22 @@ def _classify(ga, entry, data):
         try:
             ga.open_archive(data)
             entry.reason = "a nested archive (not opened here: extract it with gameanim extract, then import it)"
+            entry.short = "an archive inside the archive: extract it first"
         except (ga.FormatError, ValueError):
             entry.reason = str(e)
+            entry.short = "not an animation or a model"
         return
     entry.format = fmt
     why = formats.unsupported_message(fmt)
     if why:
         entry.kind, entry.reason = UNSUPPORTED, why
+        entry.short = f"{fmt.upper()} animations are not supported in Blender yet"
         return
     try:
         anim = ga.load(data)
     except (ga.FormatError, ValueError) as e:
         entry.reason = str(e)
+        entry.short = f"a damaged {fmt.upper()} file: it does not decode"
         return
     entry.kind = GROUP
     if formats.is_skeletal(fmt):

@@ -30,6 +30,10 @@ from . import curve_plans, formats
 CURVES_PROP = "gameanim_kind_curves"
 OWNER_PROP = "gameanim_owner"
 OWNER_TYPE_PROP = "gameanim_owner_type"
+# A BVA imported where actions have slots (4.4+) is one action with a slot
+# per object: JSON [{"owner", "type", "slot" (the slot's identifier),
+# "curves" (as CURVES_PROP)}]; OWNER_PROP / CURVES_PROP then name the first.
+SLOTS_PROP = "gameanim_kind_slots"
 # on an object: the BVA shape index it shows (else its name: shape_<i>)
 SHAPE_INDEX_PROP = "gameanim_shape"
 SHAPE_NAME = re.compile(r"^shape[ _]?0*(\d+)(?:\.\d{3})?$", re.IGNORECASE)
@@ -146,3 +150,18 @@ def describe_curves(curves):
 
 def read_curves(action):
     return [tuple(c) for c in json.loads(action.get(CURVES_PROP) or "[]")]
+
+
+def slot_records(action):
+    """[(owner name, ID type, slot identifier or None, curves)] of an
+    imported kind action: one per slot (SLOTS_PROP), else its one owner."""
+    raw = action.get(SLOTS_PROP)
+    if raw:
+        return [(r["owner"], r["type"], r["slot"], [tuple(c) for c in r["curves"]]) for r in json.loads(raw)]
+    return [(action.get(OWNER_PROP), action.get(OWNER_TYPE_PROP) or "OBJECT", None, read_curves(action))]
+
+
+def describe_slots(records):
+    """SLOTS_PROP of [(owner name, ID type, slot identifier, curves)]."""
+    return json.dumps([{"owner": o, "type": t, "slot": s, "curves": [list(c) for c in curves]}
+                       for o, t, s, curves in records])

@@ -71,9 +71,11 @@ SPECS = [
      [("SKIP", "Keep in File Only", "Not applied (kept in the stored original bytes)"),
       ("OBJECT", "Armature Object", "Animate the armature object's location and rotation")], "jba"),
     ("model_file", "path", "", "Model File",
-     "A J3D BMD/BDL, SM64DS BMD or Banjo-Kazooie model file whose skeleton the target rig was made from (by "
-     "blemd, fast64, a DAE or FBX converter): bones are matched by the model's joint names (Banjo-Kazooie: bone "
-     "IDs) and every pose is the game's, re-based onto each bone's own rest orientation (baked per frame)",
+     "A J3D BMD/BDL, SM64DS BMD or Banjo-Kazooie model file.  A model and its animations in different folders "
+     "(the file browser picks files of one folder): pick the animations, name the model here, with no armature "
+     "active: the model builds its rig and they go onto it.  Onto a rig another tool made from the model (blemd, "
+     "fast64, a DAE or FBX converter): bones are matched by the model's joint names (Banjo-Kazooie: bone IDs) "
+     "and every pose is the game's, re-based onto each bone's own rest orientation (baked per frame)",
      None, "model"),
     ("model_axes", "enum", "AUTO", "Model Axes",
      "Where the rig of option Model File holds the change from the game's Y-up axes",
@@ -91,7 +93,7 @@ SPECS = [
      "Mesh objects made from a J3D model file's shapes, skinned to its armature",
      [("SHAPE", "Per Shape", "One mesh object per SHP1 shape (named <model>_shape_<i>)"),
       ("MODEL", "Per Model", "One mesh object for all the shapes of a model"),
-      ("NONE", "None", "The armature only")], "model"),
+      ("NONE", "None", "The armature only")], "j3d"),
     ("frame_rate", "enum", "FILE", "Frame Rate",
      "How file frames become scene frames",
      [("FILE", "Keep Frames", "One file frame is one scene frame"),
@@ -324,13 +326,15 @@ def float_digits(default):
 MAX_LABEL = 16
 
 # (section, title, closed by default): the import panel's collapsible
-# sections; format-specific options sit in their format's section, closed
+# sections, every one closed at first (a short panel; each remembers being
+# opened: compat.draw_section); the options of one format sit in that
+# format's section
 SECTIONS = [
-    ("target", "Target", False),
-    ("bones", "Bones", False),
-    ("model", "Model", False),
-    ("time", "Time", False),
-    ("j3d", "J3D Kinds", True),
+    ("target", "Target", True),
+    ("bones", "Bones", True),
+    ("model", "Model", True),
+    ("time", "Time", True),
+    ("j3d", "J3D", True),
     ("jba", "SWTOR JBA", True),
 ]
 
@@ -369,6 +373,18 @@ def export_operator_fields(fmt):
     EXPORT_ACCEPTED."""
     fields = export_fields(fmt)
     return fields + tuple(n for n in EXPORT_ACCEPTED if n not in fields)
+
+
+def export_fields_all():
+    """The export options of every format (the Game Animation entry, whose
+    format is known only once an action is chosen)."""
+    out = {}
+    for fmt in formats.names():
+        out.update(dict.fromkeys(export_operator_fields(fmt)))
+    return tuple(out)
+
+
+EXPORT_SPEC_BY_NAME = {s[0]: s for s in EXPORT_SPECS}
 
 
 def section_fields(section, specs=None):
