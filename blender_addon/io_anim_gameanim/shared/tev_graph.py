@@ -188,6 +188,8 @@ def _fold(op, a, b, c):
         return 1.0 if a < b else 0.0
     if op == "COMPARE":
         return 1.0 if abs(a - b) <= max(c, 1e-5) else 0.0
+    if op == "POWER":
+        return a ** b if a >= 0.0 else 0.0
     raise ValueError(op)
 
 
@@ -313,7 +315,8 @@ class _Graph:
 
 
 _ARITY = {"ADD": 2, "SUBTRACT": 2, "MULTIPLY": 2, "MULTIPLY_ADD": 3, "FLOOR": 1, "WRAP": 3, "MINIMUM": 2,
-          "MAXIMUM": 2, "ABSOLUTE": 1, "GREATER_THAN": 2, "LESS_THAN": 2, "COMPARE": 3}
+          "MAXIMUM": 2, "ABSOLUTE": 1, "GREATER_THAN": 2, "LESS_THAN": 2, "COMPARE": 3,
+          "POWER": 2}
 
 
 def _is(x, value):
@@ -585,3 +588,20 @@ def plan(key):
     g.inputs = dict(sorted(g.inputs.items(), key=lambda nk: _input_order(nk[0])))
     return g.finish(key, group_name(key), {"Color": ("V", outs["Color"]), "Alpha": ("F", outs["Alpha"]),
                                            "Pass": ("F", outs["Pass"])})
+
+
+@lru_cache(maxsize=None)
+def srgb_plan():
+    """The sRGB transfer function undone (IEC 61966-2-1), per channel of
+    a Vector in 0..1: the TEV's bytes are display values, and an Emission
+    shader takes scene-linear ones, so that the Standard view transform
+    shows the TEV's own bytes."""
+    g = _Graph()
+    chans = []
+    for c in g.split(g.input("Color", "V")):
+        low = g.op("F", "LESS_THAN", c, 0.04045)
+        curve = g.op("F", "POWER", g.op("F", "MULTIPLY_ADD", c, 1.0 / 1.055, 0.055 / 1.055), 2.4)
+        # low / 12.92 where low, else the curve: curve + low * (c / 12.92 - curve)
+        chans.append(g.op("F", "MULTIPLY_ADD", low, g.op("F", "SUBTRACT", g.op("F", "MULTIPLY", c, 1.0 / 12.92),
+                                                                  curve), curve))
+    return g.finish(("srgb",), f"{PREFIX} sRGB to linear", {"Color": ("V", g.join(*chans))})
