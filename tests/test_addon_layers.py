@@ -84,7 +84,7 @@ def test_the_import_direction_check_sees_a_violation(tmp_path):
     assert "exporting.readback" in names and "shared.formats" in names
     (tmp_path / "exporting").mkdir()
     (tmp_path / "exporting" / "bad.py").write_text(
-        "from .. import compat, api\nfrom ..importing.importer import import_files\nfrom ..importing import armature\n"
+        "from .. import compat, api\nfrom ..importing.importer import import_files\nfrom ..importing import rig_from_animations\n"
         "from ..shared import formats\nfrom . import readback\n")
     assert layer_violations(tmp_path, "exporting") == [
         "exporting/bad.py:1 imports api", "exporting/bad.py:2 imports importing.importer",

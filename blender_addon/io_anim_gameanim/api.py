@@ -27,7 +27,7 @@ from .exporting.export_tracks import ExportError
 from .exporting.exporter import ExportResult
 from .importing import archive_import, importer
 from .importing.importer import ImportResult, collect_files
-from .importing.material import add_texture_mapping as _add_texture_mapping
+from .importing.btk_mapping_chain import add_texture_mapping as _add_texture_mapping
 from .importing.report import ImportReport
 from .shared.imported_action import original_bytes
 from .shared.options import ExportOptions, ImportOptions, make_export_options, make_options

@@ -332,13 +332,13 @@ def test_skin_bones_are_made_in_the_armatures_own_edit_pass(ga, tmp_path):
     edit-mode pass (one pass for the import): they exist, posed with the
     sheared inverse bind, before any mesh; the meshes then add no bone;
     with Meshes: None there is no Skin."""
-    from io_anim_gameanim.importing import model_armature, model_mesh
+    from io_anim_gameanim.importing import model_mesh, rig_from_model
 
     path = mesh_file(tmp_path, binds=SHEARED)
     model = ga.load_model(path)
     skin = model_mesh.prepare_skin(ga, model, None)
     assert skin is not None and skin.joints == {j for m in model.meshes for j, _w, _v in m.groups}
-    built = model_armature.build_model_armature(model, str(path), bpy.context, skin=skin)
+    built = rig_from_model.build_model_armature(model, str(path), bpy.context, skin=skin)
     arm = built.obj
     head = [b.name for b in arm.data.bones if b.get("gameanim_skin") == 2]
     assert len(head) == 2

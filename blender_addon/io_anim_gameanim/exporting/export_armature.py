@@ -33,7 +33,7 @@ from ..shared.options import ImportOptions
 from ..shared.rest import UP_MATRICES, axis_basis, bake_spec, bone_rest, flat, matrix_of
 from ..shared.rig_mapping import CHANNEL_PATH, bone_of_path, pose_path
 from ..shared.rig_match import ROOT_MOTION, anim_targets, bone_target_rule, target_label
-from . import export_retarget, readback
+from . import foreign_rig_export, readback
 from .export_tracks import (ExportError, action_cycles, direct_track, drop_default_tracks, file_frames, frame_range,
                             per_frame_track)
 
@@ -200,8 +200,8 @@ class SkeletalExport:
         self.bone_of[ROOT_MOTION] = ""
         rig = None
         if src.model:  # imported with option Model File
-            rig = export_retarget.model_rig(ga, src.model, self.arm_obj, opts.id_property)
-            plans = export_retarget.retarget_plans(anim, rig, tm)
+            rig = foreign_rig_export.model_rig(ga, src.model, self.arm_obj, opts.id_property)
+            plans = foreign_rig_export.retarget_plans(anim, rig, tm)
         else:
             _res, plans = rig_mapping.plan_bones(anim, self.arm_obj, mapping, opts, tm, modes,
                                               root_rest=self.root_motion_rest())
@@ -296,13 +296,13 @@ class SkeletalExport:
 
     def retarget_tracks(self, rig, anim, plans, edited, put, times_f, scene_frames):
         """The edited groups of an action imported with option Model File,
-        read back through the model's joint chain (export_retarget)."""
+        read back through the model's joint chain (foreign_rig_export)."""
         sampler = Sampler(self.fcmap, scene_frames)
 
         def basis_of(plan):
             return sampler.basis(self.pose_bone(plan.bone), lambda p, b=plan.bone: pose_path(b, p), "QUATERNION")
 
-        local = export_retarget.local_channels(rig, anim, plans, basis_of, times_f)
+        local = foreign_rig_export.local_channels(rig, anim, plans, basis_of, times_f)
         for plan, changed in edited:
             channels = dict(local[plan.target], quaternion=None)
             for t in local_tracks(self.ga, self.fmt, plan.target, channels, times_f, changed,

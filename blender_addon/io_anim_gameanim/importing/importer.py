@@ -13,7 +13,8 @@ from ..shared.imported_action import ROOT_REST_PROP, same_source, source_propert
 from ..shared.material_mapping import describe_entries, matched_materials
 from ..shared.options import make_options
 from ..shared.rig_match import RigIndex, anim_targets
-from . import armature, curve_writer, kinds, material, model_armature, model_mesh, retarget, rig_layout
+from . import (btk_mapping_chain, curve_writer, foreign_rig_import, kinds, model_mesh, rig_from_animations,
+               rig_from_model, rig_layout)
 from .import_scale import apply_import_scale
 from .report import ImportReport
 
@@ -142,7 +143,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
     paths = archive_members.expand(paths)  # an archive: all the members it can import
 
     target_arm = _collect_armature(armature_obj, opts, context)
-    paths, opts = retarget.paths_with_model_file(paths, opts, target_arm)
+    paths, opts = foreign_rig_import.paths_with_model_file(paths, opts, target_arm)
     mats = list(materials) if materials is not None else list(bpy.data.materials)
 
     n = len(paths)
@@ -188,7 +189,7 @@ def import_files(paths, armature_obj=None, materials=None, options=None, context
         for fmt, items in groups:
             name = file_stem(items[0].path) + "_rig"
             try:
-                obj = armature.build_armature([it.anim for it in items], fmt, name, context, opts.translation_scale)
+                obj = rig_from_animations.build_armature([it.anim for it in items], fmt, name, context, opts.translation_scale)
             except Exception as e:  # the files that needed this rig fail, the others go on
                 for it in items:
                     it.report.error = f"could not build a {fmt} armature: {type(e).__name__}: {e}"
@@ -352,7 +353,7 @@ def _build_models(ga, paths, report, context, progress=None, opts=None, mats=Non
         fr.compression = getattr(model, "compression", None)
         skin = model_mesh.prepare_skin(ga, model, opts)  # (its skin bones: in the armature's edit pass)
         try:
-            built = model_armature.build_model_armature(model, path, context, skin=skin)
+            built = rig_from_model.build_model_armature(model, path, context, skin=skin)
         except Exception as e:  # the other files still import
             fr.error = f"could not build the armature of this model: {type(e).__name__}: {e}"
             continue
@@ -454,7 +455,7 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
     baked import peaks near Blender's own keys, not at those plus the
     decoded file); exact channels keep their Track until their curve is
     written (their buffers are made then, one at a time)."""
-    planner = retarget.plan_file if opts.model_file else armature.plan_file
+    planner = foreign_rig_import.plan_file if opts.model_file else rig_from_animations.plan_file
     res, plans = planner(anim, arm_obj, opts, tm, fr, index)
     props = source_properties(anim, path, opts, tm, {
         "options": {"bone_match": opts.bone_match_for(anim.format), "id_property": opts.id_property},
@@ -486,7 +487,7 @@ def _prepare_skeletal(anim, path, arm_obj, opts, tm, fr, index=None):
             # later imports compose with this, not with the animated transform
             arm_obj[ROOT_REST_PROP] = res.root_rest
         fr.owners.append(arm_obj.name)
-        return [(arm_obj, sink, lambda: armature.apply_rotation_modes(arm_obj, action))]
+        return [(arm_obj, sink, lambda: rig_from_animations.apply_rotation_modes(arm_obj, action))]
 
     return write
 
@@ -509,7 +510,7 @@ def _import_btk(anim, path, mats, opts, tm, fr):
             if slot in used:
                 notes.append(f"entry {i}: material {mat_name!r} UV {slot} is animated twice; the first wins")
                 continue
-            if not material.slot_is_read(mat, slot):
+            if not btk_mapping_chain.slot_is_read(mat, slot):
                 # no image reads the slot: a chain there would animate nothing
                 fr.unmatched.append(f"entry {i} (material {mat_name!r}, UV {slot}: no image texture reads it)")
                 continue
@@ -517,7 +518,7 @@ def _import_btk(anim, path, mats, opts, tm, fr):
                 notes.append(f"entry {i} is a post-texgen matrix; mapped like a texture matrix")
             used.add(slot)
             kept.append((i, e))
-            period_keys |= material.apply_entry(anim, i, e, mat, sink, tm, notes)
+            period_keys |= btk_mapping_chain.apply_entry(anim, i, e, mat, sink, tm, notes)
         fr.notes.extend(notes)
         if not kept:  # nothing of this material is read: no chain, no action
             bpy.data.actions.remove(action)

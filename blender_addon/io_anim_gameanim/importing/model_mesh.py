@@ -27,7 +27,7 @@ from mathutils import Matrix, Vector
 from .. import compat
 from ..shared.model_rig import HELPER_PROP
 
-from .model_armature import HELPER_COLLECTION
+from .rig_from_model import HELPER_COLLECTION
 
 SKIN_PROP = "gameanim_skin"  # on a skin bone: the joint number it follows
 SKIN_PREFIX = "SKIN "
@@ -140,7 +140,7 @@ class Skin:
         """In object mode, after edit_bones: the skin bones' properties and
         constant pose, hidden in the helper collection.  pose: the
         {property: {bone: value}} that build_model_armature writes at once
-        (model_armature.write_new_pose), else the pose is set here."""
+        (rig_from_model.write_new_pose), else the pose is set here."""
         arm = obj.data
         hidden = []
         for j, (made, parts) in self._made.items():
@@ -472,7 +472,7 @@ def import_geometry(ga, model, built, context, opts, fr, mats=None, skin=None):
     (importer._build_models): the report says what was made; a malformed
     geometry chunk is noted (the armature stays).  skin: what
     prepare_skin gave build_model_armature."""
-    from . import model_materials
+    from . import materials_from_model
 
     mode = _mode(opts)
     if mode == "NONE" or getattr(model, "family", None) != "j3d":
@@ -482,7 +482,7 @@ def import_geometry(ga, model, built, context, opts, fr, mats=None, skin=None):
         if not meshes:
             return []
         channels = sorted({c for m in meshes for c in m.uv_channels})
-        materials, notes = model_materials.build_materials(model, built.obj.name, channels or [0])
+        materials, notes = materials_from_model.build_materials(model, built.obj.name, channels or [0])
         objects, more = build_model_meshes(model, built, context, mode, materials, skin)
     except ga.FormatError as e:
         fr.notes.append(f"the model's geometry was not imported: {e}")

@@ -41,7 +41,7 @@ ROTATION_MODES_PROP = "gameanim_rotation_modes"
 # though the object's transform is then animated.
 ROOT_REST_PROP = "gameanim_root_rest"
 # An action imported with option Model File: JSON {file, format, axes (the
-# 16 floats of A), axes_key} (shared/model_retarget.py).
+# 16 floats of A), axes_key} (shared/foreign_rig_retarget.py).
 MODEL_FILE_PROP = "gameanim_model_file"
 # An action imported from an archive member (shared/archive_members.py):
 # the archive's absolute path and the member's name in it.

@@ -17,7 +17,7 @@ from ..shared import model_rig
 from ..shared.model_rig import BONE_ID_PROP, HELPER_PROP, INDEX_PROP, MODEL_PROP, SSC_PROP
 from ..shared.rest import rest_local
 from ..shared.rig_match import blender_name
-from .armature import discard_armature, new_armature_object
+from .rig_from_animations import discard_armature, new_armature_object
 
 HELPER_COLLECTION = "gameanim helpers"
 

@@ -1,5 +1,5 @@
 """Export of an action imported with option Model File (re-based onto a
-rig another tool made: shared/model_retarget.py).  The stored original is
+rig another tool made: shared/foreign_rig_retarget.py).  The stored original is
 planned again with the same model and axes; unchanged curves keep the
 file's tracks (an untouched action gives the original bytes), and the
 edited bones' channels are read back from the poses: the game's world
@@ -16,7 +16,7 @@ from array import array
 from mathutils import Matrix, Quaternion, Vector
 
 from ..shared import formats
-from ..shared.model_retarget import ModelRig, RetargetError, model_world, plan_onto_rig
+from ..shared.foreign_rig_retarget import ModelRig, RetargetError, model_world, plan_onto_rig
 from ..shared.model_rig import model_translation_scale
 from .export_tracks import ExportError
 

@@ -1,12 +1,12 @@
 """Option Model File on import: a skeletal file planned onto a rig another
-tool made from the game's model (shared/model_retarget.py has the maths).
+tool made from the game's model (shared/foreign_rig_retarget.py has the maths).
 The model is read once per rig and import (kept on the import's RigIndex)."""
 import json
 import os
 
 from .. import native
 from ..shared.imported_action import MODEL_FILE_PROP
-from ..shared.model_retarget import ModelRig, RetargetError, plan_onto_rig
+from ..shared.foreign_rig_retarget import ModelRig, RetargetError, plan_onto_rig
 from ..shared.rig_match import RigIndex, target_label
 
 
@@ -62,7 +62,7 @@ def bpy_path(path):
 
 
 def plan_file(anim, arm_obj, opts, tm, fr, index=None):
-    """armature.plan_file for option Model File: (BoneWriteResult, every
+    """rig_from_animations.plan_file for option Model File: (BoneWriteResult, every
     CurvePlan); res.source_extra holds what the action stores besides."""
     if index is None:
         index = RigIndex(arm_obj)
