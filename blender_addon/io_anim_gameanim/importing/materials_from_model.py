@@ -19,6 +19,7 @@ GROUP_NODE = "gameanim TEV"          # the material's TEV group node
 _COMPARE = {"NEVER": lambda a, r: False, "LESS": lambda a, r: a < r, "EQUAL": lambda a, r: a == r,
             "LEQUAL": lambda a, r: a <= r, "GREATER": lambda a, r: a > r, "NEQUAL": lambda a, r: a != r,
             "GEQUAL": lambda a, r: a >= r, "ALWAYS": lambda a, r: True}
+UNLIT = "lighting (unlit: a lit channel shows its material colour, an SRTG ramp its lit end)"
 _LOGIC = {"AND": lambda p, q: p and q, "OR": lambda p, q: p or q, "XOR": lambda p, q: p != q,
           "XNOR": lambda p, q: p == q}
 
@@ -88,6 +89,7 @@ class _Builder:
         if tg is not None and tg.type == "SRTG":
             # unlit (notes 5.4 option 1): the lit end of the ramp, the
             # centre of its last texel in s and first row in t
+            self.approximated.add(UNLIT)
             node = self.new("ShaderNodeCombineXYZ", -1200, -300 * len(self._uv))
             self._uv[("srtg", coord)] = node
             return node, 0
@@ -142,7 +144,7 @@ class _Builder:
         for ctl, reg in ((self.mat.channels[2 * k], self.mat.mat_colors[k]),
                          (self.mat.channels[2 * k + 1], self.mat.mat_colors[k])):
             if ctl.lighting:
-                self.approximated.add("lighting (unlit: a lit channel shows its material colour)")
+                self.approximated.add(UNLIT)
             if ctl.material_source == "VTX":
                 out.append(self._colour_attr(k))
             else:

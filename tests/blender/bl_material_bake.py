@@ -1,0 +1,273 @@
+"""The model import's materials (importing/materials_from_model.py) baked
+with Cycles and compared texel by texel with Material.evaluate (notes
+../shared/formats/j3d_materials.md section 6), for generated materials
+and for every sample J3D model's materials:
+
+* the imported material goes onto a plane with UV0 = [0,1]^2 and
+  constant CLR0 / CLR1 colour attributes (Col0, Col1); the bake target
+  has the side of the textures the material samples through UV0, so
+  that each texel centre reads one texel of each (Closest or Linear);
+* the material's Emission shader (fed by the TEV group through the
+  sRGB-to-linear group, as imported) is baked (Cycles EMIT, 1 sample,
+  margin 0), converted back to sRGB here and rounded; the group's Alpha
+  and Pass in a second bake;
+* the expected texels: Material.evaluate of the material with, per
+  stage, the texel its texgen reads (UV0: the texel under the centre;
+  SRTG: the lit end of the ramp, notes 5.4 option 1) and its rasterised
+  colour (the channel's material source: the vertex colour or the
+  material colour register).
+
+The bound reached: colour within 1/255 after the sRGB round trip (float
+pow in the shader); alpha and the alpha test exact."""
+import math
+import random
+from array import array
+from pathlib import Path
+
+import bpy
+import pytest
+
+from io_anim_gameanim.importing import materials_from_model as mfm
+
+ROOT = Path(__file__).resolve().parents[2]
+SAMPLES = ROOT / "samples" / "models" / "j3d"
+VERTEX = [(200, 120, 40, 160), (30, 220, 90, 70)]  # Col0, Col1 of the plane
+
+
+def _plane():
+    mesh = bpy.data.meshes.new("bake plane")
+    mesh.from_pydata([(0, 0, 0), (1, 0, 0), (1, 1, 0), (0, 1, 0)], [], [(0, 1, 2, 3)])
+    mesh.uv_layers.new(name="UV0").data.foreach_set("uv", [0, 0, 1, 0, 1, 1, 0, 1])
+    for k, c in enumerate(VERTEX):
+        attr = mesh.color_attributes.new(f"Col{k}", "FLOAT_COLOR", "POINT")
+        attr.data.foreach_set("color", [v / 255.0 for v in c] * 4)
+    ob = bpy.data.objects.new("bake plane", mesh)
+    bpy.context.scene.collection.objects.link(ob)
+    scene = bpy.context.scene
+    scene.render.engine = "CYCLES"
+    scene.cycles.device = "CPU"
+    scene.cycles.samples = 1
+    scene.cycles.use_denoising = False
+    scene.render.bake.margin = 0
+    return ob
+
+
+def _bake(ob, tree, source, side):
+    """EMIT bake of `source` (a colour output) through a fresh Emission."""
+    emit = tree.nodes.new("ShaderNodeEmission")
+    out = next(n for n in tree.nodes if n.type == "OUTPUT_MATERIAL")
+    tree.links.new(source, emit.inputs["Color"])
+    tree.links.new(emit.outputs[0], out.inputs["Surface"])
+    target = tree.nodes.new("ShaderNodeTexImage")
+    img = bpy.data.images.new("bake target", side, side, alpha=True, float_buffer=True)
+    img.colorspace_settings.name = "Non-Color"
+    target.image = img
+    tree.nodes.active = target
+    bpy.context.view_layer.objects.active = ob
+    ob.select_set(True)
+    bpy.ops.object.bake(type="EMIT", margin=0, use_clear=True)
+    px = array("f", [0.0]) * (side * side * 4)
+    img.pixels.foreach_get(px)
+    tree.nodes.remove(target)
+    tree.nodes.remove(emit)
+    return px
+
+
+def _to_srgb_byte(v):
+    v = max(0.0, min(1.0, v))
+    s = 12.92 * v if v <= 0.0031308 else 1.055 * v ** (1 / 2.4) - 0.055
+    return int(math.floor(s * 255.0 + 0.5))
+
+
+def _side(model, mat):
+    """The bake side: the size of the textures read through UV0."""
+    sides = set()
+    for st in mat.tev_stages:
+        tex = _texture(model, mat, st)
+        tg = _texgen(mat, st)
+        if tex is not None and (tg is None or tg.type != "SRTG"):
+            assert tex.width == tex.height, "a square texture (the bake target's side)"
+            sides.add(tex.width)
+    assert len(sides) <= 1, "one texture size per material"
+    return sides.pop() if sides else 4
+
+
+def _texture(model, mat, st):
+    slots = mat.textures
+    index = slots[st.tex_map] if st.tex_map is not None and 0 <= st.tex_map < len(slots) else -1
+    return model.textures[index] if 0 <= index < len(model.textures) else None
+
+
+def _texgen(mat, st):
+    return mat.texgens[st.tex_coord] if st.tex_coord is not None and st.tex_coord < len(mat.texgens) else None
+
+
+def _inputs(model, mat, side):
+    """Per stage the texel bytes and the rasterised colour, per bake
+    texel (Blender's order: bottom row first)."""
+    tex, ras = [], []
+    n = side * side
+    for st in mat.tev_stages:
+        t = _texture(model, mat, st)
+        if t is None:
+            tex.append(None)
+        else:
+            w, h, px = t.width, t.height, t.pixels
+            tg = _texgen(mat, st)
+            if tg is not None and tg.type == "SRTG":  # the lit end: s = 1, t = 1
+                tex.append(bytes(px[4 * ((h - 1) * w + w - 1):][:4]) * n)
+            else:
+                rows = []
+                for j in range(side):  # Blender row j is the texture's row h - 1 - j
+                    y = h - 1 - (j * h) // side
+                    rows.append(b"".join(px[4 * (y * w + (i * w) // side):][:4] for i in range(side)))
+                tex.append(b"".join(rows))
+        if st.channel in ("COLOR0A0", "COLOR1A1"):
+            k = int(st.channel[5])
+            ctl_c, ctl_a = mat.channels[2 * k], mat.channels[2 * k + 1]
+            reg = mat.mat_colors[k]
+            rgb = VERTEX[k][:3] if ctl_c.material_source == "VTX" else reg[:3]
+            a = VERTEX[k][3] if ctl_a.material_source == "VTX" else reg[3]
+            ras.append(bytes(tuple(rgb) + (a,)) * n)
+        else:
+            ras.append(None)
+    return tex, ras
+
+
+def bake_and_compare(model, index, bm):
+    mat = model.materials[index]
+    side = _side(model, mat)
+    ob = _plane()
+    ob.data.materials.append(bm)
+    tree = bm.node_tree
+    group = tree.nodes[mfm.GROUP_NODE]
+    emit = next(n for n in tree.nodes if n.type == "EMISSION")
+    colour = _bake(ob, tree, emit.inputs["Color"].links[0].from_socket, side)
+    combine = tree.nodes.new("ShaderNodeCombineXYZ")
+    tree.links.new(group.outputs["Alpha"], combine.inputs[0])
+    tree.links.new(group.outputs["Pass"], combine.inputs[1])
+    alpha = _bake(ob, tree, combine.outputs[0], side)
+    tex, ras = _inputs(model, mat, side)
+    want_rgba, want_pass = mat.evaluate(tex, ras)
+    if len(want_rgba) == 4:  # (a material that samples nothing: one pixel)
+        want_rgba, want_pass = want_rgba * (side * side), want_pass * (side * side)
+    worst, bad = 0, []
+    for i in range(side * side):
+        got = [_to_srgb_byte(v) for v in colour[4 * i:4 * i + 3]]
+        want = list(want_rgba[4 * i:4 * i + 3])
+        worst = max(worst, max(abs(g - w) for g, w in zip(got, want)))
+        a, p = int(math.floor(alpha[4 * i] * 255.0 + 0.5)), int(round(alpha[4 * i + 1]))
+        if a != want_rgba[4 * i + 3] or p != want_pass[i]:
+            bad.append((i, (a, p), (want_rgba[4 * i + 3], want_pass[i])))
+    assert worst <= 1, f"{mat.name}: colour off by {worst}/255"
+    print(f"{mat.name}: colour within {worst}/255, alpha and test exact")
+    assert not bad, f"{mat.name}: {len(bad)} texels' alpha or test differ, first {bad[:3]}"
+    return want_rgba
+
+
+# ---------------------------------------------------------------------------
+# Generated materials: random TEV states over random near-filtered textures
+
+
+def _generated_model(ga, seed, count):
+    import sys
+
+    if str(ROOT) not in sys.path:
+        sys.path.append(str(ROOT))
+    from tools import make_models as mm
+
+    rng = random.Random(seed)
+
+    def half(alpha):
+        op = rng.choice(range(8, 16)) if rng.random() < 0.2 else rng.randrange(2)
+        n = 8 if alpha else 16
+        return (rng.randrange(n), rng.randrange(n), rng.randrange(n), rng.randrange(n), op,
+                rng.randrange(3), rng.randrange(4), rng.randrange(2), rng.randrange(4))
+
+    textures = [mm.texture(f"t{k}", "RGB5A3", 8, 8, bytes(rng.randrange(256) for _ in range(128)),
+                           mag_filter=0, min_filter=0) for k in range(2)]
+    mats = []
+    for k in range(count):
+        n = rng.randint(1, 4)
+        mats.append(mm.material(
+            f"gen{k}", stages=[(0, rng.choice([0, 1, 0xFF]), rng.choice([4, 5, 0xFF])) for _ in range(n)],
+            textures=(0, 1), texgens=((1, 4, 60),), tev=[(half(False), half(True)) for _ in range(n)],
+            konst_sel=[(rng.randrange(32), rng.randrange(32)) for _ in range(n)],
+            swap_modes=[(rng.randrange(4), rng.randrange(4)) for _ in range(n)],
+            swap_tables=[tuple(rng.randrange(4) for _ in range(4)) for _ in range(4)],
+            konst=[tuple(rng.randrange(256) for _ in range(4)) for _ in range(4)],
+            tev_colors=[tuple(rng.randint(-1024, 1023) for _ in range(4)) for _ in range(4)],
+            channels=[(0, rng.randrange(2), 0, 0, 2, 0) for _ in range(4)], channel_count=2,
+            colors=[tuple(rng.randrange(256) for _ in range(4)) for _ in range(2)],
+            alpha_compare=(rng.randrange(8), rng.randrange(256), rng.randrange(4), rng.randrange(8),
+                           rng.randrange(256))))
+    data = mm.write_j3d_model([mm.joint("root")], [-1], extra_chunks=[("MAT3", mm.mat3_body(mats)),
+                                                                      ("TEX1", mm.tex1_body(textures))])
+    return ga.load_model(data)
+
+
+@pytest.mark.parametrize("seed", [31, 32])
+def test_generated_materials_bake_as_evaluate(ga, seed):
+    model = _generated_model(ga, seed, 3)
+    built, _notes = mfm.build_materials(model, "gen")
+    for i, bm in enumerate(built):
+        bake_and_compare(model, i, bm)
+
+
+SAMPLE_MODELS = sorted(p.name for p in SAMPLES.glob("*.bmd")) + sorted(p.name for p in SAMPLES.glob("*.bdl"))
+
+
+@pytest.mark.parametrize("name", SAMPLE_MODELS)
+def test_sample_model_materials_bake_as_evaluate(ga, name):
+    model = ga.load_model(str(SAMPLES / name))
+    try:
+        if not model.materials:
+            pytest.skip("no materials")
+    except ga.FormatError:
+        pytest.skip("the skeleton-only figures carry opaque filler, not MAT3")
+    built, _notes = mfm.build_materials(model, name)
+    for i, bm in enumerate(built):
+        bake_and_compare(model, i, bm)
+
+
+def test_groups_are_shared_across_materials_and_models(ga):
+    """Materials of one configuration share one group, also when the
+    model is built again."""
+    model = ga.load_model(str(SAMPLES / "tev_showcase.bmd"))
+    first, _ = mfm.build_materials(model, "a")
+    again, _ = mfm.build_materials(model, "b")
+    groups = [bm.node_tree.nodes[mfm.GROUP_NODE].node_tree for bm in first]
+    assert len(set(groups)) == len(model.materials)  # (four configurations)
+    assert [bm.node_tree.nodes[mfm.GROUP_NODE].node_tree for bm in again] == groups
+
+
+def test_showcase_import_ends_each_pipeline_as_designed(api):
+    """Imported with the add-on: the alpha test (cutout) is a clip on the
+    group's Pass, the additive material adds its emission to a
+    Transparent BSDF, opaque ones end in the Emission shader; the report
+    has one line of approximations and no 'first stage' warning."""
+    res = api.import_files([str(SAMPLES / "tev_showcase.bmd")])
+    notes = res.report.files[0].notes
+    assert not any("is shown" in n for n in notes)
+    approx = [n for n in notes if n.startswith("materials approximate")]
+    assert len(approx) == 1 and "lighting" in approx[0]
+    mats = {m.name: m for m in bpy.data.materials}
+
+    def surface(name):
+        tree = mats[name].node_tree
+        out = next(n for n in tree.nodes if n.type == "OUTPUT_MATERIAL")
+        return out.inputs["Surface"].links[0].from_node
+
+    assert surface("toon").type == "EMISSION" and surface("konst").type == "EMISSION"
+    cut = surface("cutout")
+    assert cut.type == "MIX_SHADER" and cut.inputs[0].links[0].from_socket.name == "Pass"
+    glow = surface("glow")
+    assert glow.type == "ADD_SHADER" and {glow.inputs[0].links[0].from_node.type,
+                                          glow.inputs[1].links[0].from_node.type} == {"BSDF_TRANSPARENT",
+                                                                                     "EMISSION"}
+    if hasattr(mats["cutout"], "surface_render_method"):
+        assert mats["cutout"].surface_render_method == "DITHERED"
+        assert mats["glow"].surface_render_method == "BLENDED"
+    else:
+        assert (mats["cutout"].blend_method, mats["cutout"].alpha_threshold) == ("CLIP", 0.5)
+        assert mats["glow"].blend_method == "BLEND"
