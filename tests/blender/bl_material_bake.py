@@ -254,10 +254,18 @@ def test_showcase_import_ends_each_pipeline_as_designed(api):
     mats = {m.name: m for m in bpy.data.materials}
 
     def surface(name):
+        """The shader in front of the output, through the cull mix."""
         tree = mats[name].node_tree
         out = next(n for n in tree.nodes if n.type == "OUTPUT_MATERIAL")
-        return out.inputs["Surface"].links[0].from_node
+        node = out.inputs["Surface"].links[0].from_node
+        if node.name == mfm.CULL_NODE:  # (cull back: the front is input 1, the back transparent)
+            assert node.inputs[0].links[0].from_socket.name == "Backfacing"
+            assert node.inputs[2].links[0].from_node.type == "BSDF_TRANSPARENT"
+            node = node.inputs[1].links[0].from_node
+        return node
 
+    assert all(mats[n].node_tree.nodes.get(mfm.CULL_NODE) for n in ("toon", "konst", "cutout"))
+    assert mats["glow"].node_tree.nodes.get(mfm.CULL_NODE) is None  # (cull none)
     assert surface("toon").type == "EMISSION" and surface("konst").type == "EMISSION"
     cut = surface("cutout")
     assert cut.type == "MIX_SHADER" and cut.inputs[0].links[0].from_socket.name == "Pass"

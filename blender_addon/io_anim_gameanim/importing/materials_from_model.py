@@ -16,6 +16,7 @@ from . import tev_nodes
 MATERIAL_PROP = "gameanim_material"  # on a material: its MAT3 index
 TEXTURE_PROP = "gameanim_texture"    # on an image: its TEX1 index
 GROUP_NODE = "gameanim TEV"          # the material's TEV group node
+CULL_NODE = "gameanim cull"          # the Mix Shader that hides the culled side
 _COMPARE = {"NEVER": lambda a, r: False, "LESS": lambda a, r: a < r, "EQUAL": lambda a, r: a == r,
             "LEQUAL": lambda a, r: a <= r, "GREATER": lambda a, r: a > r, "NEQUAL": lambda a, r: a != r,
             "GEQUAL": lambda a, r: a >= r, "ALWAYS": lambda a, r: True}
@@ -183,7 +184,7 @@ def _end(tree, bm, mat, gnode, approximated):
     emit.location = (450, 0)
     tree.links.new(srgb.outputs["Color"], emit.inputs["Color"])
     out = tree.nodes.new("ShaderNodeOutputMaterial")
-    out.location = (1050, 0)
+    out.location = (1200, 0)
     surface = emit.outputs[0]
     blend = blend_kind(mat)
     if mat.blend is not None and mat.blend.type in ("LOGIC", "SUBTRACT"):
@@ -224,14 +225,36 @@ def _end(tree, bm, mat, gnode, approximated):
         tree.links.new(clear.outputs[0], mix.inputs[1])
         tree.links.new(surface, mix.inputs[2])
         surface = mix.outputs[0]
+    culled = mat.cull_mode in (1, 2, 3)
+    if culled:
+        surface = _cull(tree, mat.cull_mode, surface)
     tree.links.new(surface, out.inputs["Surface"])
+    # (EEVEE culls by use_backface_culling before the Transparent BSDF matters)
     compat.set_material_alpha(bm, "BLEND" if blend else ("CLIP" if tested else None), 0.5)
     bm.use_backface_culling = mat.cull_mode in (2, 3)
-    if mat.cull_mode in (1, 3):
-        approximated.add("front-face culling")
     zm = mat.z_mode
     if zm is not None and not zm.test:
         approximated.add("depth test off")
+
+
+def _cull(tree, mode, surface):
+    """Culling that Cycles sees too (it ignores use_backface_culling): the
+    culled side mixed to a Transparent BSDF by the Backfacing output
+    (mode 2 back, 1 front, 3 both)."""
+    clear = tree.nodes.new("ShaderNodeBsdfTransparent")
+    clear.location = (850, -250)
+    if mode == 3:
+        return clear.outputs[0]
+    geometry = tree.nodes.new("ShaderNodeNewGeometry")
+    geometry.location = (650, 250)
+    mix = tree.nodes.new("ShaderNodeMixShader")
+    mix.name = mix.label = CULL_NODE
+    mix.location = (1000, 0)
+    tree.links.new(geometry.outputs["Backfacing"], mix.inputs[0])
+    shown, hidden = (1, 2) if mode == 2 else (2, 1)
+    tree.links.new(surface, mix.inputs[shown])
+    tree.links.new(clear.outputs[0], mix.inputs[hidden])
+    return mix.outputs[0]
 
 
 def build_material(bpy, mat, name, textures, images, stem, approximated):
