@@ -63,6 +63,8 @@ def _bake(ob, tree, source, side):
     img.colorspace_settings.name = "Non-Color"
     target.image = img
     tree.nodes.active = target
+    for other in bpy.context.view_layer.objects:
+        other.select_set(False)
     bpy.context.view_layer.objects.active = ob
     ob.select_set(True)
     bpy.ops.object.bake(type="EMIT", margin=0, use_clear=True)
@@ -279,3 +281,48 @@ def test_showcase_import_ends_each_pipeline_as_designed(api):
     else:
         assert (mats["cutout"].blend_method, mats["cutout"].alpha_threshold) == ("CLIP", 0.5)
         assert mats["glow"].blend_method == "BLEND"
+
+
+def test_brk_drives_the_groups_registers_and_konst_colours(api, ga, tmp_path):
+    """A BRK imported with the model drives the TEV group's C0 and K0
+    inputs (no RGB node, nothing 'feeds nothing'); baked at a frame, the
+    material equals Material.evaluate with the BRK's values there."""
+    # (even steps: whole values at frame 5)
+    values = {("register", 0): [(-40, 300), (20, 0), (500, -100), (0, 254)],
+              ("konst", 0): [(254, 0), (0, 254), (60, 200), (255, 255)]}
+    tracks, entries = [], []
+    for e, ((kind, cid), per_channel) in enumerate(values.items()):
+        entries.append({"material": "konst", "kind": kind, "color_id": cid})
+        for c, (a, b) in enumerate(per_channel):
+            tracks.append(ga.Track(e, "color", c, [0.0, 10.0], [float(a), float(b)]))
+    brk = tmp_path / "pulse.brk"
+    ga.Animation("brk", tracks, frame_count=10.0, entries=entries).save(str(brk))
+    res = api.import_files([str(SAMPLES / "tev_showcase.bmd"), str(brk)])
+    notes = [n for f in res.report.files for n in f.notes]
+    assert not any("feeds nothing" in n or "do not read" in n for n in notes), notes
+    bm = bpy.data.materials["konst"]
+    tree = bm.node_tree
+    assert not [n for n in tree.nodes if n.type == "RGB"]
+    bpy.context.scene.frame_set(5)
+    reg = [(a + b) // 2 for a, b in values[("register", 0)]]
+    konst = [(a + b) // 2 for a, b in values[("konst", 0)]]
+    group = tree.nodes[mfm.GROUP_NODE]
+    assert [round(v * 255.0) for v in group.inputs["K0"].default_value] == konst[:3]
+    model = ga.load_model(str(SAMPLES / "tev_showcase.bmd"))
+    index = [m.name for m in model.materials].index("konst")
+    mat = model.materials[index]
+    # the bake, against evaluate with the animated colours
+    side = _side(model, mat)
+    ob = _plane()
+    ob.data.materials.append(bm)
+    emit = next(n for n in tree.nodes if n.type == "EMISSION")
+    colour = _bake(ob, tree, emit.inputs["Color"].links[0].from_socket, side)
+    tex, ras = _inputs(model, mat, side)
+    regs = [reg] + [list(c) for c in mat.tev_colors[1:]]
+    ks = [konst] + [list(c) for c in mat.konst_colors[1:]]
+    want, _ = mat.evaluate(tex, ras, konst=ks, tev_colors=regs)
+    base, _ = mat.evaluate(tex, ras)
+    assert want != base
+    got = [_to_srgb_byte(v) for i in range(side * side) for v in colour[4 * i:4 * i + 3]]
+    exp = [want[4 * i + c] for i in range(side * side) for c in range(3)]
+    assert max(abs(g - w) for g, w in zip(got, exp)) <= 1

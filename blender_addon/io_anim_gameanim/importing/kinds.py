@@ -11,6 +11,7 @@ viewport:
   over the pattern's Image Texture nodes, each factor driven to 1 where the
   property equals the texture number, its output where the images fed
   (else an unlinked Base Color)."""
+import json
 import os
 import re
 
@@ -24,6 +25,7 @@ from ..shared.kind_mapping import (CURVES_PROP, DISPLAY_CLAMP, OWNER_PROP, OWNER
                                    shape_prop)
 from ..shared.material_mapping import matched_materials
 from . import curve_writer
+from .materials_from_model import GROUP_NODE, MAT_COLOR_INPUTS_PROP
 
 # an Image Texture node showing texture number k of a pattern: label (or
 # name) "texture k"
@@ -206,7 +208,44 @@ def _show_material(anim, mat, curves, opts, fr):
             _show_pattern(tree, mat, name, numbers, by_prop.get(name), opts, fr)
 
 
+REGISTER_INPUTS = ("C0", "C1", "C2", "PREV")  # TEV colour slot i (the TEV group's inputs)
+
+
+def _group_targets(mat, name):
+    """[(TEV group input, colour channels)] that a colour property drives
+    on a material the model import built, and whether it is a register
+    (signed, wrapped by the group) rather than a clamped colour."""
+    m = re.match(r"^gameanim_color_([CK])(\d+)$", name)
+    if m:
+        k = int(m.group(2))
+        base = (REGISTER_INPUTS[k] if k < 4 else None) if m.group(1) == "C" else f"K{k}"
+        return ([(base, [0, 1, 2]), (base + " Alpha", [3])] if base else []), m.group(1) == "C"
+    return [(s, list(c)) for s, c in json.loads(mat.get(MAT_COLOR_INPUTS_PROP) or "[]")], False
+
+
+def _drive_group(tree, mat, group, name, fr):
+    """Drives the TEV group's colour inputs by the property, in the group's
+    units (bytes / 255)."""
+    targets, register = _group_targets(mat, name)
+    inputs = {s.name: s for s in group.inputs}
+    expression = "v / 255.0" if register else color_expression()
+    driven = 0
+    for socket, chans in targets:
+        sock = inputs.get(socket)
+        if sock is None:
+            continue
+        for c in chans:
+            _add_driver(tree, group, sock, c if len(chans) > 1 else None, mat, f'["{name}"][{c}]', expression)
+        driven += 1
+    if not driven:
+        fr.notes.append(f"material {mat.name!r}: {name} animates a colour its TEV stages do not read")
+
+
 def _show_color(tree, mat, name, n, fr):
+    group = tree.nodes.get(GROUP_NODE)
+    if group is not None and group.type == "GROUP":
+        _drive_group(tree, mat, group, name, fr)
+        return
     node_name = name
     node = tree.nodes.get(node_name)
     if node is None:

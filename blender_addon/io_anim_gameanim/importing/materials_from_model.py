@@ -9,6 +9,8 @@ importing/material.py), each stage's rasterised colour from the CLR
 colour attribute or the material colour register, and the end of the
 pipeline (alpha test, blending) in front of an Emission shader
 (docs/blender.md, Materials)."""
+import json
+
 from .. import compat
 from ..shared import tev_graph
 from . import tev_nodes
@@ -16,6 +18,7 @@ from . import tev_nodes
 MATERIAL_PROP = "gameanim_material"  # on a material: its MAT3 index
 TEXTURE_PROP = "gameanim_texture"    # on an image: its TEX1 index
 GROUP_NODE = "gameanim TEV"          # the material's TEV group node
+MAT_COLOR_INPUTS_PROP = "gameanim_mat_color_inputs"  # JSON [[group input, [channels]]] fed by material colour 0
 CULL_NODE = "gameanim cull"          # the Mix Shader that hides the culled side
 _COMPARE = {"NEVER": lambda a, r: False, "LESS": lambda a, r: a < r, "EQUAL": lambda a, r: a == r,
             "LEQUAL": lambda a, r: a <= r, "GREATER": lambda a, r: a > r, "NEQUAL": lambda a, r: a != r,
@@ -269,6 +272,7 @@ def build_material(bpy, mat, name, textures, images, stem, approximated):
     tev_nodes.set_colour_inputs(gnode, mat.konst_colors, mat.tev_colors)
     names = {s.name for s in gnode.inputs}
     b = _Builder(tree, mat, textures, images, stem, approximated)
+    register_fed = []
     for i, st in enumerate(mat.tev_stages):
         if f"TEX{i}" in names or f"TEX{i} Alpha" in names:
             node = b.texture(st)
@@ -281,6 +285,10 @@ def build_material(bpy, mat, name, textures, images, stem, approximated):
             if ras is not None:
                 _feed(tree, gnode, f"RAS{i}", names, ras[0], "rgb")
                 _feed(tree, gnode, f"RAS{i}", names, ras[1], "a")
+                if st.channel in ("COLOR0A0", "COLOR0", "ALPHA0"):  # (what a BPK animates)
+                    for src, socket, chans in ((ras[0], f"RAS{i}", [0, 1, 2]), (ras[1], f"RAS{i} Alpha", [3])):
+                        if isinstance(src, tuple) and socket in names:
+                            register_fed.append([socket, chans])
             else:
                 _feed(tree, gnode, f"RAS{i}", names, (0.0,) * 4, "rgb")
                 _feed(tree, gnode, f"RAS{i}", names, (0.0,) * 4, "a")
@@ -288,6 +296,7 @@ def build_material(bpy, mat, name, textures, images, stem, approximated):
         approximated.add("indirect texturing (offsets not applied)")
     if mat.fog is not None and mat.fog.type != 0:
         approximated.add("fog")
+    bm[MAT_COLOR_INPUTS_PROP] = json.dumps(register_fed)
     _end(tree, bm, mat, gnode, approximated)
     return bm
 
