@@ -504,6 +504,21 @@ def color_mix_sockets(node):
     return fac, a, b, res
 
 
+def new_float_mix(tree):
+    """A Mix node mixing floats (ShaderNodeMix, 3.4 and later)."""
+    node = tree.nodes.new("ShaderNodeMix")
+    node.data_type = "FLOAT"
+    return node
+
+
+def float_mix_sockets(node):
+    """(factor, A, B, result) of a float Mix node (sockets by identifier:
+    the node holds one set per data type)."""
+    ins = {s.identifier: s for s in node.inputs}
+    outs = {s.identifier: s for s in node.outputs}
+    return ins["Factor_Float"], ins["A_Float"], ins["B_Float"], outs["Result_Float"]
+
+
 # ---------------------------------------------------------------------------
 # Armatures
 

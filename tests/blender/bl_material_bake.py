@@ -94,9 +94,10 @@ def _side(model, mat):
     return sides.pop() if sides else 4
 
 
-def _texture(model, mat, st):
+def _texture(model, mat, st, pattern=None):
     slots = mat.textures
     index = slots[st.tex_map] if st.tex_map is not None and 0 <= st.tex_map < len(slots) else -1
+    index = (pattern or {}).get(st.tex_map, index)
     return model.textures[index] if 0 <= index < len(model.textures) else None
 
 
@@ -104,13 +105,14 @@ def _texgen(mat, st):
     return mat.texgens[st.tex_coord] if st.tex_coord is not None and st.tex_coord < len(mat.texgens) else None
 
 
-def _inputs(model, mat, side):
+def _inputs(model, mat, side, pattern=None):
     """Per stage the texel bytes and the rasterised colour, per bake
-    texel (Blender's order: bottom row first)."""
+    texel (Blender's order: bottom row first); pattern: {texmap: TEX1
+    index} that a BTP shows instead of the material's own."""
     tex, ras = [], []
     n = side * side
     for st in mat.tev_stages:
-        t = _texture(model, mat, st)
+        t = _texture(model, mat, st, pattern)
         if t is None:
             tex.append(None)
         else:
@@ -326,3 +328,46 @@ def test_brk_drives_the_groups_registers_and_konst_colours(api, ga, tmp_path):
     got = [_to_srgb_byte(v) for i in range(side * side) for v in colour[4 * i:4 * i + 3]]
     exp = [want[4 * i + c] for i in range(side * side) for c in range(3)]
     assert max(abs(g - w) for g, w in zip(got, exp)) <= 1
+
+
+def test_btp_resolves_to_the_models_own_images(api, ga, tmp_path):
+    """A BTP imported with the model switches the texmap between the
+    model's TEX1 images by itself (no labelled nodes, nothing unmatched),
+    colour and alpha: baked at each frame, the material equals evaluate
+    with that texture; a BTP imported later onto the material does too."""
+    import j3d_kinds_writer as kw
+
+    frames = [2, 0, 3, 2]
+    btp = tmp_path / "switch.btp"
+    btp.write_bytes(kw.write_btp([{"name": b"cutout", "texmap": 0, "frames": frames}], len(frames)))
+    res = api.import_files([str(SAMPLES / "tev_showcase.bmd"), str(btp)])
+    assert all(f.ok and not f.unmatched for f in res.report.files), [(f.error, f.unmatched) for f in res.report.files]
+    model = ga.load_model(str(SAMPLES / "tev_showcase.bmd"))
+    mat = next(m for m in model.materials if m.name == "cutout")
+    bm = bpy.data.materials["cutout"]
+    tree = bm.node_tree
+    group = tree.nodes[mfm.GROUP_NODE]
+    ob = _plane()
+    ob.data.materials.append(bm)
+    side = _side(model, mat)
+    for f in (1, 2):
+        bpy.context.scene.frame_set(f)
+        emit = next(n for n in tree.nodes if n.type == "EMISSION")
+        colour = _bake(ob, tree, emit.inputs["Color"].links[0].from_socket, side)
+        alpha = _bake(ob, tree, group.outputs["Alpha"], side)
+        tex, ras = _inputs(model, mat, side, {0: frames[f]})
+        want, _ = mat.evaluate(tex, ras)
+        got = [_to_srgb_byte(v) for i in range(side * side) for v in colour[4 * i:4 * i + 3]]
+        exp = [want[4 * i + c] for i in range(side * side) for c in range(3)]
+        assert max(abs(g - w) for g, w in zip(got, exp)) <= 1, f"frame {f}"
+        assert [int(math.floor(alpha[4 * i] * 255.0 + 0.5)) for i in range(side * side)] == \
+            [want[4 * i + 3] for i in range(side * side)], f"frame {f}"
+    # later, onto the material alone
+    bpy.data.materials.remove(bpy.data.materials["konst"])
+    res = api.import_files([str(SAMPLES / "tev_showcase.bmd")])
+    konst = next(m for m in bpy.data.materials if m.name.startswith("konst"))
+    btp2 = tmp_path / "later.btp"
+    btp2.write_bytes(kw.write_btp([{"name": konst.name.encode(), "texmap": 0, "frames": [0, 3]}], 2))
+    res = api.import_files([str(btp2)])
+    assert res.report.files[0].ok and not res.report.files[0].unmatched
+    assert konst.node_tree.nodes.get('gameanim_texmap0 mix 3') is not None

@@ -25,7 +25,7 @@ from ..shared.kind_mapping import (CURVES_PROP, DISPLAY_CLAMP, OWNER_PROP, OWNER
                                    shape_prop)
 from ..shared.material_mapping import matched_materials
 from . import curve_writer
-from .materials_from_model import GROUP_NODE, MAT_COLOR_INPUTS_PROP
+from .materials_from_model import GROUP_NODE, MAT_COLOR_INPUTS_PROP, MODEL_PROP, TEXMAP_NODE, TEXTURE_PROP
 
 # an Image Texture node showing texture number k of a pattern: label (or
 # name) "texture k"
@@ -205,7 +205,10 @@ def _show_material(anim, mat, curves, opts, fr):
         for name in props:
             numbers = sorted({int(v) for ti, path, *_r in curves if path[2:-2] == name
                               for v in anim.tracks[ti].values} or {0})
-            _show_pattern(tree, mat, name, numbers, by_prop.get(name), opts, fr)
+            if tree.nodes.get(GROUP_NODE) is not None and mat.get(MODEL_PROP) is not None:
+                _show_model_pattern(tree, mat, name, numbers, by_prop.get(name), fr)
+            else:
+                _show_pattern(tree, mat, name, numbers, by_prop.get(name), opts, fr)
 
 
 REGISTER_INPUTS = ("C0", "C1", "C2", "PREV")  # TEV colour slot i (the TEV group's inputs)
@@ -341,3 +344,66 @@ def _show_pattern(tree, mat, name, numbers, entry, opts, fr):
             tree.links.new(out, sock)
     if not targets:
         fr.notes.append(f"material {mat.name!r}: the texture pattern chain feeds nothing (no unlinked Base Color)")
+
+
+def _show_model_pattern(tree, mat, name, numbers, entry, fr):
+    """A BTP on a material the model import built: its numbers are the
+    model's TEX1 indices, so the images are the model's own (MODEL_PROP,
+    TEXTURE_PROP); one Image Texture node per number beside the texmap's
+    node (its vector and sampling), chained by Mix nodes for the colour and
+    for the alpha into the TEV group inputs the texmap's node fed."""
+    texmap = int(entry["texmap"]) if entry is not None else 0
+    base = tree.nodes.get(f"{TEXMAP_NODE} {texmap}")
+    if base is None:
+        fr.notes.append(f"material {mat.name!r}: its TEV stages sample no texmap {texmap}; the pattern is keyed, "
+                        "not shown")
+        return
+    model = mat.get(MODEL_PROP)
+    by_number = {}
+    for img in bpy.data.images:
+        if img.get(MODEL_PROP) == model and img.get(TEXTURE_PROP) is not None:
+            by_number.setdefault(int(img[TEXTURE_PROP]), img)
+    missing = [k for k in numbers if k not in by_number]
+    if missing:
+        fr.unmatched.append(f"material {mat.name!r} texmap {texmap}: texture(s) {', '.join(map(str, missing))} of "
+                            f"the pattern are not in the model's TEX1")
+    shown = [k for k in numbers if k in by_number]
+    if not shown:
+        return
+    vector = base.inputs["Vector"].links[0].from_socket if base.inputs["Vector"].is_linked else None
+    nodes = {}
+    for j, k in enumerate(shown):
+        node = tree.nodes.get(f"{name} texture {k}")
+        if node is None:
+            node = tree.nodes.new("ShaderNodeTexImage")
+            node.name, node.label = f"{name} texture {k}", f"texture {k}"
+            node.image = by_number[k]
+            node.extension, node.interpolation = base.extension, base.interpolation
+            node.location = (base.location.x - 250, base.location.y - 260 * (j + 1))
+            if vector is not None:
+                tree.links.new(vector, node.inputs["Vector"])
+        nodes[k] = node
+    targets = {part: [lk.to_socket for lk in base.outputs[part].links] for part in ("Color", "Alpha")}
+    if not targets["Color"] and not targets["Alpha"]:
+        return  # (built by an earlier import: already in place)
+    colour, alpha = nodes[shown[0]].outputs["Color"], nodes[shown[0]].outputs["Alpha"]
+    for j, k in enumerate(shown[1:]):
+        mix = compat.new_color_mix(tree)
+        mix.name = mix.label = f"{name} mix {k}"
+        mix.location = (base.location.x + 180 * (j + 1), base.location.y)
+        fac, a, b, res = compat.color_mix_sockets(mix)
+        tree.links.new(colour, a)
+        tree.links.new(nodes[k].outputs["Color"], b)
+        _add_driver(tree, mix, fac, None, mat, f'["{name}"]', pattern_expression(k))
+        colour = res
+        amix = compat.new_float_mix(tree)
+        amix.name = amix.label = f"{name} alpha mix {k}"
+        amix.location = (base.location.x + 180 * (j + 1), base.location.y - 220)
+        fac, a, b, res = compat.float_mix_sockets(amix)
+        tree.links.new(alpha, a)
+        tree.links.new(nodes[k].outputs["Alpha"], b)
+        _add_driver(tree, amix, fac, None, mat, f'["{name}"]', pattern_expression(k))
+        alpha = res
+    for part, out in (("Color", colour), ("Alpha", alpha)):
+        for sock in targets[part]:
+            tree.links.new(out, sock)

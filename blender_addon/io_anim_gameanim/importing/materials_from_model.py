@@ -17,6 +17,8 @@ from . import tev_nodes
 
 MATERIAL_PROP = "gameanim_material"  # on a material: its MAT3 index
 TEXTURE_PROP = "gameanim_texture"    # on an image: its TEX1 index
+MODEL_PROP = "gameanim_model"        # on the images and materials of one model import: its name
+TEXMAP_NODE = "gameanim texmap"      # + " <n>": the Image Texture node of texmap n (what a BTP switches)
 GROUP_NODE = "gameanim TEV"          # the material's TEV group node
 MAT_COLOR_INPUTS_PROP = "gameanim_mat_color_inputs"  # JSON [[group input, [channels]]] fed by material colour 0
 CULL_NODE = "gameanim cull"          # the Mix Shader that hides the culled side
@@ -124,6 +126,8 @@ class _Builder:
 
             self.images[index] = _image(bpy, tex, index, self.stem)
         node = self.new("ShaderNodeTexImage", -700, -300 * len(self._samples))
+        node.name = f"{TEXMAP_NODE} {tmap}"
+        node.label = f"texmap {tmap}"
         node.image = self.images[index]
         node.extension = compat.image_extension(tex.wrap_s)
         if tex.wrap_s != tex.wrap_t:
@@ -307,12 +311,16 @@ def build_materials(model, stem, uv_channels=(0,)):
     import bpy
 
     textures = list(model.textures)
-    images = {}
+    # every TEX1 image, used by a material or not: a BTP switches to them
+    images = {k: _image(bpy, tex, k, stem) for k, tex in enumerate(textures)}
+    for img in images.values():
+        img[MODEL_PROP] = stem
     approximated = set()
     out = []
     for i, mat in enumerate(model.materials):
         bm = build_material(bpy, mat, mat.name or f"{stem}_mat_{i}", textures, images, stem, approximated)
         bm[MATERIAL_PROP] = i
+        bm[MODEL_PROP] = stem
         out.append(bm)
     notes = [f"materials approximate: {', '.join(sorted(approximated))}"] if approximated else []
     return out, notes
