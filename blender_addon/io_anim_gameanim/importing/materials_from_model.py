@@ -10,6 +10,7 @@ colour attribute or the material colour register, and the end of the
 pipeline (alpha test, blending) in front of an Emission shader
 (docs/blender.md, Materials)."""
 import json
+from functools import lru_cache
 
 from .. import compat
 from ..shared import tev_graph
@@ -52,10 +53,13 @@ def _image(bpy, tex, index, stem):
 def alpha_test_passes_always(mat):
     """True when the alpha test passes for every 8-bit alpha."""
     ac = mat.alpha_compare
-    if ac is None:
-        return True
-    c0, c1, op = _COMPARE[ac.comp0], _COMPARE[ac.comp1], _LOGIC[ac.op]
-    return all(op(c0(a, ac.ref0), c1(a, ac.ref1)) for a in range(256))
+    return True if ac is None else _passes_always(ac.comp0, ac.ref0, ac.op, ac.comp1, ac.ref1)
+
+
+@lru_cache(maxsize=None)
+def _passes_always(comp0, ref0, op, comp1, ref1):
+    c0, c1, logic = _COMPARE[comp0], _COMPARE[comp1], _LOGIC[op]
+    return all(logic(c0(a, ref0), c1(a, ref1)) for a in range(256))
 
 
 def blend_kind(mat):
@@ -190,7 +194,8 @@ def _end(tree, bm, mat, gnode, approximated):
     emit = tree.nodes.new("ShaderNodeEmission")
     emit.location = (450, 0)
     tree.links.new(srgb.outputs["Color"], emit.inputs["Color"])
-    out = tree.nodes.new("ShaderNodeOutputMaterial")
+    out = next((n for n in tree.nodes if n.type == "OUTPUT_MATERIAL"), None) or \
+        tree.nodes.new("ShaderNodeOutputMaterial")
     out.location = (1200, 0)
     surface = emit.outputs[0]
     blend = blend_kind(mat)
@@ -264,14 +269,21 @@ def _cull(tree, mode, surface):
     return mix.outputs[0]
 
 
-def build_material(bpy, mat, name, textures, images, stem, approximated):
-    """One Blender material computing MAT3 material `mat`."""
+def build_material(bpy, mat, name, textures, images, stem, approximated, groups=None):
+    """One Blender material computing MAT3 material `mat`; groups: {TEV
+    configuration: node group} found so far (planning a configuration
+    again costs more than its nodes)."""
     bm = bpy.data.materials.new(name)
     tree = compat.material_node_tree(bm)
     for node in list(tree.nodes):
-        tree.nodes.remove(node)
+        if node.type != "OUTPUT_MATERIAL":
+            tree.nodes.remove(node)
     gnode = tree.nodes.new("ShaderNodeGroup")
-    gnode.node_tree = tev_nodes.group_for(tev_graph.config(mat))
+    groups = {} if groups is None else groups
+    key = tev_graph.config(mat)
+    if key not in groups:
+        groups[key] = tev_nodes.group_for(key)
+    gnode.node_tree = groups[key]
     gnode.name = gnode.label = GROUP_NODE
     tev_nodes.set_colour_inputs(gnode, mat.konst_colors, mat.tev_colors)
     names = {s.name for s in gnode.inputs}
@@ -316,9 +328,10 @@ def build_materials(model, stem, uv_channels=(0,)):
     for img in images.values():
         img[MODEL_PROP] = stem
     approximated = set()
+    groups = {}
     out = []
     for i, mat in enumerate(model.materials):
-        bm = build_material(bpy, mat, mat.name or f"{stem}_mat_{i}", textures, images, stem, approximated)
+        bm = build_material(bpy, mat, mat.name or f"{stem}_mat_{i}", textures, images, stem, approximated, groups)
         bm[MATERIAL_PROP] = i
         bm[MODEL_PROP] = stem
         out.append(bm)
