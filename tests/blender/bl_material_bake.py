@@ -7,8 +7,8 @@ and for every sample J3D model's materials:
   constant CLR0 / CLR1 colour attributes (Col0, Col1); the bake target
   has the side of the textures the material samples through UV0, so
   that each texel centre reads one texel of each (Closest or Linear);
-* the material's Emission shader (fed by the TEV group through the
-  sRGB-to-linear group, as imported) is baked (Cycles EMIT, 1 sample,
+* the TEV group's colour through the sRGB-to-linear group that the
+  material's end group runs is baked (Cycles EMIT, 1 sample,
   margin 0), converted back to sRGB here and rounded; the group's Alpha
   and Pass in a second bake;
 * the expected texels: Material.evaluate of the material with, per
@@ -73,6 +73,17 @@ def _bake(ob, tree, source, side):
     tree.nodes.remove(target)
     tree.nodes.remove(emit)
     return px
+
+
+def _colour_source(tree):
+    """The TEV group's colour through the sRGB-to-linear group the
+    material's end group runs (a node beside them in the material)."""
+    group = tree.nodes[mfm.GROUP_NODE]
+    inner = tree.nodes[mfm.END_NODE].node_tree.nodes[mfm.SRGB_NODE]
+    srgb = tree.nodes.new("ShaderNodeGroup")
+    srgb.node_tree = inner.node_tree
+    tree.links.new(group.outputs["Color"], srgb.inputs["Color"])
+    return srgb.outputs["Color"]
 
 
 def _to_srgb_byte(v):
@@ -145,8 +156,7 @@ def bake_and_compare(model, index, bm):
     ob.data.materials.append(bm)
     tree = bm.node_tree
     group = tree.nodes[mfm.GROUP_NODE]
-    emit = next(n for n in tree.nodes if n.type == "EMISSION")
-    colour = _bake(ob, tree, emit.inputs["Color"].links[0].from_socket, side)
+    colour = _bake(ob, tree, _colour_source(tree), side)
     combine = tree.nodes.new("ShaderNodeCombineXYZ")
     tree.links.new(group.outputs["Alpha"], combine.inputs[0])
     tree.links.new(group.outputs["Pass"], combine.inputs[1])
@@ -258,18 +268,25 @@ def test_showcase_import_ends_each_pipeline_as_designed(api):
     mats = {m.name: m for m in bpy.data.materials}
 
     def surface(name):
-        """The shader in front of the output, through the cull mix."""
+        """The shader in front of the end group's output, through the cull
+        mix; the end group is fed by the TEV group."""
         tree = mats[name].node_tree
         out = next(n for n in tree.nodes if n.type == "OUTPUT_MATERIAL")
-        node = out.inputs["Surface"].links[0].from_node
+        end = out.inputs["Surface"].links[0].from_node
+        assert end.name == mfm.END_NODE
+        assert {lk.from_node.name for s in end.inputs for lk in s.links} == {mfm.GROUP_NODE}
+        inner = end.node_tree
+        node = next(n for n in inner.nodes if n.type == "GROUP_OUTPUT").inputs["Shader"].links[0].from_node
         if node.name == mfm.CULL_NODE:  # (cull back: the front is input 1, the back transparent)
             assert node.inputs[0].links[0].from_socket.name == "Backfacing"
             assert node.inputs[2].links[0].from_node.type == "BSDF_TRANSPARENT"
             node = node.inputs[1].links[0].from_node
         return node
 
-    assert all(mats[n].node_tree.nodes.get(mfm.CULL_NODE) for n in ("toon", "konst", "cutout"))
-    assert mats["glow"].node_tree.nodes.get(mfm.CULL_NODE) is None  # (cull none)
+    ends = {n: mats[n].node_tree.nodes[mfm.END_NODE].node_tree for n in ("toon", "konst", "cutout", "glow")}
+    assert ends["toon"] == ends["konst"]  # (one shared end group: opaque, cull back)
+    assert all(ends[n].nodes.get(mfm.CULL_NODE) for n in ("toon", "konst", "cutout"))
+    assert ends["glow"].nodes.get(mfm.CULL_NODE) is None  # (cull none)
     assert surface("toon").type == "EMISSION" and surface("konst").type == "EMISSION"
     cut = surface("cutout")
     assert cut.type == "MIX_SHADER" and cut.inputs[0].links[0].from_socket.name == "Pass"
@@ -317,8 +334,7 @@ def test_brk_drives_the_groups_registers_and_konst_colours(api, ga, tmp_path):
     side = _side(model, mat)
     ob = _plane()
     ob.data.materials.append(bm)
-    emit = next(n for n in tree.nodes if n.type == "EMISSION")
-    colour = _bake(ob, tree, emit.inputs["Color"].links[0].from_socket, side)
+    colour = _bake(ob, tree, _colour_source(tree), side)
     tex, ras = _inputs(model, mat, side)
     regs = [reg] + [list(c) for c in mat.tev_colors[1:]]
     ks = [konst] + [list(c) for c in mat.konst_colors[1:]]
@@ -350,10 +366,10 @@ def test_btp_resolves_to_the_models_own_images(api, ga, tmp_path):
     ob = _plane()
     ob.data.materials.append(bm)
     side = _side(model, mat)
+    source = _colour_source(tree)
     for f in (1, 2):
         bpy.context.scene.frame_set(f)
-        emit = next(n for n in tree.nodes if n.type == "EMISSION")
-        colour = _bake(ob, tree, emit.inputs["Color"].links[0].from_socket, side)
+        colour = _bake(ob, tree, source, side)
         alpha = _bake(ob, tree, group.outputs["Alpha"], side)
         tex, ras = _inputs(model, mat, side, {0: frames[f]})
         want, _ = mat.evaluate(tex, ras)

@@ -22,7 +22,9 @@ MODEL_PROP = "gameanim_model"        # on the images and materials of one model 
 TEXMAP_NODE = "gameanim texmap"      # + " <n>": the Image Texture node of texmap n (what a BTP switches)
 GROUP_NODE = "gameanim TEV"          # the material's TEV group node
 MAT_COLOR_INPUTS_PROP = "gameanim_mat_color_inputs"  # JSON [[group input, [channels]]] fed by material colour 0
-CULL_NODE = "gameanim cull"          # the Mix Shader that hides the culled side
+CULL_NODE = "gameanim cull"          # in an end group: the Mix Shader that hides the culled side
+END_NODE = "gameanim end"            # the material's end group node (end_group)
+SRGB_NODE = "gameanim sRGB"          # in an end group: the sRGB-to-linear group node
 _COMPARE = {"NEVER": lambda a, r: False, "LESS": lambda a, r: a < r, "EQUAL": lambda a, r: a == r,
             "LEQUAL": lambda a, r: a <= r, "GREATER": lambda a, r: a > r, "NEQUAL": lambda a, r: a != r,
             "GEQUAL": lambda a, r: a >= r, "ALWAYS": lambda a, r: True}
@@ -183,65 +185,25 @@ def _feed(tree, gnode, name, names, source, part):
 
 
 def _end(tree, bm, mat, gnode, approximated):
-    """The sRGB-to-linear group, the Emission shader and the end of the
-    pipeline: the alpha test (the group's Pass, clip at 0.5: exact in
-    every line), blending (alpha blend: Mix with a Transparent BSDF;
-    additive: Add Shader with it) and culling."""
-    srgb = tree.nodes.new("ShaderNodeGroup")
-    srgb.node_tree = tev_nodes.ensure(tev_graph.srgb_plan())
-    srgb.location = (250, 0)
-    tree.links.new(gnode.outputs["Color"], srgb.inputs["Color"])
-    emit = tree.nodes.new("ShaderNodeEmission")
-    emit.location = (450, 0)
-    tree.links.new(srgb.outputs["Color"], emit.inputs["Color"])
-    out = next((n for n in tree.nodes if n.type == "OUTPUT_MATERIAL"), None) or \
-        tree.nodes.new("ShaderNodeOutputMaterial")
-    out.location = (1200, 0)
-    surface = emit.outputs[0]
+    """The end of the pipeline after the TEV group: the shared end group of
+    the material's blend mode, alpha test and cull mode (end_group), into
+    the material output; the material's own blend and cull settings."""
     blend = blend_kind(mat)
     if mat.blend is not None and mat.blend.type in ("LOGIC", "SUBTRACT"):
         approximated.add(f"{mat.blend.type.lower()} blending (drawn opaque)")
     tested = not alpha_test_passes_always(mat)
-    if blend == "ADD":
-        # colour * alpha (SRCALPHA) or colour (ONE) added to what is behind
-        if mat.blend.src == "SRCALPHA":
-            strength = tree.nodes.new("ShaderNodeMath")
-            strength.operation = "MULTIPLY"
-            strength.location = (250, -250)
-            tree.links.new(gnode.outputs["Alpha"], strength.inputs[0])
-            tree.links.new(gnode.outputs["Pass"], strength.inputs[1])
-            tree.links.new(strength.outputs[0], emit.inputs["Strength"])
-        elif tested:
-            tree.links.new(gnode.outputs["Pass"], emit.inputs["Strength"])
-        add = tree.nodes.new("ShaderNodeAddShader")
-        add.location = (850, 0)
-        clear = tree.nodes.new("ShaderNodeBsdfTransparent")
-        clear.location = (650, -200)
-        tree.links.new(clear.outputs[0], add.inputs[0])
-        tree.links.new(surface, add.inputs[1])
-        surface = add.outputs[0]
-    elif blend == "BLEND" or tested:
-        fac = gnode.outputs["Pass"]
-        if blend == "BLEND":
-            both = tree.nodes.new("ShaderNodeMath")
-            both.operation = "MULTIPLY"
-            both.location = (250, -250)
-            tree.links.new(gnode.outputs["Alpha"], both.inputs[0])
-            tree.links.new(gnode.outputs["Pass"], both.inputs[1])
-            fac = both.outputs[0]
-        mix = tree.nodes.new("ShaderNodeMixShader")
-        mix.location = (850, 0)
-        clear = tree.nodes.new("ShaderNodeBsdfTransparent")
-        clear.location = (650, -200)
-        tree.links.new(fac, mix.inputs[0])
-        tree.links.new(clear.outputs[0], mix.inputs[1])
-        tree.links.new(surface, mix.inputs[2])
-        surface = mix.outputs[0]
-    culled = mat.cull_mode in (1, 2, 3)
-    if culled:
-        surface = _cull(tree, mat.cull_mode, surface)
-    tree.links.new(surface, out.inputs["Surface"])
-    # (EEVEE culls by use_backface_culling before the Transparent BSDF matters)
+    src_alpha = blend == "ADD" and mat.blend.src == "SRCALPHA"
+    node = tree.nodes.new("ShaderNodeGroup")
+    node.node_tree = end_group(blend, src_alpha, tested, mat.cull_mode)
+    node.name = node.label = END_NODE
+    node.location = (250, 0)
+    for name in ("Color", "Alpha", "Pass"):
+        tree.links.new(gnode.outputs[name], node.inputs[name])
+    out = next((n for n in tree.nodes if n.type == "OUTPUT_MATERIAL"), None) or \
+        tree.nodes.new("ShaderNodeOutputMaterial")
+    out.location = (500, 0)
+    tree.links.new(node.outputs["Shader"], out.inputs["Surface"])
+    # (EEVEE culls by use_backface_culling before the group's Transparent BSDF matters)
     compat.set_material_alpha(bm, "BLEND" if blend else ("CLIP" if tested else None), 0.5)
     bm.use_backface_culling = mat.cull_mode in (2, 3)
     zm = mat.z_mode
@@ -249,24 +211,86 @@ def _end(tree, bm, mat, gnode, approximated):
         approximated.add("depth test off")
 
 
-def _cull(tree, mode, surface):
-    """Culling that Cycles sees too (it ignores use_backface_culling): the
-    culled side mixed to a Transparent BSDF by the Backfacing output
-    (mode 2 back, 1 front, 3 both)."""
-    clear = tree.nodes.new("ShaderNodeBsdfTransparent")
-    clear.location = (850, -250)
-    if mode == 3:
-        return clear.outputs[0]
-    geometry = tree.nodes.new("ShaderNodeNewGeometry")
-    geometry.location = (650, 250)
-    mix = tree.nodes.new("ShaderNodeMixShader")
-    mix.name = mix.label = CULL_NODE
-    mix.location = (1000, 0)
-    tree.links.new(geometry.outputs["Backfacing"], mix.inputs[0])
-    shown, hidden = (1, 2) if mode == 2 else (2, 1)
-    tree.links.new(surface, mix.inputs[shown])
-    tree.links.new(clear.outputs[0], mix.inputs[hidden])
-    return mix.outputs[0]
+def end_group(blend, src_alpha, tested, cull):
+    """The shared shader group (inputs Color, Alpha, Pass from the TEV
+    group; output Shader) of one end of the pipeline, built on first use:
+    the sRGB-to-linear group, the Emission shader, the alpha test (Pass:
+    a 0/1 alpha, clipped at 0.5: exact in every line), blending (alpha
+    blend: a Mix with a Transparent BSDF by alpha * Pass; additive: an Add
+    Shader with it, the emission scaled by alpha for SRCALPHA) and culling
+    that Cycles sees too (it ignores use_backface_culling: the culled side
+    mixed to a Transparent BSDF by Backfacing)."""
+    import bpy
+
+    key = repr(("end", blend, src_alpha, tested, cull))
+    name = f"{tev_graph.PREFIX} end {blend or 'opaque'}{' srcalpha' if src_alpha else ''}" \
+        f"{' tested' if tested else ''} cull{cull}"
+    tree = bpy.data.node_groups.get(name)
+    if tree is not None and tree.get(tev_nodes.KEY_PROP) == key:
+        return tree
+    tree = bpy.data.node_groups.new(name, "ShaderNodeTree")
+    tree[tev_nodes.KEY_PROP] = key
+    for socket, kind in (("Color", "NodeSocketVector"), ("Alpha", "NodeSocketFloat"), ("Pass", "NodeSocketFloat")):
+        compat.new_group_socket(tree, socket, "INPUT", kind)
+    compat.new_group_socket(tree, "Shader", "OUTPUT", "NodeSocketShader")
+    nodes, links = tree.nodes, tree.links
+    gin, gout = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
+    gin.location, gout.location = (-400, 0), (1000, 0)
+    srgb = nodes.new("ShaderNodeGroup")
+    srgb.node_tree = tev_nodes.ensure(tev_graph.srgb_plan())
+    srgb.name = srgb.label = SRGB_NODE
+    links.new(gin.outputs["Color"], srgb.inputs["Color"])
+    emit = nodes.new("ShaderNodeEmission")
+    emit.location = (200, 0)
+    links.new(srgb.outputs["Color"], emit.inputs["Color"])
+    surface = emit.outputs[0]
+
+    def times_pass(x, where):
+        both = nodes.new("ShaderNodeMath")
+        both.operation = "MULTIPLY"
+        both.location = where
+        links.new(x, both.inputs[0])
+        links.new(gin.outputs["Pass"], both.inputs[1])
+        return both.outputs[0]
+
+    def clear():
+        node = nodes.new("ShaderNodeBsdfTransparent")
+        node.location = (400, -250)
+        return node.outputs[0]
+
+    if blend == "ADD":
+        if src_alpha:
+            links.new(times_pass(gin.outputs["Alpha"], (0, -250)), emit.inputs["Strength"])
+        elif tested:
+            links.new(gin.outputs["Pass"], emit.inputs["Strength"])
+        add = nodes.new("ShaderNodeAddShader")
+        add.location = (600, 0)
+        links.new(clear(), add.inputs[0])
+        links.new(surface, add.inputs[1])
+        surface = add.outputs[0]
+    elif blend == "BLEND" or tested:
+        fac = times_pass(gin.outputs["Alpha"], (0, -250)) if blend == "BLEND" else gin.outputs["Pass"]
+        mix = nodes.new("ShaderNodeMixShader")
+        mix.location = (600, 0)
+        links.new(fac, mix.inputs[0])
+        links.new(clear(), mix.inputs[1])
+        links.new(surface, mix.inputs[2])
+        surface = mix.outputs[0]
+    if cull == 3:
+        surface = clear()
+    elif cull in (1, 2):
+        geometry = nodes.new("ShaderNodeNewGeometry")
+        geometry.location = (600, 250)
+        mix = nodes.new("ShaderNodeMixShader")
+        mix.name = mix.label = CULL_NODE
+        mix.location = (800, 0)
+        links.new(geometry.outputs["Backfacing"], mix.inputs[0])
+        shown, hidden = (1, 2) if cull == 2 else (2, 1)
+        links.new(surface, mix.inputs[shown])
+        links.new(clear(), mix.inputs[hidden])
+        surface = mix.outputs[0]
+    links.new(surface, gout.inputs["Shader"])
+    return tree
 
 
 def build_material(bpy, mat, name, textures, images, stem, approximated, groups=None):
