@@ -293,6 +293,49 @@ def end_group(blend, src_alpha, tested, cull):
     return tree
 
 
+_RAS_CHANNELS = ("COLOR0A0", "COLOR1A1", "COLOR0", "COLOR1", "ALPHA0", "ALPHA1")
+
+
+def layout_key(mat, key=None):
+    """What a material's nodes depend on besides its colours: materials of
+    one layout differ in their TEV colours, konst colours and material
+    colours only, so a copy of the first one with those set is the same as
+    building it (and Blender copies a node tree far faster than Python
+    builds one)."""
+    texgens, slots = mat.texgens, mat.textures
+    stages = []
+    for st in mat.tev_stages:
+        coord = st.tex_coord
+        tg = texgens[coord] if coord is not None and 0 <= coord < len(texgens) else None
+        index = slots[st.tex_map] if st.tex_map is not None and 0 <= st.tex_map < len(slots) else -1
+        k = int(st.channel[5]) if st.channel in _RAS_CHANNELS else None
+        sources = None if k is None else tuple((c.material_source, bool(c.lighting))
+                                               for c in (mat.channels[2 * k], mat.channels[2 * k + 1]))
+        stages.append((index, coord, None if tg is None else (tg.type, tg.source), st.channel, sources))
+    b, zm, ind, fog = mat.blend, mat.z_mode, mat.indirect, mat.fog
+    return (key if key is not None else tev_graph.config(mat), tuple(stages), bool(texgens),
+            None if b is None else (b.type, b.src, b.dst), alpha_test_passes_always(mat), mat.cull_mode,
+            None if zm is None else bool(zm.test), bool(ind is not None and ind.enabled and ind.count),
+            bool(fog is not None and fog.type != 0))
+
+
+def _set_colours(gnode, mat):
+    """The colour inputs of a material's TEV group node: registers, konst
+    colours, and the rasterised colours read from the material colour
+    registers (vertex colours are linked, not set)."""
+    tev_nodes.set_colour_inputs(gnode, mat.konst_colors, mat.tev_colors)
+    names = {s.name for s in gnode.inputs}
+    for i, st in enumerate(mat.tev_stages):
+        if st.channel not in _RAS_CHANNELS:
+            continue
+        k = int(st.channel[5])
+        reg = [v / 255.0 for v in mat.mat_colors[k]]
+        if mat.channels[2 * k].material_source != "VTX" and f"RAS{i}" in names:
+            gnode.inputs[f"RAS{i}"].default_value = reg[:3]
+        if mat.channels[2 * k + 1].material_source != "VTX" and f"RAS{i} Alpha" in names:
+            gnode.inputs[f"RAS{i} Alpha"].default_value = reg[3]
+
+
 def build_material(bpy, mat, name, textures, images, stem, approximated, groups=None):
     """One Blender material computing MAT3 material `mat`; groups: {TEV
     configuration: node group} found so far (planning a configuration
@@ -352,10 +395,19 @@ def build_materials(model, stem, uv_channels=(0,)):
     for img in images.values():
         img[MODEL_PROP] = stem
     approximated = set()
-    groups = {}
+    groups, built = {}, {}
     out = []
     for i, mat in enumerate(model.materials):
-        bm = build_material(bpy, mat, mat.name or f"{stem}_mat_{i}", textures, images, stem, approximated, groups)
+        name = mat.name or f"{stem}_mat_{i}"
+        layout = layout_key(mat)
+        first = built.get(layout)
+        if first is not None:  # (the same nodes: a copy, its colours set)
+            bm = first.copy()
+            bm.name = name
+            _set_colours(bm.node_tree.nodes[GROUP_NODE], mat)
+        else:
+            bm = build_material(bpy, mat, name, textures, images, stem, approximated, groups)
+            built[layout] = bm
         bm[MATERIAL_PROP] = i
         bm[MODEL_PROP] = stem
         out.append(bm)
