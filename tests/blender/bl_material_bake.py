@@ -183,7 +183,7 @@ def bake_and_compare(model, index, bm):
 # Generated materials: random TEV states over random near-filtered textures
 
 
-def _generated_model(ga, seed, count):
+def _generated_model(ga, seed, count, recoloured=False):
     import sys
 
     if str(ROOT) not in sys.path:
@@ -215,6 +215,10 @@ def _generated_model(ga, seed, count):
             colors=[tuple(rng.randrange(256) for _ in range(4)) for _ in range(2)],
             alpha_compare=(rng.randrange(8), rng.randrange(256), rng.randrange(4), rng.randrange(8),
                            rng.randrange(256))))
+    if recoloured:  # each material again, with other colours only
+        mats += [dict(m, name=m["name"] + "b", konst=[tuple(rng.randrange(256) for _ in range(4)) for _ in range(4)],
+                      tev_colors=[tuple(rng.randint(-1024, 1023) for _ in range(4)) for _ in range(4)],
+                      colors=[tuple(rng.randrange(256) for _ in range(4)) for _ in range(2)]) for m in mats]
     data = mm.write_j3d_model([mm.joint("root")], [-1], extra_chunks=[("MAT3", mm.mat3_body(mats)),
                                                                       ("TEX1", mm.tex1_body(textures))])
     return ga.load_model(data)
@@ -224,6 +228,21 @@ def _generated_model(ga, seed, count):
 def test_generated_materials_bake_as_evaluate(ga, seed):
     model = _generated_model(ga, seed, 3)
     built, _notes = mfm.build_materials(model, "gen")
+    for i, bm in enumerate(built):
+        bake_and_compare(model, i, bm)
+
+
+def test_recoloured_materials_are_copies_that_bake_as_evaluate(ga):
+    """Materials that differ in their colours only are copies of the first
+    one's nodes (the same groups), their colours set: each bakes as its
+    own evaluate."""
+    model = _generated_model(ga, 33, 2, recoloured=True)
+    built, _notes = mfm.build_materials(model, "gen")
+    assert mfm.layout_key(model.materials[0]) == mfm.layout_key(model.materials[2])
+    for a, b in ((0, 2), (1, 3)):
+        ga_, gb = (built[k].node_tree.nodes[mfm.GROUP_NODE] for k in (a, b))
+        assert ga_.node_tree == gb.node_tree
+        assert len(built[a].node_tree.nodes) == len(built[b].node_tree.nodes)
     for i, bm in enumerate(built):
         bake_and_compare(model, i, bm)
 
