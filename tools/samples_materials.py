@@ -10,8 +10,12 @@ TEV as games do (issue 31), written with tools/make_models.py:
 * "glow": additive blending of a konst colour times a soft texture.
 
 Four quads side by side in the XY plane (facing +Z), one per material,
-on one joint.  Deterministic bytes."""
+on one joint.  tev_showcase_cutout.btp switches the cutout's texture
+between the model's own TEX1 images (disc, checker, soft).  Deterministic
+bytes."""
 import struct
+
+import gameanim
 
 import make_models as mm
 
@@ -109,5 +113,14 @@ def showcase():
                               draw=[(0, 0)], extra_chunks=extra)
 
 
+def cutout_pattern():
+    """A BTP for the showcase: the cutout material's texmap 0 shows TEX1
+    image 2 (the disc), 0 (the checker) and 3 (the soft spot) in turn."""
+    numbers = [2, 2, 0, 0, 3, 3]
+    tracks = [gameanim.Track(0, "texture_index", 0, range(len(numbers)), numbers, interpolation=gameanim.CONSTANT)]
+    return gameanim.Animation("btp", tracks, frame_count=len(numbers), loop="loop",
+                              entries=[{"material": "cutout", "texmap": 0}]).to_bytes()
+
+
 def generate():
-    return {"models/j3d/tev_showcase.bmd": showcase()}
+    return {"models/j3d/tev_showcase.bmd": showcase(), "models/j3d/tev_showcase_cutout.btp": cutout_pattern()}

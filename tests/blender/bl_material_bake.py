@@ -406,3 +406,16 @@ def test_btp_resolves_to_the_models_own_images(api, ga, tmp_path):
     res = api.import_files([str(btp2)])
     assert res.report.files[0].ok and not res.report.files[0].unmatched
     assert konst.node_tree.nodes.get('gameanim_texmap0 mix 3') is not None
+
+
+def test_the_showcase_btp_sample_switches_the_cutout(api):
+    """samples/models/j3d/tev_showcase_cutout.btp with its model: nothing
+    unmatched, and the cutout's colour and alpha come from the chain."""
+    res = api.import_files([str(SAMPLES / "tev_showcase.bmd"), str(SAMPLES / "tev_showcase_cutout.btp")])
+    assert all(f.ok and not f.unmatched for f in res.report.files)
+    tree = bpy.data.materials["cutout"].node_tree
+    group = tree.nodes[mfm.GROUP_NODE]
+    assert group.inputs["TEX0"].links[0].from_node.name == "gameanim_texmap0 mix 3"
+    assert group.inputs["TEX0 Alpha"].links[0].from_node.name == "gameanim_texmap0 alpha mix 3"
+    shown = {tree.nodes[f"gameanim_texmap0 texture {k}"].image["gameanim_texture"] for k in (0, 2, 3)}
+    assert shown == {0, 2, 3}
