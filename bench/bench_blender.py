@@ -77,7 +77,7 @@ import bpy  # noqa: E402
 
 import benchdata  # noqa: E402
 import gameanim  # noqa: E402
-from io_anim_gameanim import api, compat  # noqa: E402
+from io_anim_gameanim import api, bulk_keys, compat  # noqa: E402
 
 IS_MODULE = not os.path.basename(bpy.app.binary_path or "").startswith("blender") or bpy.app.binary_path == ""
 VARIANT = f"Blender {bpy.app.version_string} ({'bpy module' if IS_MODULE else 'binary'})"
@@ -206,7 +206,7 @@ def read_action(action, owner_type="OBJECT"):
         kp.foreach_get("co", c.co)
         c.interp = array("i", bytes(4 * n))
         kp.foreach_get("interpolation", c.interp)
-        c.bezier = compat.INTERP["BEZIER"] in c.interp
+        c.bezier = bulk_keys.INTERP["BEZIER"] in c.interp
         c.left = c.right = None
         if c.bezier:
             c.left = array("f", bytes(8 * n))
@@ -249,7 +249,7 @@ def floor_write(curves, owner, id_type="OBJECT", name="floor", place="ASSIGN"):
         kp.foreach_set("co", c.co)
         kp.foreach_set("interpolation", c.interp)
         if c.bezier:
-            compat.set_handles_free(kp, c.n, c.interp)
+            bulk_keys.set_handles_free(kp, c.n, c.interp)
             kp.foreach_set("handle_left", c.left)
             kp.foreach_set("handle_right", c.right)
         if c.update:
@@ -269,7 +269,7 @@ def naive_write(curves, obj, name="naive"):
     ad = obj.animation_data or obj.animation_data_create()
     ad.action = action
     names = {"CONSTANT": 0, "LINEAR": 1, "BEZIER": 2}
-    inv = {v: k for k, v in compat.INTERP.items()}
+    inv = {v: k for k, v in bulk_keys.INTERP.items()}
     for c in curves:
         m = _PATH.match(c.path)
         if m:
@@ -656,7 +656,7 @@ def bench_export(repeat, quick):
         kp = fc.keyframe_points
         kp.add(n)
         kp.foreach_set("co", co)
-        kp.foreach_set("interpolation", array("i", [compat.INTERP["LINEAR"]]) * n)
+        kp.foreach_set("interpolation", array("i", [bulk_keys.INTERP["LINEAR"]]) * n)
         fc.update()
     compat.assign(rig, sink)
     src_keys = sum(len(fc.keyframe_points) for fc in compat.action_fcurves(action))
@@ -819,7 +819,7 @@ def main():
     if "memory" in only:
         print("peak memory of the large import (fresh process each)", flush=True)
         res["memory"] = bench_memory()
-    res["handle_types"] = compat.handle_types_bulk_mode()
+    res["handle_types"] = bulk_keys.handle_types_bulk_mode()
     print(f"handle types written with: {res['handle_types']}", flush=True)
     if OPTS["json"]:
         with open(OPTS["json"], "w") as f:

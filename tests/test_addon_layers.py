@@ -1,10 +1,12 @@
 """The add-on's layers, read from its source (no Blender needed): the export
-layer imports only the shared layer, compat and native (never the import
-layer); the shared layer imports only itself, compat and native; only
-compat tests Blender versions; format names are compared only where the
-format knowledge lives (shared/formats.py); imports are relative; the export
-path has no per-key Python loops.  docs/ARCHITECTURE.md describes the
-layers."""
+layer imports only the shared layer, compat, bulk_keys and native (never
+the import layer); the shared layer imports only itself, compat, bulk_keys
+and native; only compat tests Blender versions; only bulk_keys writes
+memory (ctypes); the import's phases never import the importer that runs
+them, and its plan imports none of the modules that build; format names
+are compared only where the format knowledge lives (shared/formats.py);
+imports are relative; the export path has no per-key Python loops.
+docs/ARCHITECTURE.md describes the layers."""
 import ast
 import re
 from pathlib import Path
@@ -16,10 +18,18 @@ ADDON = ROOT / "blender_addon" / "io_anim_gameanim"
 
 # what each layer (a folder of the add-on) may import, by top-level name
 ALLOWED = {
-    "shared": {"shared", "compat", "native"},
-    "exporting": {"exporting", "shared", "compat", "native"},
-    "importing": {"importing", "shared", "compat", "native"},
+    "shared": {"shared", "compat", "bulk_keys", "native"},
+    "exporting": {"exporting", "shared", "compat", "bulk_keys", "native"},
+    "importing": {"importing", "shared", "compat", "bulk_keys", "native"},
 }
+# the import's phases, run in order by importing/importer.py (its caller
+# archive_import.py is the only other module that imports it)
+IMPORT_RUNNERS = {"importing/importer.py", "importing/archive_import.py"}
+# what the import's plan decides with: nothing that writes to Blender
+PLAN = "importing/import_plan.py"
+BUILDERS = {"importing." + m for m in ("actions", "btk_import", "btk_mapping_chain", "curve_writer", "kinds",
+                                       "materials_from_model", "model_import", "model_mesh", "rig_from_animations",
+                                       "rig_from_model", "skeletal_import", "importer")} | {"compat", "bulk_keys"}
 FORMAT_NAMES = ("bck", "btk", "bca", "bk", "jba")
 
 
@@ -58,6 +68,7 @@ def test_the_layers_exist():
     for folder in ALLOWED:
         assert (ADDON / folder / "__init__.py").is_file(), folder
     assert (ADDON / "compat.py").is_file() and (ADDON / "native.py").is_file()
+    assert (ADDON / "bulk_keys.py").is_file()
 
 
 def layer_violations(root, layer):
@@ -89,6 +100,32 @@ def test_the_import_direction_check_sees_a_violation(tmp_path):
     assert layer_violations(tmp_path, "exporting") == [
         "exporting/bad.py:1 imports api", "exporting/bad.py:2 imports importing.importer",
         "exporting/bad.py:3 imports importing"]
+
+
+def test_the_import_phases_never_import_the_importer():
+    """The phases (plan, models, new rigs, the writers, curves, actions) are
+    below importer.py: none imports it, so a file is followed from the
+    operator to its F-curves without coming back to a module already
+    left (no callbacks up)."""
+    phases = sorted(p for p in (ADDON / "importing").glob("*.py") if rel(p) not in IMPORT_RUNNERS)
+    assert len(phases) > 10 and (ADDON / PLAN).is_file()
+    back = [f"{rel(p)}:{line}" for p in phases for line, name in imported_modules(p)
+            if name == "importing.importer" or name == "importing.archive_import"]
+    assert back == []
+
+
+def test_the_import_plan_imports_nothing_that_builds():
+    names = {name for _line, name in imported_modules(ADDON / PLAN)}
+    assert "shared.formats" in names
+    assert names & BUILDERS == set()
+
+
+def test_only_bulk_keys_writes_memory():
+    """The one ctypes write (handle types in 3.4.1) is in bulk_keys.py, with
+    its probe and checks."""
+    offenders = [rel(p) for p in sources() if rel(p) != "bulk_keys.py" and re.search(r"\bctypes\b", p.read_text())]
+    assert offenders == []
+    assert "ctypes" in (ADDON / "bulk_keys.py").read_text()
 
 
 def test_only_compat_tests_blender_versions():

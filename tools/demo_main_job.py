@@ -57,7 +57,8 @@ from mathutils import Matrix, Vector  # noqa: E402
 import gameanim  # noqa: E402
 import io_anim_gameanim  # noqa: E402
 from io_anim_gameanim import api  # noqa: E402
-from io_anim_gameanim.importing.importer import file_extensions, file_range  # noqa: E402
+from io_anim_gameanim.importing.import_plan import file_range  # noqa: E402
+from io_anim_gameanim.importing.importer import file_extensions  # noqa: E402
 from io_anim_gameanim.shared import formats  # noqa: E402
 from io_anim_gameanim.shared.rig_match import anim_targets  # noqa: E402
 

@@ -339,3 +339,60 @@ def test_banjo_bone_assembly_imports_as_the_game_poses_it(api, ga, tmp_path):
         assert abs(rot.y) == pytest.approx(math.sin(math.radians(22.5)), abs=1e-6), mode
         for o in [o for o in bpy.data.objects if o.type == "ARMATURE"]:
             bpy.data.objects.remove(o)
+
+
+def _bezier_curve(name, n=6):
+    """An empty F-curve and keys for bulk_keys.write_keys: key 3 LINEAR,
+    the others BEZIER with handles a third of a frame away."""
+    from array import array
+
+    from io_anim_gameanim import bulk_keys, compat
+
+    action = bpy.data.actions.new(name)
+    fc = compat.CurveSink(action, "OBJECT", "Obj").new_fcurve("location", 0)
+    co = array("f", [v for i in range(n) for v in (float(4 * i), float(i % 3))])
+    interp = array("i", [bulk_keys.INTERP["LINEAR" if i == 3 else "BEZIER"] for i in range(n)])
+    left = array("f", [v for i in range(n) for v in (4 * i - 1 / 3, float(i % 3))])
+    right = array("f", [v for i in range(n) for v in (4 * i + 1 / 3, float(i % 3))])
+    return fc, co, interp, left, right
+
+
+def test_the_handle_type_probe_finds_the_bytes_rna_reads():
+    """bulk_keys' probe (the layout its 3.4.1 memory write relies on),
+    checked on this Blender build: the two offsets it finds hold, in every
+    key of the curve, the byte values of the handle types RNA reads."""
+    import ctypes
+
+    from io_anim_gameanim import bulk_keys
+
+    fc, co, _interp, _l, _r = _bezier_curve("probe")
+    kp = fc.keyframe_points
+    kp.add(len(co) // 2)
+    kp.foreach_set("co", co)
+    types = ["FREE", "VECTOR", "ALIGNED", "AUTO", "AUTO_CLAMPED", "VECTOR"]
+    for i, k in enumerate(kp):
+        k.handle_left_type, k.handle_right_type = types[i], types[-1 - i]
+    stride, h1, h2 = bulk_keys._probe_memory_layout(kp, len(kp))
+    assert [(k.handle_left_type, k.handle_right_type) for k in kp] == list(zip(types, reversed(types)))
+    items = bpy.types.Keyframe.bl_rna.properties["handle_left_type"].enum_items
+    base = kp[0].as_pointer()
+    for i, k in enumerate(kp):
+        raw = (ctypes.c_ubyte * stride).from_address(base + i * stride)
+        assert (raw[h1], raw[h2]) == (items[k.handle_left_type].value, items[k.handle_right_type].value), i
+
+
+def test_handle_types_fall_back_per_key_when_the_memory_write_fails(monkeypatch):
+    """When the memory write cannot be used (here: refused), the writer
+    sets the handle types through RNA per key (FREE on every key next to
+    a Bezier segment) and stays per key."""
+    from io_anim_gameanim import bulk_keys
+
+    fc, co, interp, left, right = _bezier_curve("fallback")
+    monkeypatch.setattr(bulk_keys, "_handle_mode", "memory")
+    monkeypatch.setattr(bulk_keys, "_handle_layout", None)
+    monkeypatch.setattr(bulk_keys, "_write_handle_bytes", lambda kp, n, value: False)
+    bulk_keys.write_keys(fc, co, interp, left, right)
+    assert bulk_keys.handle_types_bulk_mode() == "per_key"
+    assert all(k.handle_left_type == "FREE" and k.handle_right_type == "FREE" for k in fc.keyframe_points)
+    assert [tuple(k.handle_right) for k in fc.keyframe_points] == [
+        pytest.approx((right[2 * i], right[2 * i + 1])) for i in range(len(co) // 2)]

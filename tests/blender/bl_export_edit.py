@@ -403,10 +403,10 @@ def test_a_lone_key_reads_back_with_the_slope_only_a_bezier_key_has(ga, interp, 
     keeps the slopes of its handles (one third of a frame away)."""
     from array import array
 
-    from io_anim_gameanim import compat
+    from io_anim_gameanim import bulk_keys
     from io_anim_gameanim.exporting import readback
 
-    code = compat.INTERP[interp]
+    code = bulk_keys.INTERP[interp]
     # handles as keyframe_points.add() leaves them (nowhere near the key)
     # for the non-Bezier keys, at one third with slopes -3 / 1.5 otherwise
     if interp == "BEZIER":

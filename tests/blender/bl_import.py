@@ -199,7 +199,7 @@ def test_exact_channels_written_one_track_at_a_time_equal_the_exports_plans(api,
     file leaves out (the defaults).  Every curve equals the plan the export
     makes of the same file (plan_bones without lazy: plan_track for each
     track) and the notes' rules checked directly."""
-    from io_anim_gameanim.importing import importer
+    from io_anim_gameanim.importing import import_plan
     from io_anim_gameanim.shared import options, rig_mapping, rig_match
 
     T, B, C = ga.Track, ga.BEZIER, ga.CONSTANT
@@ -220,7 +220,7 @@ def test_exact_channels_written_one_track_at_a_time_equal_the_exports_plans(api,
 
     opts = options.make_options()
     anim = ga.load(str(path))
-    tm = importer.time_map_for(anim, opts, bpy.context.scene)
+    tm = import_plan.time_map_for(anim, opts, bpy.context.scene)
     mapping = rig_match.match_bones(anim, rig, opts.bone_match_for(anim.format), opts.id_property)[0]
     _, plans = rig_mapping.plan_bones(anim, rig, mapping, opts, tm)
     planned = [cp for plan in plans for cp in plan.curves]
@@ -271,10 +271,10 @@ def test_exact_channels_written_one_track_at_a_time_equal_the_exports_plans(api,
 def test_a_failed_write_leaves_no_half_written_action(api, monkeypatch):
     """An error while the keys are written removes that file's action (no
     half-filled action is left) and the other files still import."""
-    from io_anim_gameanim import compat
+    from io_anim_gameanim import bulk_keys
 
     calls = []
-    real = compat.write_keys
+    real = bulk_keys.write_keys
 
     def write_keys(*a, **kw):
         calls.append(1)
@@ -282,7 +282,7 @@ def test_a_failed_write_leaves_no_half_written_action(api, monkeypatch):
             raise RuntimeError("simulated failure")
         return real(*a, **kw)
 
-    monkeypatch.setattr(compat, "write_keys", write_keys)
+    monkeypatch.setattr(bulk_keys, "write_keys", write_keys)
     files = [str(p) for p in samples("j3d/walk_type0.bck", "j3d/jump_sound.bck")]
     before = set(bpy.data.actions.keys())
     res = api.import_files(files, armature=chain_rig(["a", "b", "c"]))
@@ -914,7 +914,7 @@ def test_the_first_action_assigned_is_the_idle_when_a_name_says_so(api, tmp_path
     word wait, idle or default, any case), not whatever came first (an
     "appear from box" action turned the character sideways); without such
     a name, the first file.  Words, not letters: "await" is no idle."""
-    from io_anim_gameanim.importing import importer
+    from io_anim_gameanim.importing import actions
 
     src = samples("j3d/walk_type0.bck")[0].read_bytes()
     names = ["appear_box.bck", "await.bck", "pl_Wait.bck", "idle.bck"]
@@ -927,7 +927,7 @@ def test_the_first_action_assigned_is_the_idle_when_a_name_says_so(api, tmp_path
     rig = chain_rig(["a", "b", "c"])
     res = api.import_files([str(tmp_path / n) for n in names[:2]], armature=rig, replace=False)
     assert rig.animation_data.action == res[0]
-    assert [importer.is_idle_name(n) for n in ("Wait", "WaitLoop", "pl_IDLE_2", "default01", "await", "Waiting",
+    assert [actions.is_idle_name(n) for n in ("Wait", "WaitLoop", "pl_IDLE_2", "default01", "await", "Waiting",
                                                "idler", "DefaultPose.bck")] == \
         [True, True, True, True, False, False, False, True]
 
@@ -946,3 +946,40 @@ def test_actions_of_one_set_are_named_with_their_kind(api, tmp_path):
                                                                     ("Hit.bck", "walk.bck") for n in names)
     assert not [n for n in names if n.endswith(".001")]
     assert {o.name for o in bpy.data.objects if o.type == "ARMATURE"} >= {"Hit_rig"}
+
+
+def test_the_plan_decides_where_each_file_goes_and_builds_nothing(api, ga):
+    """importing/import_plan: before anything is built, each file has its
+    writer and action name, and the skeletal files with no rig are grouped
+    onto new rigs named after their first file; deciding makes no object,
+    armature or action.  Onto a given armature nothing is loaded until the
+    importer asks for the file (one decoded file at a time)."""
+    from io_anim_gameanim.importing import import_plan
+    from io_anim_gameanim.importing.report import ImportReport
+    from io_anim_gameanim.shared.options import make_options
+
+    files = [str(p) for p in samples("j3d/walk_type0.bck", "j3d/jump_sound.bck", "j3d/water_scroll.btk",
+                                     "j3d/tev_pulse.brk")]
+    counts = lambda: (len(bpy.data.objects), len(bpy.data.armatures), len(bpy.data.actions))  # noqa: E731
+    before = counts()
+    plan = import_plan.plan_sources(files, None, None, make_options(target="NEW"), bpy.context)
+    import_plan.plan_files(ga, plan, plan.paths, None, ImportReport())
+    assert counts() == before
+    assert [(fp.writer, fp.action_name, fp.arm) for fp in plan.files] == [
+        ("skeletal", "walk_type0.bck", None), ("skeletal", "jump_sound.bck", None),
+        ("material", "water_scroll.btk", None), ("kind", "tev_pulse.brk", None)]
+    assert plan.count == 4
+    grouped = [fp.path for _fmt, _name, items in plan.new_rigs for fp in items]
+    assert sorted(grouped) == sorted(files[:2])  # each skeletal file once, nothing else
+    assert {fmt for fmt, _n, _i in plan.new_rigs} == {"bck"}
+    assert [name for _f, name, items in plan.new_rigs] == [
+        import_plan.file_stem(items[0].path) + "_rig" for _f, _n, items in plan.new_rigs]
+    assert plan.new_rigs[0][1] == "walk_type0_rig"
+
+    stages = []
+    plan = import_plan.plan_sources(files[:2], chain_rig(["a", "b", "c"]), None, make_options(), bpy.context)
+    import_plan.plan_files(ga, plan, plan.paths, None, ImportReport(),
+                           progress=lambda i, n, path, stage: stages.append(stage))
+    assert stages == [] and plan.count == 2 and plan.new_rigs == []
+    first = next(iter(plan.files))
+    assert stages == ["load"] and first.anim is not None and first.arm is None

@@ -11,11 +11,11 @@ from array import array
 from itertools import chain, compress, repeat
 from operator import add, eq, le, mul, sub, truediv
 
-from .. import compat, native
+from .. import bulk_keys, native
 
-BEZIER = compat.INTERP["BEZIER"]
-LINEAR = compat.INTERP["LINEAR"]
-CONSTANT = compat.INTERP["CONSTANT"]
+BEZIER = bulk_keys.INTERP["BEZIER"]
+LINEAR = bulk_keys.INTERP["LINEAR"]
+CONSTANT = bulk_keys.INTERP["CONSTANT"]
 
 # Two buffers are "the same curve" when every number agrees within a few
 # float32 ulps of its magnitude: Blender stores keys in single precision and

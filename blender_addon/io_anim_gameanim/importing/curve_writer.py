@@ -1,6 +1,6 @@
 """Writing curve plans (shared/curve_plans.py) into an action: one F-curve
-each, keys in bulk through compat.write_keys."""
-from .. import compat
+each, keys in bulk through bulk_keys.write_keys."""
+from .. import bulk_keys
 from ..shared.curve_plans import given_bounds, plan_track
 
 
@@ -14,7 +14,7 @@ def write_plans(sink, plans, tm=None):
     keys plan_track would keep as Track.bezier gives them
     (curve_plans.given_bounds) is written straight from those buffers.
     Returns whether a lazy plan added held period keys."""
-    write_keys = compat.write_keys
+    write_keys = bulk_keys.write_keys
     new = sink.new_fcurve
     plans.reverse()
     pop = plans.pop
@@ -55,6 +55,6 @@ def write_plan(sink, plan):
     """Creates the plan's F-curve in sink and fills it (and its Cycles
     modifier)."""
     fc = sink.new_fcurve(plan.path, plan.index, plan.group)
-    compat.write_keys(fc, plan.co, plan.interp, plan.left, plan.right, distinct=plan.distinct, bezier=plan.bezier,
+    bulk_keys.write_keys(fc, plan.co, plan.interp, plan.left, plan.right, distinct=plan.distinct, bezier=plan.bezier,
                       cycles=plan.cycles)
     return fc

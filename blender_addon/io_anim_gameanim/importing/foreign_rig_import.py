@@ -62,7 +62,7 @@ def bpy_path(path):
 
 
 def plan_file(anim, arm_obj, opts, tm, fr, index=None):
-    """rig_from_animations.plan_file for option Model File: (BoneWriteResult, every
+    """skeletal_import.plan_file for option Model File: (BoneWriteResult, every
     CurvePlan); res.source_extra holds what the action stores besides."""
     if index is None:
         index = RigIndex(arm_obj)

@@ -25,6 +25,7 @@ from ..shared.kind_mapping import (CURVES_PROP, DISPLAY_CLAMP, OWNER_PROP, OWNER
                                    shape_prop)
 from ..shared.material_mapping import matched_materials
 from . import curve_writer
+from .actions import new_action, store_source
 from .materials_from_model import GROUP_NODE, MAT_COLOR_INPUTS_PROP, MODEL_PROP, TEXMAP_NODE, TEXTURE_PROP
 
 # an Image Texture node showing texture number k of a pattern: label (or
@@ -34,14 +35,18 @@ IMAGE_EXTENSIONS = (".png", ".tga", ".bmp", ".jpg", ".jpeg", ".tif", ".tiff", ".
 FILE_NUMBER = re.compile(r"(?:^|[^0-9])0*(\d+)$")
 
 
-def import_kind(anim, path, stem, mats, opts, tm, fr, target, new_action, store):
-    """The actions of one file: [(owner, sink, post)] as the importer's
-    other paths return them.  new_action(name) makes an action, store(action,
-    extra) puts the source properties on it; target: the import's target
-    object (BVA shapes without an object), or None.  A BVA is one action
-    with a slot per object where actions have slots (4.4+); before, an
-    action's curves act on every ID it is assigned to, so each object needs
-    its own action (`file [shape i]`)."""
+def import_kind(anim, fp, tm, mats, target):
+    """The actions of one file (fp: its FilePlan): [(owner, sink, post)] as
+    the other writers return them.  target: the import's target object
+    (BVA shapes without an object), or None.  A BVA is one action with a
+    slot per object where actions have slots (4.4+); before, an action's
+    curves act on every ID it is assigned to, so each object needs its own
+    action (`file [shape i]`)."""
+    stem, opts, fr = fp.action_name, fp.opts, fp.report
+
+    def store(action, extra):
+        store_source(action, anim, fp.path, opts, tm, extra)
+
     if formats.kind(anim.format) == "visibility":
         groups = _shape_groups(anim, stem, target, fr)
     else:

@@ -469,7 +469,7 @@ def prepare_skin(ga, model, opts):
 
 def import_geometry(ga, model, built, context, opts, fr, mats=None, skin=None):
     """The meshes and materials of a J3D model file, for the import
-    (importer._build_models): the report says what was made; a malformed
+    (model_import.build_models): the report says what was made; a malformed
     geometry chunk is noted (the armature stays).  skin: what
     prepare_skin gave build_model_armature."""
     from . import materials_from_model

@@ -1,19 +1,35 @@
-"""Skeletal import: a new armature for animations without a rig, the
-plan of one file onto a rig with its report, and the pose bones' rotation
-modes an action was written for."""
+"""New armatures for animations without a rig (no target armature, no
+model among the files): one per group of files that import_plan decided
+(option New Rigs), built before any file is written."""
 import math
 
 import bpy
 from mathutils import Vector
 
 from ..shared import formats
-from ..shared.imported_action import rotation_modes
-from ..shared.rig_mapping import plan_bones
-from ..shared.rig_match import RigIndex, anim_targets, blender_name, match_bones, target_label
+from ..shared.rig_match import anim_targets, blender_name
+from .import_scale import apply_import_scale
 
 
-# ---------------------------------------------------------------------------
-# New armatures
+def build_new_rigs(new_rigs, context, opts):
+    """Builds the armature of each group of the plan ([(format, name,
+    [FilePlan])]) and sends its files to it (FilePlan.arm).  A rig that
+    cannot be built fails its own files (their anim is dropped), the
+    others go on.  Returns the objects built."""
+    built = []
+    for fmt, name, items in new_rigs:
+        try:
+            obj = build_armature([it.anim for it in items], fmt, name, context, opts.translation_scale)
+        except Exception as e:  # the files that needed this rig fail, the others go on
+            for it in items:
+                it.report.error = f"could not build a {fmt} armature: {type(e).__name__}: {e}"
+                it.anim = None
+            continue
+        apply_import_scale(obj, opts)
+        built.append(obj)
+        for it in items:
+            it.arm = obj
+    return built
 
 
 def build_armature(anims, fmt, name, context, translation_scale=1.0):
@@ -117,42 +133,3 @@ def _first_frame_heads(anim, targets, fmt, k):
         if t.channel == "translation" and t.target in targets and t.axis < 3:
             heads.setdefault(t.target, Vector((0.0, 0.0, 0.0)))[t.axis] = values[i] * k
     return heads
-
-
-
-def plan_file(anim, arm_obj, opts, tm, fr, index=None):
-    """Plans `anim` onto arm_obj without touching Blender data: matches
-    the bones, fills the file report and returns (BoneWriteResult, the
-    list of every CurvePlan in writing order).  The plans hold all the
-    importer needs, so the caller can let go of the Animation before
-    writing them: the baked curves' buffers are made here (then the
-    decoded keys can go before Blender makes its own), the exact
-    channels' buffers when each curve is written (lazy plans keep their
-    Track, whose keys stay until then; write_plans, not res.period_keys,
-    then says whether held period keys were added: baked curves add none).
-    index: a RigIndex of arm_obj shared by the files of one import."""
-    mode = opts.bone_match_for(anim.format)
-    if index is None:
-        index = RigIndex(arm_obj)
-    mapping, unmatched, notes = match_bones(anim, arm_obj, mode, opts.id_property, index)
-    fr.unmatched.extend(target_label(t) for t in unmatched)
-    fr.notes.extend(notes)
-    res, plans = plan_bones(anim, arm_obj, mapping, opts, tm, index=index, lazy=True)
-    fr.exact.extend(res.exact)
-    fr.baked.extend(res.baked)
-    fr.notes.extend(res.notes)
-    return res, [cp for plan in plans for cp in plan.curves]
-
-
-
-def apply_rotation_modes(arm_obj, action):
-    """Sets the pose bones' rotation modes the action was written for
-    (Euler XYZ for exact Euler channels, quaternion for baked ones)."""
-    for bone_name, mode in rotation_modes(action).items():
-        if bone_name == "":
-            arm_obj.rotation_mode = mode
-            continue
-        pb = arm_obj.pose.bones.get(bone_name)
-        if pb is not None:
-            pb.rotation_mode = mode
-

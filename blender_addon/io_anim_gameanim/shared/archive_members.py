@@ -128,7 +128,7 @@ def destination(entry, misfits=(), models=True):
 
 
 def _classify(ga, entry, data):
-    # a model first, as the importer tries each file (importer._build_models)
+    # a model first, as the importer tries each file (importing/model_import.py)
     try:
         model = ga.load_model(data)
     except (ga.FormatError, ValueError):
@@ -194,7 +194,7 @@ class Listing:
 
     def _pair(self, entry, group):
         """The first model that fits, as the importer dispatches
-        (importer._dispatch); animations with no model of their kind in
+        (importing/import_plan.py); animations with no model of their kind in
         the archive go to the import's target."""
         if entry.targets is None:
             return

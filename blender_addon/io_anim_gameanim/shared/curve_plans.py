@@ -6,10 +6,10 @@ original and compares them with an action's curves."""
 import math
 from array import array
 
-from .. import compat
+from .. import bulk_keys
 
-LINEAR = compat.INTERP["LINEAR"]
-CONSTANT = compat.INTERP["CONSTANT"]
+LINEAR = bulk_keys.INTERP["LINEAR"]
+CONSTANT = bulk_keys.INTERP["CONSTANT"]
 EPS = 1e-4
 
 
