@@ -27,6 +27,7 @@ from pathlib import Path
 import bpy
 import pytest
 
+from bl_tev_bake import _scene as cycles_bake_scene
 from io_anim_gameanim.importing import materials_from_model as mfm
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -43,12 +44,7 @@ def _plane():
         attr.data.foreach_set("color", [v / 255.0 for v in c] * 4)
     ob = bpy.data.objects.new("bake plane", mesh)
     bpy.context.scene.collection.objects.link(ob)
-    scene = bpy.context.scene
-    scene.render.engine = "CYCLES"
-    scene.cycles.device = "CPU"
-    scene.cycles.samples = 1
-    scene.cycles.use_denoising = False
-    scene.render.bake.margin = 0
+    cycles_bake_scene()
     return ob
 
 
