@@ -309,13 +309,47 @@ MESH_JOINTS = 40
 MESH_ROWS, MESH_COLS = 5, 25  # a grid per joint: 40 x 125 = 5,000 vertices
 
 
-def mesh_model_file(n=MESH_JOINTS):
+def material_set(count=100, configs=10):
+    """`count` 4-stage MAT3 materials of `configs` TEV configurations
+    (materials of one configuration differ in their colours only) and the
+    two 64x64 textures they sample: (materials, textures) for
+    tools/make_models.py."""
+    import random
+    import sys
+
+    tools = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    import make_models as mm
+
+    rng = random.Random(31)
+
+    def half(alpha):
+        n = 8 if alpha else 16
+        return (rng.randrange(n), rng.randrange(n), rng.randrange(n), rng.randrange(n), rng.randrange(2), 0,
+                rng.randrange(3), 1, rng.randrange(4))
+
+    shapes = [[(half(False), half(True)) for _ in range(4)] for _ in range(configs)]
+    materials = []
+    for i in range(count):
+        materials.append(mm.material(
+            f"mat{i:03d}", stages=[(0, k % 2, 4) for k in range(4)], textures=(0, 1), tev=shapes[i % configs],
+            konst=[tuple(rng.randrange(256) for _ in range(4)) for _ in range(4)],
+            tev_colors=[tuple(rng.randint(-1024, 1023) for _ in range(4)) for _ in range(4)],
+            colors=[tuple(rng.randrange(256) for _ in range(4)), None]))
+    textures = [mm.texture(f"tex{k}", "I8", 64, 64, bytes((37 * i + k) & 0xFF for i in range(4096)))
+                for k in range(2)]
+    return materials, textures
+
+
+def mesh_model_file(n=MESH_JOINTS, materials=None, textures=None):
     """A J3D BMD of n joints in a chain (Basic rule, some rest rotations)
     with a textured, skinned grid of 125 vertices per joint (strips): rows
     0-1 rigid on the joint, rows 2-4 an envelope of the joint and the next
     (the last joint: rigid throughout); inverse binds T(-rest head along
     the chain), so rotated joints get skin bones.  5,000 vertices for 40
-    joints."""
+    joints.  materials / textures: MAT3 and TEX1 instead of one textured
+    material (the shapes draw with material 0)."""
     import sys
 
     tools = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))), "tools")
@@ -364,8 +398,9 @@ def mesh_model_file(n=MESH_JOINTS):
     for j in range(1, n):
         nodes += [(mm.JOINT, j), (mm.OPEN, 0)]
     nodes += [(mm.CLOSE, 0)] * n + [(mm.END, 0)]
-    tex = mm.texture("grid", "I8", 8, 8, bytes((37 * i) & 0xFF for i in range(64)))
+    textures = textures or [mm.texture("grid", "I8", 8, 8, bytes((37 * i) & 0xFF for i in range(64)))]
+    materials = materials or [mm.material("skin", textures=(0,))]
     extra = [("VTX1", mm.vtx1_body(arrays)), ("SHP1", mm.shp1_body(shapes)),
-             ("MAT3", mm.mat3_body([mm.material("skin", textures=(0,))])), ("TEX1", mm.tex1_body([tex]))]
+             ("MAT3", mm.mat3_body(materials)), ("TEX1", mm.tex1_body(textures))]
     return mm.write_j3d_model(joints, parents, nodes=nodes, calc="basic", envelopes=envelopes,
                               inverse_binds=binds, draw=draw, extra_chunks=extra)

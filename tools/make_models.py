@@ -350,6 +350,14 @@ def shp1_body(shapes):
     return body + dls + mdata + plocs
 
 
+# TEV stage records (colour, alpha), each (a, b, c, d, op, bias, scale,
+# clamp, out) in GX's numbering (colour: CPREV 0, C0 2, TEXC 8, TEXA 9,
+# RASC 10, RASA 11, ONE 12, HALF 13, KONST 14, ZERO 15; alpha: APREV 0,
+# A0 1, TEXA 4, RASA 5, KONST 6, ZERO 7)
+TEV_MODULATE = ((15, 8, 10, 15, 0, 0, 0, 1, 0), (7, 4, 5, 7, 0, 0, 0, 1, 0))  # TEX * RAS
+TEV_PREV_TIMES_TEX = ((15, 0, 8, 15, 0, 0, 0, 1, 0), (7, 7, 7, 0, 0, 0, 0, 1, 0))  # PREV * TEX, alpha kept
+
+
 def material(name="mat", *, mode=1, cull=2, color=(255, 255, 255, 255), ambient=(50, 50, 50, 255),
              channel=(0, 1, 0, 0, 0, 0), texgens=((1, 4, 60),), textures=(0,), stages=((0, 0, 0),),
              tev_colors=(), konst=(), alpha_compare=(7, 0, 0, 7, 0), blend=(0, 1, 0, 0), z_mode=(1, 3, 1), **more):
@@ -658,8 +666,11 @@ def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None, rigi
                 texture("eyes", "C8", 8, 4, bytes(i % 16 for i in range(32)), palette=palette, palette_format=2,
                         wrap_s=0, wrap_t=0),
                 texture("mask", "I4", 8, 8, bytes((17 * i) & 0xFF for i in range(32)))]
-    materials = [material("body", textures=(0, 2), stages=((0, 0, 4), (0, 1, 0xFF))),
-                 material("head", mode=4, cull=0, textures=(1,), blend=(1, 4, 5, 0), alpha_compare=(6, 128, 0, 3, 0))]
+    # body: skin * vertex colour, then * mask; head: eyes * vertex colour, alpha blended where alpha >= 128
+    materials = [material("body", textures=(0, 2), stages=((0, 0, 4), (0, 1, 0xFF)),
+                          tev=(TEV_MODULATE, TEV_PREV_TIMES_TEX)),
+                 material("head", mode=4, cull=0, textures=(1,), stages=((0, 0, 4),), tev=(TEV_MODULATE,),
+                          blend=(1, 4, 5, 0), alpha_compare=(6, 128, 0, 7, 0))]
     extra = [("VTX1", vtx1_body(arrays)), ("SHP1", shp1_body([multi, rigid])), ("MAT3", mat3_body(materials)),
              ("TEX1", tex1_body(textures))]
     return write_j3d_model(joints, parents, nodes=nodes, calc=calc, kind=kind, envelopes=envelopes,

@@ -333,7 +333,9 @@ def skinned_j3d_file(joints):
               mm.TEX0: mm.vertex_array(uv, "u16", 14)}
     textures = [mm.texture("cloth", "CMPR", 32, 32, _checker_cmpr(32, 0xFC00, 0x21A8), wrap_s=1, wrap_t=1),
                 mm.texture("skin", "CMPR", 16, 16, _checker_cmpr(16, 0xFE8C, 0xF5A8), wrap_s=2, wrap_t=2)]
-    materials = [mm.material("cloth", textures=(0,)), mm.material("skin", textures=(1,))]
+    # each texture times its material colour (white; the figure has no vertex colours)
+    lit = dict(channel=(0, 0, 0, 0, 0, 0), stages=((0, 0, 4),), tev=(mm.TEV_MODULATE,))
+    materials = [mm.material("cloth", textures=(0,), **lit), mm.material("skin", textures=(1,), **lit)]
     # INF1: the skeleton, with the torso under the hips (material 0) and each box under its joint
     # (material 1 for the head and forearms, 0 for the rest)
     children = {i: [k for k, j in enumerate(joints) if j["parent"] == i] for i in range(-1, len(joints))}

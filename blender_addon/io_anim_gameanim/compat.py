@@ -306,6 +306,21 @@ def color_mix_sockets(node):
     return fac, a, b, res
 
 
+def new_float_mix(tree):
+    """A Mix node mixing floats (ShaderNodeMix, 3.4 and later)."""
+    node = tree.nodes.new("ShaderNodeMix")
+    node.data_type = "FLOAT"
+    return node
+
+
+def float_mix_sockets(node):
+    """(factor, A, B, result) of a float Mix node (sockets by identifier:
+    the node holds one set per data type)."""
+    ins = {s.identifier: s for s in node.inputs}
+    outs = {s.identifier: s for s in node.outputs}
+    return ins["Factor_Float"], ins["A_Float"], ins["B_Float"], outs["Result_Float"]
+
+
 # ---------------------------------------------------------------------------
 # Armatures
 
@@ -454,3 +469,21 @@ def set_material_alpha(material, mode, threshold=0.5):
     material.blend_method = {"BLEND": "BLEND", "CLIP": "CLIP"}.get(mode, "OPAQUE")
     if mode == "CLIP":
         material.alpha_threshold = threshold
+
+
+# ---------------------------------------------------------------------------
+# Node groups
+
+# (4.0+: a node tree's sockets live in tree.interface; before, in
+# tree.inputs and tree.outputs)
+HAS_TREE_INTERFACE = "interface" in bpy.types.NodeTree.bl_rna.properties
+
+
+def new_group_socket(tree, name, in_out, socket_type):
+    """Adds an input ('INPUT') or output ('OUTPUT') socket of type
+    socket_type ('NodeSocketFloat', 'NodeSocketVector', ...) to a node
+    group's interface; returns the interface socket."""
+    if HAS_TREE_INTERFACE:
+        return tree.interface.new_socket(name=name, in_out=in_out, socket_type=socket_type)
+    sockets = tree.inputs if in_out == "INPUT" else tree.outputs
+    return sockets.new(socket_type, name)

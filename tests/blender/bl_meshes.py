@@ -210,39 +210,48 @@ def test_mesh_data(api, ga, tmp_path):
 
 
 def test_materials_and_packed_images(api, ga, tmp_path):
-    """One material per MAT3 material (names); each one's first stage
-    texture as a packed image, rows bottom-up (Texture.pixels is top row
-    first), read through a UV Map node; wrap modes; alpha per mode."""
+    """One material per MAT3 material (names) around its TEV group; each
+    texture its stages sample as a packed Non-Color image, rows bottom-up
+    (Texture.pixels is top row first), read through a UV Map node; wrap
+    modes and filtering; alpha per the blend mode."""
     model_path = mesh_file(tmp_path)
     api.import_files([model_path])
     model = ga.load_model(model_path)
     for mat in model.materials:
         bm = bpy.data.materials[mat.name]
         tree = bm.node_tree
+        group = tree.nodes["gameanim TEV"]
+        assert group.node_tree.name.startswith("gameanim TEV ")
         imgs = [n for n in tree.nodes if n.type == "TEX_IMAGE"]
-        assert len(imgs) == 1
-        node = imgs[0]
-        tex = model.textures[mat.stage_textures[0]]
-        img = node.image
-        assert img.packed_file is not None
-        assert tuple(img.size) == (tex.width, tex.height)
-        px = list(img.pixels)
-        w = tex.width
-        for y in (0, tex.height - 1):          # Blender row y is the texture's row height-1-y
-            for x in (0, w - 1):
-                src = tex.pixels[4 * ((tex.height - 1 - y) * w + x):][:4]
-                got = px[4 * (y * w + x):4 * (y * w + x) + 4]
-                assert got == pytest.approx([c / 255.0 for c in src], abs=1e-6)
-        assert node.extension == {"repeat": "REPEAT", "clamp": "EXTEND", "mirror": "MIRROR"}[tex.wrap_s] \
-            or tex.wrap_s == "mirror"  # (MIRROR: Blender 3.5+)
-        src = node.inputs["Vector"].links[0].from_node
-        assert src.type == "UVMAP" and src.uv_map == "UV0"
-        translucent = mat.mode == 4
+        used = sorted({mat.textures[st.tex_map] for st in mat.tev_stages if st.tex_map is not None})
+        assert sorted(n.image["gameanim_texture"] for n in imgs) == used
+        for node in imgs:
+            tex = model.textures[node.image["gameanim_texture"]]
+            img = node.image
+            assert img.packed_file is not None and img.colorspace_settings.name == "Non-Color"
+            assert tuple(img.size) == (tex.width, tex.height)
+            px = list(img.pixels)
+            w = tex.width
+            for y in (0, tex.height - 1):          # Blender row y is the texture's row height-1-y
+                for x in (0, w - 1):
+                    src = tex.pixels[4 * ((tex.height - 1 - y) * w + x):][:4]
+                    got = px[4 * (y * w + x):4 * (y * w + x) + 4]
+                    assert got == pytest.approx([c / 255.0 for c in src], abs=1e-6)
+            assert node.extension == {"repeat": "REPEAT", "clamp": "EXTEND", "mirror": "MIRROR"}[tex.wrap_s] \
+                or tex.wrap_s == "mirror"  # (MIRROR: Blender 3.5+)
+            assert node.interpolation == ("Closest" if tex.mag_filter == 0 else "Linear")
+            src = node.inputs["Vector"].links[0].from_node
+            assert src.type == "UVMAP" and src.uv_map == "UV0"
+            assert any(lk.to_node == group for lk in node.outputs["Color"].links)
+        translucent = mat.blend.type == "BLEND"
         if hasattr(bm, "surface_render_method"):
             assert bm.surface_render_method == ("BLENDED" if translucent else "DITHERED")
         else:
             assert bm.blend_method == ("BLEND" if translucent else "OPAQUE")
         assert bm.use_backface_culling == (mat.cull_mode == 2)
+    # the vertex colours feed the rasterised colour of the body's first stage
+    ras = bpy.data.materials["body"].node_tree.nodes["gameanim TEV"].inputs["RAS0"]
+    assert ras.links[0].from_node.type == "VERTEX_COLOR" and ras.links[0].from_node.layer_name == "Col0"
 
 
 def test_btk_with_the_model_animates_its_materials(api, ga, tmp_path):

@@ -11,6 +11,7 @@ viewport:
   over the pattern's Image Texture nodes, each factor driven to 1 where the
   property equals the texture number, its output where the images fed
   (else an unlinked Base Color)."""
+import json
 import os
 import re
 
@@ -25,6 +26,7 @@ from ..shared.kind_mapping import (CURVES_PROP, DISPLAY_CLAMP, OWNER_PROP, OWNER
 from ..shared.material_mapping import matched_materials
 from . import curve_writer
 from .actions import new_action, store_source
+from .materials_from_model import GROUP_NODE, MAT_COLOR_INPUTS_PROP, MODEL_PROP, TEXMAP_NODE, TEXTURE_PROP
 
 # an Image Texture node showing texture number k of a pattern: label (or
 # name) "texture k"
@@ -208,10 +210,50 @@ def _show_material(anim, mat, curves, opts, fr):
         for name in props:
             numbers = sorted({int(v) for ti, path, *_r in curves if path[2:-2] == name
                               for v in anim.tracks[ti].values} or {0})
-            _show_pattern(tree, mat, name, numbers, by_prop.get(name), opts, fr)
+            if tree.nodes.get(GROUP_NODE) is not None and mat.get(MODEL_PROP) is not None:
+                _show_model_pattern(tree, mat, name, numbers, by_prop.get(name), fr)
+            else:
+                _show_pattern(tree, mat, name, numbers, by_prop.get(name), opts, fr)
+
+
+REGISTER_INPUTS = ("C0", "C1", "C2", "PREV")  # TEV colour slot i (the TEV group's inputs)
+
+
+def _group_targets(mat, name):
+    """[(TEV group input, colour channels)] that a colour property drives
+    on a material the model import built, and whether it is a register
+    (signed, wrapped by the group) rather than a clamped colour."""
+    m = re.match(r"^gameanim_color_([CK])(\d+)$", name)
+    if m:
+        k = int(m.group(2))
+        base = (REGISTER_INPUTS[k] if k < 4 else None) if m.group(1) == "C" else f"K{k}"
+        return ([(base, [0, 1, 2]), (base + " Alpha", [3])] if base else []), m.group(1) == "C"
+    return [(s, list(c)) for s, c in json.loads(mat.get(MAT_COLOR_INPUTS_PROP) or "[]")], False
+
+
+def _drive_group(tree, mat, group, name, fr):
+    """Drives the TEV group's colour inputs by the property, in the group's
+    units (bytes / 255)."""
+    targets, register = _group_targets(mat, name)
+    inputs = {s.name: s for s in group.inputs}
+    expression = "v / 255.0" if register else color_expression()
+    driven = 0
+    for socket, chans in targets:
+        sock = inputs.get(socket)
+        if sock is None:
+            continue
+        for c in chans:
+            _add_driver(tree, group, sock, c if len(chans) > 1 else None, mat, f'["{name}"][{c}]', expression)
+        driven += 1
+    if not driven:
+        fr.notes.append(f"material {mat.name!r}: {name} animates a colour its TEV stages do not read")
 
 
 def _show_color(tree, mat, name, n, fr):
+    group = tree.nodes.get(GROUP_NODE)
+    if group is not None and group.type == "GROUP":
+        _drive_group(tree, mat, group, name, fr)
+        return
     node_name = name
     node = tree.nodes.get(node_name)
     if node is None:
@@ -307,3 +349,66 @@ def _show_pattern(tree, mat, name, numbers, entry, opts, fr):
             tree.links.new(out, sock)
     if not targets:
         fr.notes.append(f"material {mat.name!r}: the texture pattern chain feeds nothing (no unlinked Base Color)")
+
+
+def _show_model_pattern(tree, mat, name, numbers, entry, fr):
+    """A BTP on a material the model import built: its numbers are the
+    model's TEX1 indices, so the images are the model's own (MODEL_PROP,
+    TEXTURE_PROP); one Image Texture node per number beside the texmap's
+    node (its vector and sampling), chained by Mix nodes for the colour and
+    for the alpha into the TEV group inputs the texmap's node fed."""
+    texmap = int(entry["texmap"]) if entry is not None else 0
+    base = tree.nodes.get(f"{TEXMAP_NODE} {texmap}")
+    if base is None:
+        fr.notes.append(f"material {mat.name!r}: its TEV stages sample no texmap {texmap}; the pattern is keyed, "
+                        "not shown")
+        return
+    model = mat.get(MODEL_PROP)
+    by_number = {}
+    for img in bpy.data.images:
+        if img.get(MODEL_PROP) == model and img.get(TEXTURE_PROP) is not None:
+            by_number.setdefault(int(img[TEXTURE_PROP]), img)
+    missing = [k for k in numbers if k not in by_number]
+    if missing:
+        fr.unmatched.append(f"material {mat.name!r} texmap {texmap}: texture(s) {', '.join(map(str, missing))} of "
+                            f"the pattern are not in the model's TEX1")
+    shown = [k for k in numbers if k in by_number]
+    if not shown:
+        return
+    vector = base.inputs["Vector"].links[0].from_socket if base.inputs["Vector"].is_linked else None
+    nodes = {}
+    for j, k in enumerate(shown):
+        node = tree.nodes.get(f"{name} texture {k}")
+        if node is None:
+            node = tree.nodes.new("ShaderNodeTexImage")
+            node.name, node.label = f"{name} texture {k}", f"texture {k}"
+            node.image = by_number[k]
+            node.extension, node.interpolation = base.extension, base.interpolation
+            node.location = (base.location.x - 250, base.location.y - 260 * (j + 1))
+            if vector is not None:
+                tree.links.new(vector, node.inputs["Vector"])
+        nodes[k] = node
+    targets = {part: [lk.to_socket for lk in base.outputs[part].links] for part in ("Color", "Alpha")}
+    if not targets["Color"] and not targets["Alpha"]:
+        return  # (built by an earlier import: already in place)
+    colour, alpha = nodes[shown[0]].outputs["Color"], nodes[shown[0]].outputs["Alpha"]
+    for j, k in enumerate(shown[1:]):
+        mix = compat.new_color_mix(tree)
+        mix.name = mix.label = f"{name} mix {k}"
+        mix.location = (base.location.x + 180 * (j + 1), base.location.y)
+        fac, a, b, res = compat.color_mix_sockets(mix)
+        tree.links.new(colour, a)
+        tree.links.new(nodes[k].outputs["Color"], b)
+        _add_driver(tree, mix, fac, None, mat, f'["{name}"]', pattern_expression(k))
+        colour = res
+        amix = compat.new_float_mix(tree)
+        amix.name = amix.label = f"{name} alpha mix {k}"
+        amix.location = (base.location.x + 180 * (j + 1), base.location.y - 220)
+        fac, a, b, res = compat.float_mix_sockets(amix)
+        tree.links.new(alpha, a)
+        tree.links.new(nodes[k].outputs["Alpha"], b)
+        _add_driver(tree, amix, fac, None, mat, f'["{name}"]', pattern_expression(k))
+        alpha = res
+    for part, out in (("Color", colour), ("Alpha", alpha)):
+        for sock in targets[part]:
+            tree.links.new(out, sock)

@@ -1,19 +1,46 @@
 """Materials and images of a J3D model (Model.materials, Model.textures):
-one Blender material per MAT3 material, named as in the file, with the
-first TEV stage's texture as a packed image read through a *UV Map* node
-(the chain that the BTK import finds: importing/material.py), its alpha
-per the material's mode (docs/blender.md, Meshes)."""
+one Blender material per MAT3 material, named as in the file, that
+computes what the TEV computes: the shared node group of its
+configuration (importing/tev_nodes.py, shared/tev_graph.py) with its
+colours as the group node's inputs, each stage's texture sampled outside
+the group (packed, Non-Color, channel-packed alpha, the TEX1 wrap and
+filter) through a *UV Map* node (the chain that the BTK import finds:
+importing/material.py), each stage's rasterised colour from the CLR
+colour attribute or the material colour register, and the end of the
+pipeline (alpha test, blending) in front of an Emission shader
+(docs/blender.md, Materials)."""
+import json
+from functools import lru_cache
+
 from .. import compat
+from ..shared import tev_graph
+from . import tev_nodes
 
 MATERIAL_PROP = "gameanim_material"  # on a material: its MAT3 index
 TEXTURE_PROP = "gameanim_texture"    # on an image: its TEX1 index
+MODEL_PROP = "gameanim_model"        # on the images and materials of one model import: its name
+TEXMAP_NODE = "gameanim texmap"      # + " <n>": the Image Texture node of texmap n (what a BTP switches)
+GROUP_NODE = "gameanim TEV"          # the material's TEV group node
+MAT_COLOR_INPUTS_PROP = "gameanim_mat_color_inputs"  # JSON [[group input, [channels]]] fed by material colour 0
+CULL_NODE = "gameanim cull"          # in an end group: the Mix Shader that hides the culled side
+END_NODE = "gameanim end"            # the material's end group node (end_group)
+SRGB_NODE = "gameanim sRGB"          # in an end group: the sRGB-to-linear group node
+_COMPARE = {"NEVER": lambda a, r: False, "LESS": lambda a, r: a < r, "EQUAL": lambda a, r: a == r,
+            "LEQUAL": lambda a, r: a <= r, "GREATER": lambda a, r: a > r, "NEQUAL": lambda a, r: a != r,
+            "GEQUAL": lambda a, r: a >= r, "ALWAYS": lambda a, r: True}
+UNLIT = "lighting (unlit: a lit channel shows its material colour, an SRTG ramp its lit end)"
+_LOGIC = {"AND": lambda p, q: p and q, "OR": lambda p, q: p or q, "XOR": lambda p, q: p != q,
+          "XNOR": lambda p, q: p == q}
 
 
 def _image(bpy, tex, index, stem):
     """A packed image of a TEX1 record, rows bottom-up as Blender keeps
-    them (Texture.pixels is top row first)."""
+    them (Texture.pixels is top row first); Non-Color and channel-packed,
+    so that the group reads the texture's own bytes."""
     name = tex.name or f"{stem}_tex_{index}"
     img = bpy.data.images.new(name, tex.width, tex.height, alpha=True)
+    img.colorspace_settings.name = "Non-Color"
+    img.alpha_mode = "CHANNEL_PACKED"  # (colour kept where alpha is 0)
     w4 = 4 * tex.width
     px = tex.pixels
     rows = [px[r * w4:(r + 1) * w4] for r in range(tex.height - 1, -1, -1)]
@@ -25,75 +52,364 @@ def _image(bpy, tex, index, stem):
     return img
 
 
-def _uv_name(mat, stage, uv_channels):
-    """The UV map a stage reads: its texgen's source TEXn (source 4 + n)."""
-    texgens = mat.texgens_raw or ()
-    coord = stage[0] if stage else 0
-    if coord is not None and 0 <= coord < len(texgens) and texgens[coord]:
-        src = texgens[coord][1]
-        if 4 <= src <= 11:
-            return f"UV{src - 4}"
-    return f"UV{uv_channels[0]}" if uv_channels else "UV0"
+def alpha_test_passes_always(mat):
+    """True when the alpha test passes for every 8-bit alpha."""
+    ac = mat.alpha_compare
+    return True if ac is None else _passes_always(ac.comp0, ac.ref0, ac.op, ac.comp1, ac.ref1)
 
 
-def _alpha(mat):
-    """'BLEND' (translucent, mode 4 or a blend type 1), 'CLIP' (alpha test:
-    a compare that can fail) or None (opaque), and the clip threshold."""
-    blend = mat.blend_raw
-    if mat.mode == 4 or (blend is not None and blend[0] == 1):
-        return "BLEND", 0.5
-    ac = mat.alpha_compare_raw
-    if ac is not None and not (ac[0] == 7 and ac[3] == 7):  # 7: always
-        refs = [ac[1] / 255.0] if ac[0] != 7 else []
-        refs += [ac[4] / 255.0] if ac[3] != 7 else []
-        return "CLIP", max(refs) if refs else 0.5
-    return None, 0.5
+@lru_cache(maxsize=None)
+def _passes_always(comp0, ref0, op, comp1, ref1):
+    c0, c1, logic = _COMPARE[comp0], _COMPARE[comp1], _LOGIC[op]
+    return all(logic(c0(a, ref0), c1(a, ref1)) for a in range(256))
+
+
+def blend_kind(mat):
+    """'ADD' (the framebuffer plus the colour), 'BLEND' (alpha blending)
+    or None (opaque; also logic ops and subtraction, noted)."""
+    b = mat.blend
+    if b is None or b.type != "BLEND":
+        return None
+    if b.dst == "ONE":
+        return "ADD"
+    if b.src == "ONE" and b.dst == "ZERO":
+        return None
+    return "BLEND"
+
+
+class _Builder:
+    """The nodes of one material around its group node."""
+
+    def __init__(self, tree, mat, textures, images, stem, approximated):
+        self.tree, self.mat, self.textures, self.images = tree, mat, textures, images
+        self.stem, self.approximated = stem, approximated
+        self._uv = {}
+        self._samples = {}
+        self._colour_attrs = {}
+
+    def new(self, idname, x, y):
+        node = self.tree.nodes.new(idname)
+        node.location = (x, y)
+        node.select = False
+        return node
+
+    def _vector(self, coord):
+        """The texture coordinate a texgen gives, as a node output (None:
+        the UV map the texgen names is absent)."""
+        texgens = self.mat.texgens
+        tg = texgens[coord] if coord is not None and 0 <= coord < len(texgens) else None
+        if tg is not None and tg.type == "SRTG":
+            # unlit (notes 5.4 option 1): the lit end of the ramp, the
+            # centre of its last texel in s and first row in t
+            self.approximated.add(UNLIT)
+            node = self.new("ShaderNodeCombineXYZ", -1200, -300 * len(self._uv))
+            self._uv[("srtg", coord)] = node
+            return node, 0
+        name = "UV0"
+        if tg is not None and tg.source.startswith("TEX") and not tg.source.startswith("TEXCOORD"):
+            name = "UV" + tg.source[3:]
+        elif tg is not None:
+            self.approximated.add(f"{tg.source} texgens (read UV0)")
+        if name not in self._uv:
+            node = self.new("ShaderNodeUVMap", -1200, -300 * len(self._uv))
+            node.uv_map = name
+            self._uv[name] = node
+        return self._uv[name], "UV"
+
+    def texture(self, stage):
+        """The Image Texture node a stage samples, or None (a null texmap)."""
+        slots = self.mat.textures
+        tmap = stage.tex_map
+        index = slots[tmap] if tmap is not None and 0 <= tmap < len(slots) else -1
+        if not 0 <= index < len(self.textures):
+            return None
+        key = (index, stage.tex_coord)
+        if key in self._samples:
+            return self._samples[key]
+        tex = self.textures[index]
+        if index not in self.images:
+            import bpy
+
+            self.images[index] = _image(bpy, tex, index, self.stem)
+        node = self.new("ShaderNodeTexImage", -700, -300 * len(self._samples))
+        node.name = f"{TEXMAP_NODE} {tmap}"
+        node.label = f"texmap {tmap}"
+        node.image = self.images[index]
+        node.extension = compat.image_extension(tex.wrap_s)
+        if tex.wrap_s != tex.wrap_t:
+            self.approximated.add("per-axis wrap modes")
+        node.interpolation = "Closest" if tex.mag_filter == 0 else "Linear"
+        src, socket = self._vector(stage.tex_coord)
+        if src.bl_idname == "ShaderNodeCombineXYZ":
+            src.inputs[0].default_value = 1.0 - 0.5 / tex.width
+            src.inputs[1].default_value = 0.5 / tex.height
+        self.tree.links.new(src.outputs[socket], node.inputs["Vector"])
+        self._samples[key] = node
+        return node
+
+    def ras(self, stage):
+        """(colour source, alpha source) of a stage's rasterised colour:
+        each a node output or an RGBA tuple in 0..1; None for zero."""
+        chan = stage.channel
+        if chan not in ("COLOR0A0", "COLOR1A1", "COLOR0", "COLOR1", "ALPHA0", "ALPHA1"):
+            return None
+        k = int(chan[5])
+        out = []
+        for ctl, reg in ((self.mat.channels[2 * k], self.mat.mat_colors[k]),
+                         (self.mat.channels[2 * k + 1], self.mat.mat_colors[k])):
+            if ctl.lighting:
+                self.approximated.add(UNLIT)
+            if ctl.material_source == "VTX":
+                out.append(self._colour_attr(k))
+            else:
+                out.append(tuple(v / 255.0 for v in reg))
+        return out
+
+    def _colour_attr(self, k):
+        if k not in self._colour_attrs:
+            node = self.new("ShaderNodeVertexColor", -700, 300 + 200 * k)
+            node.layer_name = f"Col{k}"
+            self._colour_attrs[k] = node
+        return self._colour_attrs[k]
+
+
+def _feed(tree, gnode, name, names, source, part):
+    """Links or sets group input `name` (colour part 'rgb' or 'a')."""
+    socket = name if part == "rgb" else name + " Alpha"
+    if socket not in names or source is None:
+        return
+    if isinstance(source, tuple):
+        gnode.inputs[socket].default_value = list(source[:3]) if part == "rgb" else source[3]
+    else:
+        tree.links.new(source.outputs["Color" if part == "rgb" else "Alpha"], gnode.inputs[socket])
+
+
+def _end(tree, bm, mat, gnode, approximated):
+    """The end of the pipeline after the TEV group: the shared end group of
+    the material's blend mode, alpha test and cull mode (end_group), into
+    the material output; the material's own blend and cull settings."""
+    blend = blend_kind(mat)
+    if mat.blend is not None and mat.blend.type in ("LOGIC", "SUBTRACT"):
+        approximated.add(f"{mat.blend.type.lower()} blending (drawn opaque)")
+    tested = not alpha_test_passes_always(mat)
+    src_alpha = blend == "ADD" and mat.blend.src == "SRCALPHA"
+    node = tree.nodes.new("ShaderNodeGroup")
+    node.node_tree = end_group(blend, src_alpha, tested, mat.cull_mode)
+    node.name = node.label = END_NODE
+    node.location = (250, 0)
+    for name in ("Color", "Alpha", "Pass"):
+        tree.links.new(gnode.outputs[name], node.inputs[name])
+    out = next((n for n in tree.nodes if n.type == "OUTPUT_MATERIAL"), None) or \
+        tree.nodes.new("ShaderNodeOutputMaterial")
+    out.location = (500, 0)
+    tree.links.new(node.outputs["Shader"], out.inputs["Surface"])
+    # (EEVEE culls by use_backface_culling before the group's Transparent BSDF matters)
+    compat.set_material_alpha(bm, "BLEND" if blend else ("CLIP" if tested else None), 0.5)
+    bm.use_backface_culling = mat.cull_mode in (2, 3)
+    zm = mat.z_mode
+    if zm is not None and not zm.test:
+        approximated.add("depth test off")
+
+
+def end_group(blend, src_alpha, tested, cull):
+    """The shared shader group (inputs Color, Alpha, Pass from the TEV
+    group; output Shader) of one end of the pipeline, built on first use:
+    the sRGB-to-linear group, the Emission shader, the alpha test (Pass:
+    a 0/1 alpha, clipped at 0.5: exact in every line), blending (alpha
+    blend: a Mix with a Transparent BSDF by alpha * Pass; additive: an Add
+    Shader with it, the emission scaled by alpha for SRCALPHA) and culling
+    that Cycles sees too (it ignores use_backface_culling: the culled side
+    mixed to a Transparent BSDF by Backfacing)."""
+    import bpy
+
+    key = repr(("end", blend, src_alpha, tested, cull))
+    name = f"{tev_graph.PREFIX} end {blend or 'opaque'}{' srcalpha' if src_alpha else ''}" \
+        f"{' tested' if tested else ''} cull{cull}"
+    tree = bpy.data.node_groups.get(name)
+    if tree is not None and tree.get(tev_nodes.KEY_PROP) == key:
+        return tree
+    tree = bpy.data.node_groups.new(name, "ShaderNodeTree")
+    tree[tev_nodes.KEY_PROP] = key
+    for socket, kind in (("Color", "NodeSocketVector"), ("Alpha", "NodeSocketFloat"), ("Pass", "NodeSocketFloat")):
+        compat.new_group_socket(tree, socket, "INPUT", kind)
+    compat.new_group_socket(tree, "Shader", "OUTPUT", "NodeSocketShader")
+    nodes, links = tree.nodes, tree.links
+    gin, gout = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
+    gin.location, gout.location = (-400, 0), (1000, 0)
+    srgb = nodes.new("ShaderNodeGroup")
+    srgb.node_tree = tev_nodes.ensure(tev_graph.srgb_plan())
+    srgb.name = srgb.label = SRGB_NODE
+    links.new(gin.outputs["Color"], srgb.inputs["Color"])
+    emit = nodes.new("ShaderNodeEmission")
+    emit.location = (200, 0)
+    links.new(srgb.outputs["Color"], emit.inputs["Color"])
+    surface = emit.outputs[0]
+
+    def times_pass(x, where):
+        both = nodes.new("ShaderNodeMath")
+        both.operation = "MULTIPLY"
+        both.location = where
+        links.new(x, both.inputs[0])
+        links.new(gin.outputs["Pass"], both.inputs[1])
+        return both.outputs[0]
+
+    def clear():
+        node = nodes.new("ShaderNodeBsdfTransparent")
+        node.location = (400, -250)
+        return node.outputs[0]
+
+    if blend == "ADD":
+        if src_alpha:
+            links.new(times_pass(gin.outputs["Alpha"], (0, -250)), emit.inputs["Strength"])
+        elif tested:
+            links.new(gin.outputs["Pass"], emit.inputs["Strength"])
+        add = nodes.new("ShaderNodeAddShader")
+        add.location = (600, 0)
+        links.new(clear(), add.inputs[0])
+        links.new(surface, add.inputs[1])
+        surface = add.outputs[0]
+    elif blend == "BLEND" or tested:
+        fac = times_pass(gin.outputs["Alpha"], (0, -250)) if blend == "BLEND" else gin.outputs["Pass"]
+        mix = nodes.new("ShaderNodeMixShader")
+        mix.location = (600, 0)
+        links.new(fac, mix.inputs[0])
+        links.new(clear(), mix.inputs[1])
+        links.new(surface, mix.inputs[2])
+        surface = mix.outputs[0]
+    if cull == 3:
+        surface = clear()
+    elif cull in (1, 2):
+        geometry = nodes.new("ShaderNodeNewGeometry")
+        geometry.location = (600, 250)
+        mix = nodes.new("ShaderNodeMixShader")
+        mix.name = mix.label = CULL_NODE
+        mix.location = (800, 0)
+        links.new(geometry.outputs["Backfacing"], mix.inputs[0])
+        shown, hidden = (1, 2) if cull == 2 else (2, 1)
+        links.new(surface, mix.inputs[shown])
+        links.new(clear(), mix.inputs[hidden])
+        surface = mix.outputs[0]
+    links.new(surface, gout.inputs["Shader"])
+    return tree
+
+
+_RAS_CHANNELS = ("COLOR0A0", "COLOR1A1", "COLOR0", "COLOR1", "ALPHA0", "ALPHA1")
+
+
+def layout_key(mat, key=None):
+    """What a material's nodes depend on besides its colours: materials of
+    one layout differ in their TEV colours, konst colours and material
+    colours only, so a copy of the first one with those set is the same as
+    building it (and Blender copies a node tree far faster than Python
+    builds one)."""
+    texgens, slots = mat.texgens, mat.textures
+    stages = []
+    for st in mat.tev_stages:
+        coord = st.tex_coord
+        tg = texgens[coord] if coord is not None and 0 <= coord < len(texgens) else None
+        index = slots[st.tex_map] if st.tex_map is not None and 0 <= st.tex_map < len(slots) else -1
+        k = int(st.channel[5]) if st.channel in _RAS_CHANNELS else None
+        sources = None if k is None else tuple((c.material_source, bool(c.lighting))
+                                               for c in (mat.channels[2 * k], mat.channels[2 * k + 1]))
+        stages.append((index, coord, None if tg is None else (tg.type, tg.source), st.channel, sources))
+    b, zm, ind, fog = mat.blend, mat.z_mode, mat.indirect, mat.fog
+    return (key if key is not None else tev_graph.config(mat), tuple(stages), bool(texgens),
+            None if b is None else (b.type, b.src, b.dst), alpha_test_passes_always(mat), mat.cull_mode,
+            None if zm is None else bool(zm.test), bool(ind is not None and ind.enabled and ind.count),
+            bool(fog is not None and fog.type != 0))
+
+
+def _set_colours(gnode, mat):
+    """The colour inputs of a material's TEV group node: registers, konst
+    colours, and the rasterised colours read from the material colour
+    registers (vertex colours are linked, not set)."""
+    tev_nodes.set_colour_inputs(gnode, mat.konst_colors, mat.tev_colors)
+    names = {s.name for s in gnode.inputs}
+    for i, st in enumerate(mat.tev_stages):
+        if st.channel not in _RAS_CHANNELS:
+            continue
+        k = int(st.channel[5])
+        reg = [v / 255.0 for v in mat.mat_colors[k]]
+        if mat.channels[2 * k].material_source != "VTX" and f"RAS{i}" in names:
+            gnode.inputs[f"RAS{i}"].default_value = reg[:3]
+        if mat.channels[2 * k + 1].material_source != "VTX" and f"RAS{i} Alpha" in names:
+            gnode.inputs[f"RAS{i} Alpha"].default_value = reg[3]
+
+
+def build_material(bpy, mat, name, textures, images, stem, approximated, groups=None):
+    """One Blender material computing MAT3 material `mat`; groups: {TEV
+    configuration: node group} found so far (planning a configuration
+    again costs more than its nodes)."""
+    bm = bpy.data.materials.new(name)
+    tree = compat.material_node_tree(bm)
+    for node in list(tree.nodes):
+        if node.type != "OUTPUT_MATERIAL":
+            tree.nodes.remove(node)
+    gnode = tree.nodes.new("ShaderNodeGroup")
+    groups = {} if groups is None else groups
+    key = tev_graph.config(mat)
+    if key not in groups:
+        groups[key] = tev_nodes.group_for(key)
+    gnode.node_tree = groups[key]
+    gnode.name = gnode.label = GROUP_NODE
+    tev_nodes.set_colour_inputs(gnode, mat.konst_colors, mat.tev_colors)
+    names = {s.name for s in gnode.inputs}
+    b = _Builder(tree, mat, textures, images, stem, approximated)
+    register_fed = []
+    for i, st in enumerate(mat.tev_stages):
+        if f"TEX{i}" in names or f"TEX{i} Alpha" in names:
+            node = b.texture(st)
+            # a null texmap reads 255, or 0 when the material has no texgens
+            null = (1.0,) * 4 if mat.texgens else (0.0,) * 4
+            for part in ("rgb", "a"):
+                _feed(tree, gnode, f"TEX{i}", names, node or null, part)
+        if f"RAS{i}" in names or f"RAS{i} Alpha" in names:
+            ras = b.ras(st)
+            if ras is not None:
+                _feed(tree, gnode, f"RAS{i}", names, ras[0], "rgb")
+                _feed(tree, gnode, f"RAS{i}", names, ras[1], "a")
+                if st.channel in ("COLOR0A0", "COLOR0", "ALPHA0"):  # (what a BPK animates)
+                    for src, socket, chans in ((ras[0], f"RAS{i}", [0, 1, 2]), (ras[1], f"RAS{i} Alpha", [3])):
+                        if isinstance(src, tuple) and socket in names:
+                            register_fed.append([socket, chans])
+            else:
+                _feed(tree, gnode, f"RAS{i}", names, (0.0,) * 4, "rgb")
+                _feed(tree, gnode, f"RAS{i}", names, (0.0,) * 4, "a")
+    if mat.indirect is not None and mat.indirect.enabled and mat.indirect.count:
+        approximated.add("indirect texturing (offsets not applied)")
+    if mat.fog is not None and mat.fog.type != 0:
+        approximated.add("fog")
+    bm[MAT_COLOR_INPUTS_PROP] = json.dumps(register_fed)
+    _end(tree, bm, mat, gnode, approximated)
+    return bm
 
 
 def build_materials(model, stem, uv_channels=(0,)):
     """The Blender material of each MAT3 material (list, MAT3 order) and
-    notes."""
+    notes: one line naming what the materials approximate."""
     import bpy
 
-    notes = []
     textures = list(model.textures)
-    images = {}
+    # every TEX1 image, used by a material or not: a BTP switches to them
+    images = {k: _image(bpy, tex, k, stem) for k, tex in enumerate(textures)}
+    for img in images.values():
+        img[MODEL_PROP] = stem
+    approximated = set()
+    groups, built = {}, {}
     out = []
     for i, mat in enumerate(model.materials):
-        bm = bpy.data.materials.new(mat.name or f"{stem}_mat_{i}")
+        name = mat.name or f"{stem}_mat_{i}"
+        layout = layout_key(mat)
+        first = built.get(layout)
+        if first is not None:  # (the same nodes: a copy, its colours set)
+            bm = first.copy()
+            bm.name = name
+            _set_colours(bm.node_tree.nodes[GROUP_NODE], mat)
+        else:
+            bm = build_material(bpy, mat, name, textures, images, stem, approximated, groups)
+            built[layout] = bm
         bm[MATERIAL_PROP] = i
-        tree = compat.material_node_tree(bm)
-        nodes, links = tree.nodes, tree.links
-        bsdf = next((n for n in nodes if n.type == "BSDF_PRINCIPLED"), None)
-        if mat.colors and mat.colors[0] is not None and bsdf is not None:
-            bsdf.inputs["Base Color"].default_value = [c / 255.0 for c in mat.colors[0]]
-        bm.use_backface_culling = mat.cull_mode in (2, 3)
-        stages = [s for s in (mat.stages or ()) if s is not None and s[3] is not None and s[3] >= 0]
-        alpha, threshold = _alpha(mat)
-        if stages:
-            stage = stages[0]
-            t = stage[3]
-            if t < len(textures):
-                if t not in images:
-                    images[t] = _image(bpy, textures[t], t, stem)
-                tex = textures[t]
-                node = nodes.new("ShaderNodeTexImage")
-                node.image = images[t]
-                node.location = (-400, 300)
-                node.extension = compat.image_extension(tex.wrap_s)
-                if tex.wrap_s != tex.wrap_t:
-                    notes.append(f"material {bm.name!r}: texture {tex.name!r} wraps {tex.wrap_s} in S and "
-                                 f"{tex.wrap_t} in T; Blender has one mode: {tex.wrap_s}")
-                uv = nodes.new("ShaderNodeUVMap")
-                uv.uv_map = _uv_name(mat, stage, uv_channels)
-                uv.location = (-700, 300)
-                links.new(uv.outputs["UV"], node.inputs["Vector"])
-                if bsdf is not None:
-                    links.new(node.outputs["Color"], bsdf.inputs["Base Color"])
-                    if alpha:
-                        links.new(node.outputs["Alpha"], bsdf.inputs["Alpha"])
-            if len(stages) > 1:
-                notes.append(f"material {bm.name!r}: {len(stages)} textured TEV stages; the first is shown")
-        compat.set_material_alpha(bm, alpha, threshold)
+        bm[MODEL_PROP] = stem
         out.append(bm)
+    notes = [f"materials approximate: {', '.join(sorted(approximated))}"] if approximated else []
     return out, notes

@@ -1,0 +1,230 @@
+"""shared/tev_graph.py: the plan of a material's TEV node group, run by a
+small interpreter of Blender's node maths (tests/tev_plan_interpreter.py,
+float32 at every node), compared with hand-derived cases from the notes
+(../shared/formats/j3d_materials.md 2.2-2.4), and on random
+configurations with the independent per-pixel reference
+(tests/tev_reference.py) and with Material.evaluate."""
+from types import SimpleNamespace
+
+import pytest
+
+import tev_plan_interpreter as ti
+import tev_reference as ref
+from io_anim_gameanim.shared import tev_graph as tg
+
+
+def comb(a="ZERO", b="ZERO", c="ZERO", d="ZERO", op="ADD", bias="ZERO", scale="SCALE_1", clamp=True, out="PREV"):
+    return SimpleNamespace(a=a, b=b, c=c, d=d, op=op, bias=bias, scale=scale, clamp=clamp, out=out)
+
+
+def material(*stages, test=None, konst=((0, 0, 0, 0),) * 4, regs=((0, 0, 0, 0),) * 4, tables=None):
+    st = [SimpleNamespace(color=c, alpha=a, konst_color=kc, konst_alpha=ka, ras_swap=0, tex_swap=0)
+          for c, a, kc, ka in stages]
+    ac = SimpleNamespace(comp0=test[0], ref0=test[1], op=test[2], comp1=test[3], ref1=test[4]) if test else None
+    return SimpleNamespace(tev_stages=st, swap_tables=tables or [(0, 1, 2, 3)] * 4, konst_colors=list(konst),
+                           tev_colors=list(regs), alpha_compare=ac)
+
+
+def run(mat, tex=None, ras=None):
+    n = len(mat.tev_stages)
+    tex = tex or [(0, 0, 0, 0)] * n
+    ras = ras or [(0, 0, 0, 0)] * n
+    plan = tg.plan(tg.config(mat))
+    return ti.bytes_of(ti.run(plan, ti.group_values(mat, tex, ras)))
+
+
+def one_stage(color, alpha=None, **kw):
+    return material((color, alpha or comb(a="ZERO"), "1", "1"), **kw)
+
+
+# ---------------------------------------------------------------------------
+# Hand-derived cases
+
+
+def test_the_weight_is_c_plus_c_shifted_by_7():
+    """B = 200, C = 128: c' = 129, (200 * 129 + 128) >> 8 = 101 (100 with
+    c' = c)."""
+    mat = one_stage(comb(b="TEXC", c="RASC"))
+    assert run(mat, [(200, 200, 200, 0)], [(128, 128, 128, 0)])[:3] == (101, 101, 101)
+
+
+def test_a_full_weight_gives_b_exactly():
+    mat = one_stage(comb(a="TEXC", b="RASC", c="ONE"))
+    assert run(mat, [(10, 20, 30, 0)], [(255, 254, 0, 0)])[:3] == (255, 254, 0)
+
+
+def test_add_rounds_with_128_and_sub_with_127():
+    """L = 128 * 129 = 64 * 256 + 128: ADD gives 65, SUB takes 64."""
+    add = one_stage(comb(b="TEXC", c="RASC"))
+    sub = one_stage(comb(b="TEXC", c="RASC", d="ONE", op="SUB"))
+    px = ([(128, 128, 128, 0)], [(128, 128, 128, 0)])
+    assert run(add, *px)[:3] == (65,) * 3
+    assert run(sub, *px)[:3] == (255 - 64,) * 3
+
+
+def test_bias_scale_and_the_s11_clamp():
+    """(D + 128) * 4 + A * 4 = (100 + 128) * 4 + 40 * 4 = 1072, clamped to
+    1023 (unclamped stage), then & 255 at the output = 255; with the
+    0..255 clamp, 255 too, but (50 + 128) * 2 + 0 = 356 wraps to 100."""
+    big = one_stage(comb(a="TEXC", d="RASC", bias="ADDHALF", scale="SCALE_4", clamp=False))
+    assert run(big, [(40, 40, 40, 0)], [(100, 100, 100, 0)])[:3] == (1023 & 255,) * 3
+    wraps = one_stage(comb(d="RASC", bias="ADDHALF", scale="SCALE_2", clamp=False))
+    assert run(wraps, None, [(50, 50, 50, 0)])[:3] == (356 & 255,) * 3
+    clamped = one_stage(comb(d="RASC", bias="ADDHALF", scale="SCALE_2", clamp=True))
+    assert run(clamped, None, [(50, 50, 50, 0)])[:3] == (255,) * 3
+
+
+def test_divide_by_two_floors():
+    """(D - 128) / 2 with D = 1: floor(-127 / 2) = -64, & 255 = 192."""
+    mat = one_stage(comb(d="RASC", bias="SUBHALF", scale="DIVIDE_2", clamp=False))
+    assert run(mat, None, [(1, 1, 1, 0)])[:3] == ((-64) & 255,) * 3
+
+
+def test_operands_a_b_c_are_the_low_8_bits_of_a_register():
+    """Stage 0 writes 300 into REG0 (unclamped).  Stage 1 reads it as B
+    with C = 255: 300 & 255 = 44.  As D it reads all of it: 300 + 10,
+    clamped to 255 (44 + 10 = 54 if D were wrapped too)."""
+    s0 = (comb(d="TEXC", bias="ADDHALF", clamp=False, out="REG0"), comb(), "1", "1")
+    s1 = (comb(b="C0", c="ONE"), comb(), "1", "1")
+    s1d = (comb(d="C0", a="RASC"), comb(), "1", "1")
+    tex = [(172, 172, 172, 0)] * 2
+    assert run(material(s0, s1), tex)[:3] == (44,) * 3
+    assert run(material(s0, s1d), tex, [(0,) * 4, (10, 10, 10, 0)])[:3] == (255,) * 3
+
+
+def test_compare_keys_are_packed_little_end_first():
+    """GR16: A = (1, 2, .) vs B = (2, 1, .): keys 513 > 258, so D + C;
+    R8 on the same says 1 < 2, so D."""
+    gr = one_stage(comb(a="TEXC", b="RASC", c="HALF", d="ZERO", op="COMP_GR16_GT"))
+    r8 = one_stage(comb(a="TEXC", b="RASC", c="HALF", d="ZERO", op="COMP_R8_GT"))
+    px = ([(1, 2, 9, 0)], [(2, 1, 9, 0)])
+    assert run(gr, *px)[:3] == (128,) * 3
+    assert run(r8, *px)[:3] == (0,) * 3
+    eq = one_stage(comb(a="TEXC", b="RASC", c="HALF", op="COMP_RGB8_EQ"))
+    assert run(eq, [(5, 6, 7, 0)], [(5, 0, 7, 0)])[:3] == (128, 0, 128)
+
+
+def test_konst_selects_and_swaps():
+    mat = material((comb(d="KONST"), comb(d="KONST"), "K1_G", "K2_A"), konst=[(0,) * 4, (1, 77, 3, 4),
+                                                                              (5, 6, 7, 99), (0,) * 4])
+    assert run(mat)[:4] == (77, 77, 77, 99)
+    frac = material((comb(d="KONST"), comb(d="KONST"), "7_8", "3_8"))
+    assert run(frac)[:4] == (223, 223, 223, 96)
+    swapped = material((comb(d="TEXC"), comb(d="TEXA"), "1", "1"), tables=[(3, 0, 0, 2)] * 4)
+    assert run(swapped, [(10, 20, 30, 40)])[:4] == (40, 10, 10, 30)
+
+
+def test_the_alpha_test_is_exact_at_its_thresholds():
+    test = ("GEQUAL", 128, "AND", "LEQUAL", 200)
+    mat = one_stage(comb(), comb(d="TEXA"), test=test)
+    assert [run(mat, [(0, 0, 0, a)])[4] for a in (127, 128, 200, 201)] == [0, 1, 1, 0]
+    xor = one_stage(comb(), comb(d="TEXA"), test=("LESS", 10, "XOR", "GREATER", 5))
+    assert [run(xor, [(0, 0, 0, a)])[4] for a in (3, 7, 12)] == [1, 0, 1]
+
+
+def test_prev_starts_from_slot_3():
+    mat = one_stage(comb(d="CPREV"), comb(d="APREV"), regs=[(0,) * 4] * 3 + [(9, 8, 7, 6)])
+    assert run(mat)[:4] == (9, 8, 7, 6)
+
+
+# ---------------------------------------------------------------------------
+# Keys and the plan's form
+
+
+def test_colours_are_not_part_of_the_key():
+    rng = ti.rng_for(1)
+    a = ti.random_material(rng, 4)
+    b = SimpleNamespace(**vars(a))
+    b.konst_colors = [(1, 2, 3, 4)] * 4
+    b.tev_colors = [(-5, 6, 7, 8)] * 4
+    assert tg.config(a) == tg.config(b)
+    assert tg.plan(tg.config(a)).name == tg.plan(tg.config(b)).name
+
+
+def test_unused_konst_selects_do_not_split_groups():
+    a = one_stage(comb(d="TEXC"))
+    b = material((comb(d="TEXC"), comb(), "K3", "K1_A"))
+    assert tg.config(a) == tg.config(b)
+    c = one_stage(comb(d="TEXC", op="SUB"))
+    assert tg.config(a) != tg.config(c)
+
+
+def _check_form(plan):
+    names = [n.name for n in plan.nodes]
+    assert len(set(names)) == len(names)
+    order = {n: i for i, n in enumerate(names)}
+    for lk in plan.links:
+        if lk.dst != tg.GROUP_OUTPUT:
+            assert lk.src == tg.GROUP_INPUT or order[lk.src] < order[lk.dst]
+    read = {lk.src_socket for lk in plan.links if lk.src == tg.GROUP_INPUT}
+    assert read == {name for name, _ in plan.inputs}, plan.name
+    assert {lk.dst_socket for lk in plan.links if lk.dst == tg.GROUP_OUTPUT} == {n for n, _ in plan.outputs}
+    for node in plan.nodes:
+        if node.bl_idname == tg.GROUP:
+            assert node.group in plan.groups
+
+
+@pytest.mark.parametrize("seed", range(20))
+def test_plans_are_well_formed(seed):
+    """Nodes only read earlier nodes (vectors never feed float inputs:
+    checked by the interpreter), every input socket is read, every output
+    written, in the material's group and in the groups it runs."""
+    mat = ti.random_material(ti.rng_for(seed))
+    plan = tg.plan(tg.config(mat))
+    assert [name for name, _ in plan.outputs] == ["Color", "Alpha", "Pass"]
+    for p in [plan, *plan.groups.values()]:
+        _check_form(p)
+
+
+def test_groups_stay_small():
+    """Blender updates a tree per node and link set from Python (building
+    costs the square of its size): a material's group holds a few nodes
+    per stage, and each shared group under 25."""
+    for seed in range(10):
+        for stages in (4, 16):
+            plan = tg.plan(tg.config(ti.random_material(ti.rng_for(seed), stages)))
+            assert len(plan.nodes) <= 8 * stages + 8, (seed, stages, len(plan.nodes))
+            assert all(len(sub.nodes) < 25 for sub in plan.groups.values())
+
+
+# ---------------------------------------------------------------------------
+# Random configurations against an independent reference
+
+
+@pytest.mark.parametrize("seed", range(40))
+def test_random_configurations_match_the_reference(seed):
+    """Stand-in materials (every input, op, bias, scale, clamp, dest, konst
+    select, swap, alpha test; registers beyond 11 bits) against
+    tests/tev_reference.py, the C side's per-pixel reference written from
+    the notes."""
+    rng = ti.rng_for(1000 + seed)
+    mat = ti.random_material(rng)
+    plan = tg.plan(tg.config(mat))
+    n = len(mat.tev_stages)
+    for _ in range(8):
+        tex = [tuple(rng.randrange(256) for _ in range(4)) for _ in range(n)]
+        ras = [tuple(rng.randrange(256) for _ in range(4)) for _ in range(n)]
+        want = ref_pixel(mat, tex, ras)
+        got = ti.bytes_of(ti.run(plan, ti.group_values(mat, tex, ras)))
+        assert got == want, (seed, tex, ras)
+
+
+def ref_pixel(mat, tex, ras):
+    rgba, passed = ref.evaluate_pixel(mat, [list(t) for t in tex], [list(r) for r in ras])
+    return tuple(rgba) + (int(passed),)
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_random_materials_match_material_evaluate(seed):
+    """Materials read by the C side (written by tools/make_models.py),
+    every texel of a 16-pixel row against Material.evaluate."""
+    rng = ti.rng_for(2000 + seed)
+    mat = ti.real_material(rng)
+    plan = tg.plan(tg.config(mat))
+    n, npix = len(mat.tev_stages), 16
+    tex = [bytes(rng.randrange(256) for _ in range(4 * npix)) for _ in range(n)]
+    ras = [bytes(rng.randrange(256) for _ in range(4 * npix)) for _ in range(n)]
+    rgba, passed = mat.evaluate(tex, ras)
+    for p in range(npix):
+        vals = ti.group_values(mat, [t[4 * p:4 * p + 4] for t in tex], [r[4 * p:4 * p + 4] for r in ras])
+        assert ti.bytes_of(ti.run(plan, vals)) == tuple(rgba[4 * p:4 * p + 4]) + (passed[p],), (seed, p)
