@@ -143,6 +143,18 @@ int ga_buf_fill(ga_buf *b, uint8_t byte, size_t n)
     return GA_OK;
 }
 
+int ga_buf_pad_text(ga_buf *b, size_t start, size_t align, const char *text)
+{
+    size_t n = (align - ((b->len - start) % align)) % align;
+    size_t len = strlen(text);
+    while (n > 0) {
+        size_t k = n < len ? n : len;
+        if (ga_buf_put(b, text, k) != GA_OK) return GA_ERR_NOMEM;
+        n -= k;
+    }
+    return GA_OK;
+}
+
 int ga_buf_u8(ga_buf *b, uint8_t v) { return ga_buf_put(b, &v, 1); }
 
 int ga_buf_u16be(ga_buf *b, uint16_t v)

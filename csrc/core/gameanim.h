@@ -77,6 +77,10 @@ void ga_buf_free(ga_buf *b);
 int ga_buf_reserve(ga_buf *b, size_t extra);
 int ga_buf_put(ga_buf *b, const void *src, size_t n);
 int ga_buf_fill(ga_buf *b, uint8_t byte, size_t n);
+/* Pads with `text` repeated from its start (cut to fit) until
+ * (b->len - start) is a multiple of align (J3D's "This is padding data to
+ * alignment."). */
+int ga_buf_pad_text(ga_buf *b, size_t start, size_t align, const char *text);
 int ga_buf_u8(ga_buf *b, uint8_t v);
 int ga_buf_u16be(ga_buf *b, uint16_t v);
 int ga_buf_u32be(ga_buf *b, uint32_t v);

@@ -105,11 +105,9 @@ void j3d_put_names(ga_buf *b, const char *const *names, uint32_t n)
 
 void j3d_put_padding(ga_buf *b, size_t align)
 {
-    size_t pad = (align - (b->len % align)) % align;
     /* Nintendo's tools pad with the first bytes of this sentence; pads
      * longer than it repeat it. */
-    size_t textlen = sizeof j3d_padding_text - 1;
-    for (size_t i = 0; i < pad; i++) ga_buf_u8(b, (uint8_t)j3d_padding_text[i % textlen]);
+    ga_buf_pad_text(b, 0, align, j3d_padding_text);
 }
 
 int j3d_seq_push(j3d_seq *s, uint32_t x)
