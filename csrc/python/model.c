@@ -9,6 +9,7 @@
 #include "../models/gx_texture.h"
 #include "../models/mesh_groups.h"
 #include "model.h"
+#include "model_object.h"
 
 /* ------------------------------------------------------------------ */
 /* Read-only records: Bone, Mesh, Texture, Material (a fixed set of
@@ -137,17 +138,11 @@ static PyObject *make_bone(ga_state *st, const ga_model *m, uint32_t i)
 /* ------------------------------------------------------------------ */
 /* Model                                                               */
 
-typedef struct {
-    PyObject_HEAD
-    ga_model m;
-    PyObject *compression, *bones, *chunks, *info, *inverse_binds;
-    PyObject *meshes, *textures, *materials; /* tuples, made on first use */
-} ModelObject;
-
 static void Model_dealloc(PyObject *self)
 {
     ModelObject *o = (ModelObject *)self;
     Py_XDECREF(o->compression);
+    Py_XDECREF(o->source);
     Py_XDECREF(o->bones);
     Py_XDECREF(o->chunks);
     Py_XDECREF(o->info);
@@ -211,7 +206,7 @@ static PyObject *model_info(const ga_model *m)
     return d;
 }
 
-static int model_fill(ga_state *st, ModelObject *o)
+int model_fill(ga_state *st, ModelObject *o)
 {
     const ga_model *m = &o->m;
     o->bones = PyTuple_New(m->nbones);
@@ -260,15 +255,19 @@ PyObject *model_from_data(ga_state *st, PyObject *data_obj, const ga_decode_opts
     Py_BEGIN_ALLOW_THREADS
     rc = ga_load_model((const uint8_t *)data, (size_t)size, opts, &m, &w, &err);
     Py_END_ALLOW_THREADS
-    Py_DECREF(bytes);
-    if (rc) return raise_error(st, &err);
+    if (rc) {
+        Py_DECREF(bytes);
+        return raise_error(st, &err);
+    }
     allocfunc alloc = (allocfunc)PyType_GetSlot(st->ModelType, Py_tp_alloc);
     ModelObject *o = (ModelObject *)alloc(st->ModelType, 0);
     if (!o) {
+        Py_DECREF(bytes);
         ga_model_free(&m);
         return NULL;
     }
     o->m = m;
+    o->source = bytes; /* the file as given (wrapped): Model.to_bytes of an unedited model */
     o->compression = w ? PyUnicode_FromString(w->name) : Py_NewRef(Py_None);
     if (!o->compression || model_fill(st, o) < 0) {
         Py_DECREF(o);
@@ -346,9 +345,11 @@ static PyObject *Model_world_matrices(PyObject *self, PyObject *args, PyObject *
     ga_error err;
     int rc;
     const ga_format *fmt = a ? a->fmt : NULL;
+    o->readers++;
     Py_BEGIN_ALLOW_THREADS
     rc = ga_model_world_matrices(&o->m, a ? &c : NULL, fmt, frames, (size_t)nf, view.buf, &err);
     Py_END_ALLOW_THREADS
+    o->readers--;
     PyBuffer_Release(&view);
     free(frames);
     if (a) clip_release(&c, &hold);
@@ -394,6 +395,9 @@ static PyMethodDef Model_methods[] = {
      "floats each, row-major (translation in elements 3, 7, 11), at the rest pose (anim None) or posed by anim "
      "(BCK for J3D models, BCA for SM64DS, a Banjo-Kazooie animation for BK).  frame: one number, or a sequence "
      "or buffer of frames: then the result is frame-major, len(frames) * len(bones) * 16 floats."},
+    {"_replace_chunk", Model_replace_chunk, METH_VARARGS,
+     "_replace_chunk(index, data)\n\nReplaces chunk index (of Model.chunks) with data, a whole chunk (tag, size, "
+     "body; a multiple of 32 bytes), and decodes the model afresh.  The primitive under the edit methods."},
     {NULL, NULL, 0, NULL},
 };
 
@@ -637,9 +641,11 @@ static PyObject *model_meshes(ModelObject *o, ga_state *st)
 {
     mesh_records mr = {st, NULL, NULL};
     ga_error err;
+    o->readers++;
     mr.ts = PyEval_SaveThread();
     int rc = ga_model_meshes_each(&o->m, add_mesh_record, &mr, &err);
     PyEval_RestoreThread(mr.ts);
+    o->readers--;
     if (rc == 1) {
         Py_XDECREF(mr.tuple);
         return NULL;
@@ -672,12 +678,14 @@ static PyObject *Model_geometry(PyObject *self, void *closure)
     uint32_t n = 0;
     ga_error err;
     int rc;
+    o->readers++;
     Py_BEGIN_ALLOW_THREADS
     if (kind == 1)
         rc = ga_model_textures(&o->m, (ga_texture **)&items, &n, &err);
     else
         rc = ga_model_materials(&o->m, (ga_material **)&items, &n, &err);
     Py_END_ALLOW_THREADS
+    o->readers--;
     if (rc) return raise_error(st, &err);
     PyObject *t = PyTuple_New(n);
     for (uint32_t i = 0; t && i < n; i++) {

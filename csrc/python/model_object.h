@@ -1,0 +1,30 @@
+/* gameanim.Model's object, shared by model.c (reading) and the editing
+ * methods (model_edit.c).  Glue only. */
+#ifndef GAMEANIM_PY_MODEL_OBJECT_H
+#define GAMEANIM_PY_MODEL_OBJECT_H
+
+#include "binding.h"
+#include "model.h"
+
+typedef struct {
+    PyObject_HEAD
+    ga_model m;
+    PyObject *source;      /* the file's bytes as given (wrapped): to_bytes of an unedited model */
+    int edited;            /* a chunk was replaced since the load */
+    int readers;           /* calls decoding o->m with the GIL released; an edit waits for none */
+    PyObject *compression, *bones, *chunks, *info, *inverse_binds;
+    PyObject *meshes, *textures, *materials; /* tuples, made on first use */
+} ModelObject;
+
+/* Rebuilds the records made at load (bones, chunks, info, inverse binds). */
+int model_fill(ga_state *st, ModelObject *o);
+
+/* Replaces chunk `index` with a whole encoded chunk (j3d_writer.h
+ * ga_j3d_splice), drops the decoded records and marks the model edited.
+ * -1 with a Python error set on failure (the model is then unchanged). */
+int model_splice(ga_state *st, ModelObject *o, uint32_t index, const uint8_t *chunk, size_t size);
+
+/* Model._replace_chunk (model_edit.c) */
+PyObject *Model_replace_chunk(PyObject *self, PyObject *args);
+
+#endif
