@@ -128,6 +128,11 @@ PyObject *model_from_data(ga_state *st, PyObject *data_obj, const ga_decode_opts
 
 PyObject *message_text(const char *s);
 int make_zero_arrays(ga_state *st);
+/* Read-only records whose first member after the object head is an
+ * array of n field values (Bone, Mesh, Texture, Material, ...): getter
+ * (closure = field index; None for an unset field) and dealloc. */
+PyObject *fields_get(PyObject *self, void *closure);
+void fields_dealloc(PyObject *self, int n);
 /* Raises the Python exception for a ga_error; returns NULL. */
 PyObject *raise_error(ga_state *st, const ga_error *e);
 /* A new array of n zero items of `code`, and its writable buffer in *view

@@ -342,21 +342,7 @@ typedef struct {
     ga_material m; /* (name NULL: the state the methods need) */
 } MaterialObject;
 
-static void Material_dealloc(PyObject *self)
-{
-    MaterialObject *o = (MaterialObject *)self;
-    for (int i = 0; i < M_COUNT; i++) Py_XDECREF(o->f[i]);
-    PyTypeObject *tp = Py_TYPE(self);
-    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
-    f(self);
-    Py_DECREF(tp);
-}
-
-static PyObject *Material_get(PyObject *self, void *closure)
-{
-    PyObject *v = ((MaterialObject *)self)->f[(intptr_t)closure];
-    return Py_NewRef(v ? v : Py_None);
-}
+static void Material_dealloc(PyObject *self) { fields_dealloc(self, M_COUNT); }
 
 static PyObject *Material_repr(PyObject *self)
 {
@@ -623,7 +609,7 @@ static PyObject *Material_channel_color(PyObject *self, PyObject *args, PyObject
 /* ------------------------------------------------------------------ */
 /* Type                                                                 */
 
-#define MF(name, i, doc) {name, Material_get, NULL, doc, (void *)(intptr_t)(i)}
+#define MF(name, i, doc) {name, fields_get, NULL, doc, (void *)(intptr_t)(i)}
 static PyGetSetDef Material_getset[] = {
     MF("index", M_INDEX, "Position in Model.materials (MAT3 order)."),
     MF("name", M_NAME, "The MAT3 name (cp932), or None."),

@@ -13,7 +13,7 @@
 
 /* ------------------------------------------------------------------ */
 /* Read-only records: Bone, Mesh, Texture, Material (a fixed set of
- * attributes each, f[i] read by Record_get)                           */
+ * attributes each, f[i] read by fields_get)                           */
 
 #define REC_MAX 24
 
@@ -22,21 +22,7 @@ typedef struct {
     PyObject *f[REC_MAX];
 } RecordObject;
 
-static void Record_dealloc(PyObject *self)
-{
-    RecordObject *b = (RecordObject *)self;
-    for (int i = 0; i < REC_MAX; i++) Py_XDECREF(b->f[i]);
-    PyTypeObject *tp = Py_TYPE(self);
-    freefunc f = (freefunc)PyType_GetSlot(tp, Py_tp_free);
-    f(self);
-    Py_DECREF(tp);
-}
-
-static PyObject *Record_get(PyObject *self, void *closure)
-{
-    PyObject *v = ((RecordObject *)self)->f[(intptr_t)closure];
-    return Py_NewRef(v ? v : Py_None);
-}
+static void Record_dealloc(PyObject *self) { fields_dealloc(self, REC_MAX); }
 
 static PyObject *Record_repr(PyObject *self)
 {
@@ -62,7 +48,7 @@ static PyObject *Bone_repr(PyObject *self)
     return PyUnicode_FromFormat("<gameanim.Bone %S %R parent %S>", b->f[BF_INDEX], b->f[BF_NAME], b->f[BF_PARENT]);
 }
 
-#define BONE_FIELD(name, i, doc) {name, Record_get, NULL, doc, (void *)(intptr_t)(i)}
+#define BONE_FIELD(name, i, doc) {name, fields_get, NULL, doc, (void *)(intptr_t)(i)}
 static PyGetSetDef Bone_getset[] = {
     BONE_FIELD("index", BF_INDEX, "Position in Model.bones (J3D: joint number; SM64DS, BK: table order)."),
     BONE_FIELD("name", BF_NAME, "The stored name decoded (cp932, undecodable bytes kept as surrogates), or None."),
@@ -416,7 +402,7 @@ PyType_Spec Model_spec = {"gameanim.Model", sizeof(ModelObject), 0, Py_TPFLAGS_D
 /* ------------------------------------------------------------------ */
 /* Mesh, Texture, Material                                              */
 
-#define REC_FIELD(name, i, doc) {name, Record_get, NULL, doc, (void *)(intptr_t)(i)}
+#define REC_FIELD(name, i, doc) {name, fields_get, NULL, doc, (void *)(intptr_t)(i)}
 
 enum {
     MF_INDEX, MF_MATERIAL, MF_MATRIX_TYPE, MF_POSITIONS, MF_NORMALS, MF_COLORS, MF_COLOR_CHANNELS, MF_UVS,

@@ -30,3 +30,25 @@ int parse_max_decoded(PyObject *o, uint64_t *out)
     *out = overflow > 0 ? UINT64_MAX : (uint64_t)v; /* (the absolute limits still hold) */
     return 0;
 }
+
+/* The records' layout: the head, then the fields (binding.h). */
+typedef struct {
+    PyObject_HEAD
+    PyObject *f[1];
+} FieldsObject;
+
+PyObject *fields_get(PyObject *self, void *closure)
+{
+    PyObject *v = ((FieldsObject *)self)->f[(intptr_t)closure];
+    return Py_NewRef(v ? v : Py_None);
+}
+
+void fields_dealloc(PyObject *self, int n)
+{
+    PyObject **f = ((FieldsObject *)self)->f;
+    for (int i = 0; i < n; i++) Py_XDECREF(f[i]);
+    PyTypeObject *tp = Py_TYPE(self);
+    freefunc free_fn = (freefunc)PyType_GetSlot(tp, Py_tp_free);
+    free_fn(self);
+    Py_DECREF(tp);
+}
