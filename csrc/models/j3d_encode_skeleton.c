@@ -80,18 +80,24 @@ int ga_j3d_encode_evp1(const ga_model *m, ga_buf *out, ga_error *err)
     return done(m, out, start, err);
 }
 
-/* The DRW1 entries the runtime uses: all of them, less Nintendo's
- * trailing copy of the envelope entries when the table has it. */
+/* The DRW1 entries the runtime uses: all of them, less a trailing copy
+ * of their envelope entries when the table ends with one (Nintendo's: J
+ * joints, envelopes 0..N-1, the same N again).  The u with "entries from u
+ * on = the envelope entries before u" is unique, as total - u - (envelope
+ * entries before u) falls strictly with u; so the encoder's own output
+ * reads back as itself. */
 static uint32_t drw1_used(const ga_model *m)
 {
-    uint32_t total = m->n_draw, n = m->n_envelopes;
-    if (n == 0 || total < 2 * n) return total;
-    for (uint32_t k = 0; k < n; k++) {
-        uint32_t a = total - 2 * n + k, b = total - n + k;
-        if (!m->draw_is_envelope[a] || !m->draw_is_envelope[b] || m->draw_index[a] != k || m->draw_index[b] != k)
-            return total;
+    uint32_t total = m->n_draw, env = 0, u = 0;
+    while (u < total && total - u > env) env += m->draw_is_envelope[u++];
+    if (total - u != env || env == 0) return total;
+    uint32_t k = u;
+    for (uint32_t i = 0; i < u; i++) {
+        if (!m->draw_is_envelope[i]) continue;
+        if (!m->draw_is_envelope[k] || m->draw_index[k] != m->draw_index[i]) return total;
+        k++;
     }
-    return total - n;
+    return u;
 }
 
 /* DRW1: count, 0xFFFF, kind table offset 0x14, index table offset; the
