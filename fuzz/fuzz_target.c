@@ -13,7 +13,11 @@
  *     success every parent is -1 or another bone and following parents
  *     ends at a root, names, chunks and tables lie inside what was
  *     decoded, and the rest-pose matrices are computed (rules of
- *     core/skeleton.c) without a memory error.
+ *     core/skeleton.c) without a memory error.  Then the writer: the
+ *     file written back (to_bytes: m->data, in the wrapper it came in)
+ *     loads again; a J3D model regenerates (models/j3d_regenerate.h), the
+ *     result loads with the same skeleton, envelopes and draw table, and
+ *     regenerating that gives the same bytes.
  *   ARCHIVE target (rarc): open an archive (RARC / CRAR, wrapped or
  *     not), read every member, replace members with bytes of the input
  *     (growing, shrinking); every rewrite must parse again with the same
@@ -33,6 +37,7 @@
 #ifdef GA_FUZZ_MODEL
 #include "model.h"
 #include "../csrc/models/gx_tev.h"
+#include "../csrc/models/j3d_regenerate.h"
 #endif
 #ifdef GA_FUZZ_ARCHIVE
 #include "../csrc/archives/archive.h"
@@ -645,6 +650,91 @@ static void fuzz_geometry(const ga_model *m)
     if (!rc) ga_materials_free(mats, n);
 }
 
+/* The skeleton state the regenerated file must keep (floats compared as
+ * bits: a NaN stays the same NaN). */
+static int same_skeleton(const ga_model *a, const ga_model *b)
+{
+    if (a->nbones != b->nbones || a->n_envelopes != b->n_envelopes || a->n_envelope_weights != b->n_envelope_weights ||
+        a->n_inverse_binds != b->n_inverse_binds || a->inf1_flags != b->inf1_flags ||
+        a->n_inf1_nodes != b->n_inf1_nodes || a->nchunks != b->nchunks)
+        return 0;
+    for (uint32_t i = 0; i < a->nbones; i++) {
+        const ga_model_bone *x = &a->bones[i], *y = &b->bones[i];
+        if (x->parent != y->parent || x->kind != y->kind || x->data_index != y->data_index ||
+            x->scale_compensate_raw != y->scale_compensate_raw || memcmp(x->rot_raw, y->rot_raw, sizeof x->rot_raw) ||
+            memcmp(x->scale, y->scale, sizeof x->scale) || memcmp(x->translation, y->translation, sizeof x->translation) ||
+            memcmp(x->bound_min, y->bound_min, sizeof x->bound_min) ||
+            memcmp(x->bound_max, y->bound_max, sizeof x->bound_max) ||
+            memcmp(&x->bound_radius, &y->bound_radius, sizeof x->bound_radius) || !x->name != !y->name ||
+            (x->name && strcmp(x->name, y->name)))
+            return 0;
+    }
+    if (a->n_envelopes &&
+        (memcmp(a->envelope_counts, b->envelope_counts, a->n_envelopes) ||
+         memcmp(a->envelope_joints, b->envelope_joints, a->n_envelope_weights * sizeof *a->envelope_joints) ||
+         memcmp(a->envelope_weights, b->envelope_weights, a->n_envelope_weights * sizeof *a->envelope_weights)))
+        return 0;
+    if (a->n_inverse_binds && memcmp(a->inverse_binds, b->inverse_binds, a->n_inverse_binds * sizeof *a->inverse_binds))
+        return 0;
+    /* the draw entries are kept; Nintendo's copy of the envelope entries
+     * may be added at the end */
+    if (b->n_draw < a->n_draw) return 0;
+    if (a->n_draw && (memcmp(a->draw_is_envelope, b->draw_is_envelope, a->n_draw) ||
+                      memcmp(a->draw_index, b->draw_index, a->n_draw * sizeof *a->draw_index)))
+        return 0;
+    return 1;
+}
+
+/* The writer on a model that loaded (Model.to_bytes, regenerate=True). */
+static void fuzz_write(const ga_model *m, const ga_wrapper *w)
+{
+    ga_error err;
+    ga_model again;
+    const ga_wrapper *w2;
+    if (w) { /* to_bytes(compression=<own>) of an edited model: m->data re-wrapped */
+        ga_buf b;
+        ga_buf_init(&b);
+        if (w->wrap(m->data, m->size, &b, &err) == GA_OK) {
+            if (ga_load_model(b.data, b.len, NULL, &again, &w2, &err) != GA_OK || w2 != w ||
+                again.size != m->size || memcmp(again.data, m->data, m->size)) {
+                fprintf(stderr, "model written back in %s does not load as itself\n", w->name);
+                abort();
+            }
+            ga_model_free(&again);
+        }
+        ga_buf_free(&b);
+    }
+    if (m->family != GA_RIG_J3D) return;
+    ga_buf r1, r2;
+    ga_buf_init(&r1);
+    ga_buf_init(&r2);
+    int rc = ga_j3d_regenerate(m, &r1, &err);
+    if (rc) {
+        if (rc != GA_ERR_LIMIT && rc != GA_ERR_NOMEM) {
+            fprintf(stderr, "regenerate: unexpected error %d: %s\n", rc, err.message);
+            abort();
+        }
+        ga_buf_free(&r1);
+        return;
+    }
+    rc = ga_load_model(r1.data, r1.len, NULL, &again, &w2, &err);
+    if (rc) {
+        fprintf(stderr, "the regenerated model does not load: %s\n", err.message);
+        abort();
+    }
+    if (!same_skeleton(m, &again)) {
+        fprintf(stderr, "the regenerated model has another skeleton\n");
+        abort();
+    }
+    if (ga_j3d_regenerate(&again, &r2, &err) != GA_OK || r2.len != r1.len || memcmp(r1.data, r2.data, r1.len)) {
+        fprintf(stderr, "regenerating a regenerated model changes it\n");
+        abort();
+    }
+    ga_model_free(&again);
+    ga_buf_free(&r1);
+    ga_buf_free(&r2);
+}
+
 static void fuzz_model(const uint8_t *data, size_t size)
 {
     ga_model m;
@@ -684,6 +774,7 @@ static void fuzz_model(const uint8_t *data, size_t size)
         free(out);
     }
     fuzz_geometry(&m);
+    fuzz_write(&m, w);
     ga_model_free(&m);
 }
 #endif

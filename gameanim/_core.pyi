@@ -755,6 +755,9 @@ class Model:
     @property
     def materials(self) -> tuple[Material, ...]: ...  # J3D
     def world_matrices(self, anim: Animation | None = None, frame: Frames = 0.0) -> array[float]: ...
+    # the file: unedited and in its own compression, the input bytes (docs/model_writer.md)
+    def to_bytes(self, compression: str | None = ..., *, regenerate: bool = False) -> bytes: ...
+    def save(self, path: FilePath, *, compression: str | None = ..., regenerate: bool = False) -> None: ...
 
 
 # ---------------------------------------------------------------- archives (RARC / CRAR)

@@ -35,6 +35,17 @@ def _pad(data: bytes, align: int, fill: bytes = b"\0") -> bytes:
     return data + (fill * n)[:n]
 
 
+# Nintendo's fill between the tables of a chunk and at its end, repeated and
+# cut to length (../shared/formats/j3d_writer.md, section 2)
+PADDING = b"This is padding data to alignment."
+
+
+def _pad_text(data: bytes, align: int, at: int = 0) -> bytes:
+    """data padded with PADDING until at + len(data) is a multiple of align
+    (at: where data starts, relative to the chunk)."""
+    return data + (PADDING * 2)[:-(at + len(data)) % align]
+
+
 def joint(name="joint", *, scale=(1.0, 1.0, 1.0), rotation_raw=(0, 0, 0), translation=(0.0, 0.0, 0.0), kind=0,
           scale_compensate=0xFF, bound_radius=0.0, bound_min=(0.0, 0.0, 0.0), bound_max=(0.0, 0.0, 0.0),
           name_hash=None):
@@ -97,10 +108,11 @@ def hierarchy_from_parents(parents, with_shapes=False):
 
 
 def chunk(tag: str, body: bytes) -> bytes:
-    """A J3D chunk: tag, u32 size, body, padded to 32 bytes."""
+    """A J3D chunk: tag, u32 size, body, padded to 32 bytes with Nintendo's
+    padding text."""
     size = 8 + len(body)
     size += -size % 32
-    return _pad(tag.encode("ascii") + struct.pack(">I", size) + body, 32)
+    return _pad_text(tag.encode("ascii") + struct.pack(">I", size) + body, 32)
 
 
 def jnt1_chunk(joints, remap=None, names=True) -> bytes:
@@ -119,7 +131,7 @@ def jnt1_chunk(joints, remap=None, names=True) -> bytes:
     data_off = 0x18
     body_records = b"".join(records)
     remap_off = data_off + len(body_records)
-    remap_bytes = _pad(struct.pack(">%dH" % len(remap), *remap), 4)
+    remap_bytes = _pad_text(struct.pack(">%dH" % len(remap), *remap), 4)
     names_off = remap_off + len(remap_bytes)
     table = name_table([j["name"] for j in joints], [j["name_hash"] for j in joints]) if names else b""
     head = struct.pack(">HHIII", len(joints), 0xFFFF, data_off, remap_off, names_off if names else 0)
@@ -135,22 +147,30 @@ def inf1_chunk(nodes, calc="basic", flags_extra=0, packet_count=0, vertex_count=
 
 def evp1_chunk(envelopes, inverse_binds) -> bytes:
     """EVP1: envelopes = [[(joint, weight), ...], ...]; inverse_binds =
-    one sequence of 12 floats (3x4 row-major) per joint."""
+    one sequence of 12 floats (3x4 row-major) per joint.  Nintendo's
+    layout: the joint indices straight after the u8 counts (unaligned), the
+    weights 8-aligned, the inverse binds after them; no envelopes: every
+    offset 0 and no tables."""
+    if not envelopes:
+        return chunk("EVP1", struct.pack(">HHIIII", 0, 0xFFFF, 0, 0, 0, 0))
     counts = bytes(len(e) for e in envelopes)
     idx = b"".join(struct.pack(">H", j) for e in envelopes for j, _ in e)
     wts = b"".join(struct.pack(">f", w) for e in envelopes for _, w in e)
     o_counts = 0x1C
-    o_idx = o_counts + len(_pad(counts, 2))
-    o_wts = o_idx + len(_pad(idx, 4))
+    o_idx = o_counts + len(counts)
+    tables = _pad_text(counts + idx, 8, o_counts)
+    o_wts = o_counts + len(tables)
     o_binds = o_wts + len(wts)
     binds = b"".join(struct.pack(">12f", *m) for m in inverse_binds)
     head = struct.pack(">HHIIII", len(envelopes), 0xFFFF, o_counts, o_idx, o_wts, o_binds)
-    return chunk("EVP1", head + _pad(counts, 2) + _pad(idx, 4) + wts + binds)
+    return chunk("EVP1", head + tables + wts + binds)
 
 
 def drw1_chunk(entries) -> bytes:
-    """DRW1: entries = [(kind, index), ...], kind 0 = joint, 1 = envelope (True/False work)."""
-    kinds = _pad(bytes(int(e) for e, _ in entries), 2)
+    """DRW1: entries = [(kind, index), ...], kind 0 = joint, 1 = envelope
+    (True/False work), as given (Nintendo's tables are J joint entries, the
+    N envelopes, the N envelopes again: see MESH_DRAW)."""
+    kinds = _pad_text(bytes(int(e) for e, _ in entries), 2)
     idx = b"".join(struct.pack(">H", i) for _, i in entries)
     head = struct.pack(">HHII", len(entries), 0xFFFF, 0x14, 0x14 + len(kinds))
     return chunk("DRW1", head + kinds + idx)
@@ -615,7 +635,9 @@ def write_bk_model(bones, scale=1.0, *, table=True, extra=b""):
 MESH_BINDS = [[1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0], [1.0, 0, 0, 0, 0, 1.0, 0, -10.0, 0, 0, 1.0, 0],
               [1.0, 0, 0, 0, 0, 1.0, 0, -16.0, 0, 0, 1.0, 0]]
 MESH_ENVELOPES = [[(0, 0.5), (1, 0.5)], [(1, 0.75), (2, 0.25)]]
-MESH_DRAW = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1)]
+# Nintendo's DRW1 layout: the joints, the envelopes, the envelopes again
+# (j3d_writer.md fact 4); shapes use entries 0..4 only
+MESH_DRAW = [(0, 0), (0, 1), (0, 2), (1, 0), (1, 1), (1, 0), (1, 1)]
 _RING = [(2.0 * c, y, 2.0 * s) for y in (0.0, 8.0, 16.0) for c, s in ((1, 0), (0, 1), (-1, 0), (0, -1))]
 MESH_POSITIONS = _RING + [(0.0, 20.0, 0.0), (-1.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 2.0, 0.0), (0.0, 0.0, 1.0)]
 
@@ -726,7 +748,7 @@ def seed_models():
         "j3d_skinned.bdl": write_j3d_model(joints, parents, kind="bdl", calc="softimage",
                                            envelopes=[[(1, 0.5), (2, 0.5)], [(3, 1.0)]],
                                            inverse_binds=[[1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0]] * 4,
-                                           draw=[(0, 0), (1, 0), (1, 1)]),
+                                           draw=[(0, 0), (1, 0), (1, 1), (1, 0), (1, 1)]),
         "j3d_mesh.bmd": mesh_model(),
         "j3d_materials.bmd": write_j3d_model(joints, parents, extra_chunks=[("MAT3", mat3_body(rich_materials()))]),
         "j3d_mesh_unordered.bmd": mesh_model(unordered=True),

@@ -25,6 +25,10 @@ void ga_model_free(ga_model *m)
     free(m->bones);
     free(m->chunks);
     free(m->inverse_binds);
+    free(m->inf1_nodes);
+    free(m->envelope_counts);
+    free(m->envelope_joints);
+    free(m->envelope_weights);
     free(m->draw_is_envelope);
     free(m->draw_index);
     free(m->data);

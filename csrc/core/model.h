@@ -68,6 +68,10 @@ typedef struct ga_model {
     int calc;             /* ga_calc_rule; GA_CALC_NONE outside J3D */
     uint16_t inf1_flags;  /* J3D: the whole stored flags word */
     uint32_t inf1_packet_count, inf1_vertex_count; /* J3D: INF1 0x0C, 0x10 */
+    /* J3D: INF1's hierarchy nodes as stored, (type, value) each, up to and
+     * including the end node (type 0); for the INF1 encoder. */
+    uint32_t n_inf1_nodes;
+    uint16_t (*inf1_nodes)[2];
     uint32_t nbones;
     ga_model_bone *bones; /* joint-number order (J3D), table order (SM64DS, BK) */
     float bk_scale;       /* BK: the table's translation scale factor k; else 1 */
@@ -80,6 +84,11 @@ typedef struct ga_model {
     uint32_t n_envelope_weights; /* sum of EVP1's weight counts */
     uint32_t n_inverse_binds;
     float (*inverse_binds)[12]; /* 3x4 row-major per joint of EVP1 */
+    /* EVP1's envelopes: n_envelopes weight counts; the joints and weights
+     * of envelope 0, then 1, ... (n_envelope_weights each). */
+    uint8_t *envelope_counts;
+    uint16_t *envelope_joints;
+    float *envelope_weights;
     uint32_t n_draw;
     uint8_t *draw_is_envelope;  /* DRW1 kind table */
     uint16_t *draw_index;       /* DRW1 index table */

@@ -142,6 +142,20 @@ static int read_jnt1(const ga_reader *r, const ga_model_chunk *c, ga_model *m)
     return name_rel ? read_names(r, names, m) : GA_OK;
 }
 
+/* The hierarchy's nodes as stored (n of them from `at`, the end node
+ * included, already read), for the INF1 encoder. */
+static int keep_inf1_nodes(const ga_reader *r, size_t at, size_t n, ga_model *m)
+{
+    m->inf1_nodes = malloc(n * sizeof *m->inf1_nodes);
+    if (!m->inf1_nodes) return ga_nomem(r->err, r->format);
+    for (size_t i = 0; i < n; i++) {
+        m->inf1_nodes[i][0] = ga_get_u16be(r->data + at + 4 * i);
+        m->inf1_nodes[i][1] = ga_get_u16be(r->data + at + 4 * i + 2);
+    }
+    m->n_inf1_nodes = (uint32_t)n;
+    return GA_OK;
+}
+
 /* INF1's hierarchy: a joint's parent is the nearest enclosing joint (a
  * material or shape node passes its enclosing joint on to what it opens).
  * A joint listed twice or out of range is refused; a joint the hierarchy
@@ -175,7 +189,7 @@ static int read_inf1(const ga_reader *r, const ga_model_chunk *c, ga_model *m)
         free(seen);
         return ga_nomem(r->err, r->format);
     }
-    size_t depth = 0;
+    size_t depth = 0, first = at;
     int32_t enclosing = -1, last = -1; /* last: the joint the next open encloses */
     rc = GA_OK;
     for (;; at += 4) {
@@ -223,7 +237,7 @@ static int read_inf1(const ga_reader *r, const ga_model_chunk *c, ga_model *m)
     }
     free(stack);
     free(seen);
-    return rc;
+    return rc ? rc : keep_inf1_nodes(r, first, (at - first) / 4 + 1, m);
 }
 
 static int read_evp1(const ga_reader *r, const ga_model_chunk *c, ga_model *m)
@@ -241,6 +255,11 @@ static int read_evp1(const ga_reader *r, const ga_model_chunk *c, ga_model *m)
     for (uint32_t i = 0; i < count; i++) total += r->data[wcounts + i];
     if ((rc = ga_need(r, indices, total * 2, "EVP1 joint index table"))) return rc;
     if ((rc = ga_need(r, weights, total * 4, "EVP1 weight table"))) return rc;
+    m->envelope_counts = malloc(count);
+    m->envelope_joints = malloc((total ? total : 1) * sizeof *m->envelope_joints);
+    m->envelope_weights = malloc((total ? total : 1) * sizeof *m->envelope_weights);
+    if (!m->envelope_counts || !m->envelope_joints || !m->envelope_weights) return ga_nomem(r->err, r->format);
+    memcpy(m->envelope_counts, r->data + wcounts, count);
     uint32_t used = 0; /* joints an envelope refers to: 1 + the highest index */
     for (size_t i = 0; i < total; i++) {
         uint16_t j = ga_get_u16be(r->data + indices + 2 * i);
@@ -248,6 +267,8 @@ static int read_evp1(const ga_reader *r, const ga_model_chunk *c, ga_model *m)
             return ga_fail(r->err, GA_ERR_FORMAT, r->format, "EVP1 joint index", (long long)(indices + 2 * i),
                            "joint %u of a model with %u joints", j, m->nbones);
         if (j + 1u > used) used = j + 1u;
+        m->envelope_joints[i] = j;
+        m->envelope_weights[i] = ga_get_f32be(r->data + weights + 4 * i);
     }
     /* one 3x4 matrix per joint, as far as the chunk holds them (at least
      * for every joint an envelope uses) */

@@ -381,6 +381,14 @@ static PyMethodDef Model_methods[] = {
      "floats each, row-major (translation in elements 3, 7, 11), at the rest pose (anim None) or posed by anim "
      "(BCK for J3D models, BCA for SM64DS, a Banjo-Kazooie animation for BK).  frame: one number, or a sequence "
      "or buffer of frames: then the result is frame-major, len(frames) * len(bones) * 16 floats."},
+    {"to_bytes", (PyCFunction)(void (*)(void))Model_to_bytes, METH_VARARGS | METH_KEYWORDS,
+     "to_bytes(compression=<self.compression>, *, regenerate=False) -> bytes\n\nThe model file.  Unedited and in "
+     "its own compression: the bytes it was loaded from.  Otherwise the file as edited (or, regenerate=True, every "
+     "chunk with an encoder encoded afresh from the decoded model; J3D only, ValueError otherwise) in compression: "
+     "None or a wrapper name ('yaz0', 'yay0', ...).  See docs/model_writer.md."},
+    {"save", (PyCFunction)(void (*)(void))Model_save, METH_VARARGS | METH_KEYWORDS,
+     "save(path, *, compression=<self.compression>, regenerate=False): to_bytes() written atomically (temporary "
+     "file + rename): a failed save leaves the old file."},
     {"_replace_chunk", Model_replace_chunk, METH_VARARGS,
      "_replace_chunk(index, data)\n\nReplaces chunk index (of Model.chunks) with data, a whole chunk (tag, size, "
      "body; a multiple of 32 bytes), and decodes the model afresh.  The primitive under the edit methods."},

@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Fuzz target: gameanim.load_model, Model.world_matrices and the J3D
-geometry (Model.meshes, .textures, .materials) on models written by
+geometry (Model.meshes, .textures, .materials) and the writer (Model.to_bytes,
+regenerate=True) on models written by
 tools/make_models.py (random joints, hierarchies, remap tables, names,
 rules, random vertex formats, primitives, skinning and textures, optionally
 compressed) and then damaged at random bytes.  A model that loads must have
@@ -13,6 +14,7 @@ finding is).
     python3 fuzz/python/fuzz_model.py --plain 300              (no atheris)
 """
 import os
+import struct
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -135,6 +137,36 @@ def check_geometry(m, n):
                         "evaluate's output")
 
 
+def _skeleton(m):
+    return [(b.name, b.parent, b.kind, b.scale_compensate_raw, b.rotation_raw, b.data_index) +
+            tuple(struct.pack(">%df" % len(v), *v) for v in (b.scale, b.translation, b.bound_min, b.bound_max))
+            if m.family == "j3d" else (b.name, b.parent) for b in m.bones]
+
+
+def check_writer(m, blob):
+    """to_bytes of the unedited model is its input; the unwrapped file loads
+    as the same skeleton; a J3D model regenerates into a file that loads as
+    the same skeleton and regenerates into itself (docs/model_writer.md)."""
+    F.check(m.to_bytes() == blob, "an unedited model does not write back its input")
+    plain = gameanim.load_model(m.to_bytes(compression=None))
+    F.check(_skeleton(plain) == _skeleton(m), "the unwrapped file has another skeleton")
+    if m.family != "j3d":
+        try:
+            m.to_bytes(regenerate=True)
+        except ValueError:
+            return
+        F.check(False, f"a {m.family} model regenerated")
+    try:
+        out = m.to_bytes(compression=None, regenerate=True)
+    except gameanim.FormatError:  # a limit (name table offsets, DRW1 count)
+        return
+    again = gameanim.load_model(out)
+    F.check(_skeleton(again) == _skeleton(m), "the regenerated model has another skeleton")
+    F.check(again.inverse_binds == m.inverse_binds or str(again.inverse_binds) == str(m.inverse_binds),
+            "the regenerated model has other inverse binds")
+    F.check(again.to_bytes(regenerate=True) == out, "regenerating a regenerated model changes it")
+
+
 def body(inp):
     family, data, wrapper = random_model(inp)
     data = bytearray(data)
@@ -156,6 +188,7 @@ def body(inp):
             F.check(steps <= n, f"bone {b.index}: parents form a cycle")
             p = m.bones[p].parent
     check_geometry(m, n)
+    check_writer(m, blob)
     frames = [inp.float() for _ in range(inp.int(0, 3))] if inp.bool() else inp.float()
     own = FAMILY_ANIMATION[m.family]
     other = inp.choice(tuple(f for f in ("bck", "btk", "bca", "bk", "jba") if f != own))
