@@ -228,3 +228,54 @@ def test_random_materials_match_material_evaluate(seed):
     for p in range(npix):
         vals = ti.group_values(mat, [t[4 * p:4 * p + 4] for t in tex], [r[4 * p:4 * p + 4] for r in ras])
         assert ti.bytes_of(ti.run(plan, vals)) == tuple(rgba[4 * p:4 * p + 4]) + (passed[p],), (seed, p)
+
+
+# ---------------------------------------------------------------------------
+# Colour channels lit in nodes (notes 3.1): lit_plan against the reference
+
+
+def _channel(lighting, source, mask, diffuse, ambient):
+    return SimpleNamespace(lighting=lighting, material_source=source, light_mask=mask, diffuse=diffuse,
+                           ambient_source=ambient, attenuation="NONE")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_lit_plan_matches_the_lighting_equation(seed):
+    """Random channel controls, colours and N.L (the normal and the light
+    as unit vectors): the plan's Color and Alpha are the reference's
+    channel colour with white lights, off by at most 1 where float32 and
+    double N.L floor either side of a whole number."""
+    import math
+
+    rng = ti.rng_for(100 + seed)
+    worst = 0
+    for _ in range(60):
+        ctl = [_channel(rng.random() < 0.8, rng.choice(["REG", "VTX"]), rng.choice([0, 1, 3, 0x81, 0xFF]),
+                        rng.choice(["NONE", "SIGN", "CLAMP"]), rng.choice(["REG", "VTX"])) for _ in range(2)]
+        mat = SimpleNamespace(channels=ctl + ctl, mat_colors=[tuple(rng.randrange(256) for _ in range(4))] * 2,
+                              amb_colors=[tuple(rng.randrange(256) for _ in range(4))] * 2)
+        vertex = tuple(rng.randrange(256) for _ in range(4))
+        theta = rng.uniform(0.0, math.pi)
+        light = (math.sin(theta), 0.0, math.cos(theta))
+        plan = tg.lit_plan(tg.channel_lighting(ctl[0]), tg.channel_lighting(ctl[1]))
+        _check_form(plan)
+        values = {}
+        for part, c, k in (("", ctl[0], slice(0, 3)), (" Alpha", ctl[1], 3)):
+            m = vertex if c.material_source == "VTX" else mat.mat_colors[0]
+            a = vertex if c.ambient_source == "VTX" else mat.amb_colors[0]
+            values["Material" + part] = tuple(v / 255.0 for v in m[k]) if not part else m[3] / 255.0
+            values["Ambient" + part] = tuple(v / 255.0 for v in a[k]) if not part else a[3] / 255.0
+        values.update({"Normal": (0.0, 0.0, 1.0), "Light": light, "Light Color": (1.0, 1.0, 1.0)})
+        out = ti.run(plan, {n: values[n] for n, _ in plan.inputs})
+        got = tuple(int(math.floor(v * 255.0 + 0.5)) for v in out["Color"]) + \
+            (int(math.floor(out["Alpha"] * 255.0 + 0.5)),)
+        want = ref.channel_color(mat, 0, vertex, math.cos(theta))
+        worst = max(worst, max(abs(g - w) for g, w in zip(got, want)))
+    assert worst <= 1
+
+
+def test_an_unlit_channel_passes_its_material_colour_and_reads_no_light():
+    plan = tg.lit_plan(None, None)
+    assert {n for n, _ in plan.inputs} == {"Material", "Material Alpha"}
+    lit = tg.lit_plan(("CLAMP", 1), None)
+    assert {n for n, _ in lit.inputs} == {"Material", "Material Alpha", "Ambient", "Normal", "Light", "Light Color"}

@@ -25,10 +25,17 @@ MAT_COLOR_INPUTS_PROP = "gameanim_mat_color_inputs"  # JSON [[group input, [chan
 CULL_NODE = "gameanim cull"          # in an end group: the Mix Shader that hides the culled side
 END_NODE = "gameanim end"            # the material's end group node (end_group)
 SRGB_NODE = "gameanim sRGB"          # in an end group: the sRGB-to-linear group node
+LIT_NODE = "gameanim lit"            # + " <k>": colour channel k's group node (lighting in nodes)
+LIGHT_GROUP = "gameanim TEV light"   # the shared group of the light: its direction and colour
+LIGHT_DIRECTION_NODE = "gameanim light direction"  # in LIGHT_GROUP: Combine XYZ, towards the light (world)
+LIGHT_COLOR_NODE = "gameanim light color"          # in LIGHT_GROUP: Combine XYZ, the light's colour (0..1)
+DEFAULT_LIGHT = (0.3, -0.7, 0.6)     # towards the light without a sun: front (-Y), above, right (normalised)
+LIGHTING = ("NODES", "NONE")
 _COMPARE = {"NEVER": lambda a, r: False, "LESS": lambda a, r: a < r, "EQUAL": lambda a, r: a == r,
             "LEQUAL": lambda a, r: a <= r, "GREATER": lambda a, r: a > r, "NEQUAL": lambda a, r: a != r,
             "GEQUAL": lambda a, r: a >= r, "ALWAYS": lambda a, r: True}
 UNLIT = "lighting (unlit: a lit channel shows its material colour, an SRTG ramp its lit end)"
+ATTENUATION = "light attenuation (none applied)"
 _LOGIC = {"AND": lambda p, q: p and q, "OR": lambda p, q: p or q, "XOR": lambda p, q: p != q,
           "XNOR": lambda p, q: p == q}
 
@@ -77,15 +84,73 @@ def blend_kind(mat):
     return "BLEND"
 
 
+def _normalised(v):
+    n = sum(x * x for x in v) ** 0.5
+    return tuple(x / n for x in v) if n > 1e-12 else _normalised(DEFAULT_LIGHT)
+
+
+def scene_sun_direction(scene):
+    """The direction towards the scene's first sun (its local +Z in world
+    space: a sun shines along its -Z), or None without one."""
+    for ob in sorted(scene.objects, key=lambda o: o.name):
+        if ob.type == "LIGHT" and ob.data is not None and ob.data.type == "SUN":
+            m = ob.matrix_world
+            return _normalised((m[0][2], m[1][2], m[2][2]))
+    return None
+
+
+def light_group(scene=None):
+    """The shared group that every node-lit material reads (outputs Light:
+    the unit direction towards the light in world space, and Light Color),
+    made on first use with the direction of the scene's first sun, else
+    DEFAULT_LIGHT; an import into a scene with a sun points it at that
+    sun again.  Editing its two Combine XYZ nodes relights every
+    material."""
+    import bpy
+
+    tree = bpy.data.node_groups.get(LIGHT_GROUP)
+    sun = scene_sun_direction(scene) if scene is not None else None
+    if tree is None or tree.nodes.get(LIGHT_DIRECTION_NODE) is None:
+        tree = bpy.data.node_groups.new(LIGHT_GROUP, "ShaderNodeTree")
+        compat.new_group_socket(tree, "Light", "OUTPUT", "NodeSocketVector")
+        compat.new_group_socket(tree, "Light Color", "OUTPUT", "NodeSocketVector")
+        out = tree.nodes.new("NodeGroupOutput")
+        out.location = (200, 0)
+        for name, socket, y in ((LIGHT_DIRECTION_NODE, "Light", 0), (LIGHT_COLOR_NODE, "Light Color", -200)):
+            node = tree.nodes.new("ShaderNodeCombineXYZ")
+            node.name = node.label = name
+            node.location = (0, y)
+            tree.links.new(node.outputs[0], out.inputs[socket])
+        set_light(direction=sun or DEFAULT_LIGHT, color=(1.0, 1.0, 1.0))
+    elif sun is not None:
+        set_light(direction=sun)
+    return tree
+
+
+def set_light(direction=None, color=None):
+    """Points the shared light (light_group) towards `direction` (world
+    space, normalised here) and/or sets its colour (0..1)."""
+    import bpy
+
+    tree = bpy.data.node_groups[LIGHT_GROUP]
+    for name, value in ((LIGHT_DIRECTION_NODE, direction and _normalised(direction)), (LIGHT_COLOR_NODE, color)):
+        if value is not None:
+            node = tree.nodes[name]
+            for i in range(3):
+                node.inputs[i].default_value = value[i]
+
+
 class _Builder:
     """The nodes of one material around its group node."""
 
-    def __init__(self, tree, mat, textures, images, stem, approximated):
+    def __init__(self, tree, mat, textures, images, stem, approximated, lighting="NODES"):
         self.tree, self.mat, self.textures, self.images = tree, mat, textures, images
-        self.stem, self.approximated = stem, approximated
+        self.stem, self.approximated, self.lighting = stem, approximated, lighting
         self._uv = {}
         self._samples = {}
         self._colour_attrs = {}
+        self._lit = {}
+        self._shared = {}
 
     def new(self, idname, x, y):
         node = self.tree.nodes.new(idname)
@@ -98,6 +163,18 @@ class _Builder:
         the UV map the texgen names is absent)."""
         texgens = self.mat.texgens
         tg = texgens[coord] if coord is not None and 0 <= coord < len(texgens) else None
+        if tg is not None and tg.type == "SRTG" and self.lighting == "NODES":
+            # (s, t) = (R, G) / 255 of the channel's colour (notes 4): the
+            # vector (R, 1 - G, 0), as v = 1 - t
+            key = ("srtg", coord)
+            if key not in self._uv:
+                node = self.new("ShaderNodeVectorMath", -1200, -300 * len(self._uv))
+                node.operation = "MULTIPLY_ADD"
+                self.tree.links.new(self.lit(1 if tg.source == "COLOR1" else 0).outputs["Color"], node.inputs[0])
+                node.inputs[1].default_value = (1.0, -1.0, 0.0)
+                node.inputs[2].default_value = (0.0, 1.0, 0.0)
+                self._uv[key] = node
+            return self._uv[key], 0
         if tg is not None and tg.type == "SRTG":
             # unlit (notes 5.4 option 1): the lit end of the ramp, the
             # centre of its last texel in s and first row in t
@@ -154,9 +231,12 @@ class _Builder:
         if chan not in ("COLOR0A0", "COLOR1A1", "COLOR0", "COLOR1", "ALPHA0", "ALPHA1"):
             return None
         k = int(chan[5])
+        ctls = (self.mat.channels[2 * k], self.mat.channels[2 * k + 1])
+        if self.lighting == "NODES" and any(c.lighting for c in ctls):
+            node = self.lit(k)
+            return [node, node]
         out = []
-        for ctl, reg in ((self.mat.channels[2 * k], self.mat.mat_colors[k]),
-                         (self.mat.channels[2 * k + 1], self.mat.mat_colors[k])):
+        for ctl, reg in ((ctls[0], self.mat.mat_colors[k]), (ctls[1], self.mat.mat_colors[k])):
             if ctl.lighting:
                 self.approximated.add(UNLIT)
             if ctl.material_source == "VTX":
@@ -164,6 +244,48 @@ class _Builder:
             else:
                 out.append(tuple(v / 255.0 for v in reg))
         return out
+
+    def lit(self, k):
+        """The group node of colour channel k by the lighting equation
+        (tev_graph.lit_plan), its outputs Color and Alpha: the channel's
+        colour, lit or not."""
+        if k in self._lit:
+            return self._lit[k]
+        ctls = (self.mat.channels[2 * k], self.mat.channels[2 * k + 1])
+        lits = tuple(tev_graph.channel_lighting(c) for c in ctls)
+        if any(c.lighting and c.attenuation not in (None, "NONE") for c in ctls):
+            self.approximated.add(ATTENUATION)
+        node = self.new("ShaderNodeGroup", -950, 300 + 250 * k)
+        node.node_tree = tev_nodes.ensure(tev_graph.lit_plan(*lits))
+        node.name = node.label = f"{LIT_NODE} {k}"
+        names = {s.name for s in node.inputs}
+        for part, ctl, source, reg in (("", ctls[0], ctls[0].material_source, self.mat.mat_colors[k]),
+                                       (" Alpha", ctls[1], ctls[1].material_source, self.mat.mat_colors[k])):
+            for what, src, value in (("Material", source, reg),
+                                     ("Ambient", ctl.ambient_source, self.mat.amb_colors[k])):
+                socket = what + part
+                if socket not in names:
+                    continue
+                if src == "VTX":
+                    self.tree.links.new(self._colour_attr(k).outputs["Alpha" if part else "Color"],
+                                        node.inputs[socket])
+                else:
+                    node.inputs[socket].default_value = [v / 255.0 for v in value[:3]] if not part else value[3] / 255.0
+        if "Normal" in names:
+            self.tree.links.new(self._shared_node("ShaderNodeNewGeometry", -1200, 500).outputs["Normal"],
+                                node.inputs["Normal"])
+        for socket in ("Light", "Light Color"):
+            if socket in names:
+                light = self._shared_node("ShaderNodeGroup", -1200, 700)
+                light.node_tree = light_group()
+                self.tree.links.new(light.outputs[socket], node.inputs[socket])
+        self._lit[k] = node
+        return node
+
+    def _shared_node(self, idname, x, y):
+        if idname not in self._shared:
+            self._shared[idname] = self.new(idname, x, y)
+        return self._shared[idname]
 
     def _colour_attr(self, k):
         if k not in self._colour_attrs:
@@ -296,7 +418,7 @@ def end_group(blend, src_alpha, tested, cull):
 _RAS_CHANNELS = ("COLOR0A0", "COLOR1A1", "COLOR0", "COLOR1", "ALPHA0", "ALPHA1")
 
 
-def layout_key(mat, key=None):
+def layout_key(mat, key=None, lighting="NODES"):
     """What a material's nodes depend on besides its colours: materials of
     one layout differ in their TEV colours, konst colours and material
     colours only, so a copy of the first one with those set is the same as
@@ -309,14 +431,41 @@ def layout_key(mat, key=None):
         tg = texgens[coord] if coord is not None and 0 <= coord < len(texgens) else None
         index = slots[st.tex_map] if st.tex_map is not None and 0 <= st.tex_map < len(slots) else -1
         k = int(st.channel[5]) if st.channel in _RAS_CHANNELS else None
-        sources = None if k is None else tuple((c.material_source, bool(c.lighting))
+        sources = None if k is None else tuple(_channel_layout(c, lighting)
                                                for c in (mat.channels[2 * k], mat.channels[2 * k + 1]))
-        stages.append((index, coord, None if tg is None else (tg.type, tg.source), st.channel, sources))
+        srtg = None
+        if tg is not None and tg.type == "SRTG":
+            j = 1 if tg.source == "COLOR1" else 0
+            srtg = tuple(_channel_layout(c, lighting) for c in (mat.channels[2 * j], mat.channels[2 * j + 1]))
+        stages.append((index, coord, None if tg is None else (tg.type, tg.source), st.channel, sources, srtg))
     b, zm, ind, fog = mat.blend, mat.z_mode, mat.indirect, mat.fog
-    return (key if key is not None else tev_graph.config(mat), tuple(stages), bool(texgens),
+    return (lighting, key if key is not None else tev_graph.config(mat), tuple(stages), bool(texgens),
             None if b is None else (b.type, b.src, b.dst), alpha_test_passes_always(mat), mat.cull_mode,
             None if zm is None else bool(zm.test), bool(ind is not None and ind.enabled and ind.count),
             bool(fog is not None and fog.type != 0))
+
+
+def _channel_layout(ctl, lighting):
+    """What a material's nodes depend on of a channel control."""
+    if lighting != "NODES" or not ctl.lighting:
+        return (ctl.material_source, bool(ctl.lighting))
+    return (ctl.material_source, True, ctl.ambient_source, tev_graph.channel_lighting(ctl), ctl.attenuation)
+
+
+def _set_lit_colours(tree, mat):
+    """The register inputs (material and ambient colours) of a copied
+    material's channel group nodes."""
+    for k in range(2):
+        node = tree.nodes.get(f"{LIT_NODE} {k}")
+        if node is None:
+            continue
+        names = {s.name for s in node.inputs}
+        for part, ctl in (("", mat.channels[2 * k]), (" Alpha", mat.channels[2 * k + 1])):
+            for what, src, value in (("Material", ctl.material_source, mat.mat_colors[k]),
+                                     ("Ambient", ctl.ambient_source, mat.amb_colors[k])):
+                if what + part in names and src != "VTX":
+                    node.inputs[what + part].default_value = \
+                        [v / 255.0 for v in value[:3]] if not part else value[3] / 255.0
 
 
 def _set_colours(gnode, mat):
@@ -336,7 +485,7 @@ def _set_colours(gnode, mat):
             gnode.inputs[f"RAS{i} Alpha"].default_value = reg[3]
 
 
-def build_material(bpy, mat, name, textures, images, stem, approximated, groups=None):
+def build_material(bpy, mat, name, textures, images, stem, approximated, groups=None, lighting="NODES"):
     """One Blender material computing MAT3 material `mat`; groups: {TEV
     configuration: node group} found so far (planning a configuration
     again costs more than its nodes)."""
@@ -354,7 +503,7 @@ def build_material(bpy, mat, name, textures, images, stem, approximated, groups=
     gnode.name = gnode.label = GROUP_NODE
     tev_nodes.set_colour_inputs(gnode, mat.konst_colors, mat.tev_colors)
     names = {s.name for s in gnode.inputs}
-    b = _Builder(tree, mat, textures, images, stem, approximated)
+    b = _Builder(tree, mat, textures, images, stem, approximated, lighting)
     register_fed = []
     for i, st in enumerate(mat.tev_stages):
         if f"TEX{i}" in names or f"TEX{i} Alpha" in names:
@@ -375,6 +524,11 @@ def build_material(bpy, mat, name, textures, images, stem, approximated, groups=
             else:
                 _feed(tree, gnode, f"RAS{i}", names, (0.0,) * 4, "rgb")
                 _feed(tree, gnode, f"RAS{i}", names, (0.0,) * 4, "a")
+    lit = b._lit.get(0)
+    if lit is not None:  # (material colour 0 reaches the TEV through channel 0's lit group)
+        for socket, chans in (("Material", [0, 1, 2]), ("Material Alpha", [3])):
+            if socket in lit.inputs and not lit.inputs[socket].is_linked:
+                register_fed.append([socket, chans, lit.name])
     if mat.indirect is not None and mat.indirect.enabled and mat.indirect.count:
         approximated.add("indirect texturing (offsets not applied)")
     if mat.fog is not None and mat.fog.type != 0:
@@ -384,10 +538,18 @@ def build_material(bpy, mat, name, textures, images, stem, approximated, groups=
     return bm
 
 
-def build_materials(model, stem, uv_channels=(0,)):
+def build_materials(model, stem, uv_channels=(0,), lighting="NODES", scene=None):
     """The Blender material of each MAT3 material (list, MAT3 order) and
-    notes: one line naming what the materials approximate."""
+    notes: one line naming what the materials approximate.  lighting:
+    'NODES' (lit channels computed in nodes from the shared light,
+    light_group; scene: the scene whose first sun it points at) or 'NONE'
+    (unlit: what the file alone determines)."""
     import bpy
+
+    if lighting not in LIGHTING:
+        raise ValueError(f"lighting must be one of {LIGHTING}, not {lighting!r}")
+    if lighting == "NODES":
+        light_group(scene)
 
     textures = list(model.textures)
     # every TEX1 image, used by a material or not: a BTP switches to them
@@ -399,14 +561,15 @@ def build_materials(model, stem, uv_channels=(0,)):
     out = []
     for i, mat in enumerate(model.materials):
         name = mat.name or f"{stem}_mat_{i}"
-        layout = layout_key(mat)
+        layout = layout_key(mat, lighting=lighting)
         first = built.get(layout)
         if first is not None:  # (the same nodes: a copy, its colours set)
             bm = first.copy()
             bm.name = name
             _set_colours(bm.node_tree.nodes[GROUP_NODE], mat)
+            _set_lit_colours(bm.node_tree, mat)
         else:
-            bm = build_material(bpy, mat, name, textures, images, stem, approximated, groups)
+            bm = build_material(bpy, mat, name, textures, images, stem, approximated, groups, lighting)
             built[layout] = bm
         bm[MATERIAL_PROP] = i
         bm[MODEL_PROP] = stem

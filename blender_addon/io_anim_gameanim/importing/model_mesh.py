@@ -482,7 +482,9 @@ def import_geometry(ga, model, built, context, opts, fr, mats=None, skin=None):
         if not meshes:
             return []
         channels = sorted({c for m in meshes for c in m.uv_channels})
-        materials, notes = materials_from_model.build_materials(model, built.obj.name, channels or [0])
+        lighting = getattr(opts, "lighting", "NODES") if opts is not None else "NODES"
+        materials, notes = materials_from_model.build_materials(model, built.obj.name, channels or [0], lighting,
+                                                                context.scene if context is not None else None)
         objects, more = build_model_meshes(model, built, context, mode, materials, skin)
     except ga.FormatError as e:
         fr.notes.append(f"the model's geometry was not imported: {e}")

@@ -605,3 +605,70 @@ def srgb_plan():
         chans.append(g.op("F", "MULTIPLY_ADD", low, g.op("F", "SUBTRACT", g.op("F", "MULTIPLY", c, 1.0 / 12.92),
                                                                   curve), curve))
     return g.finish(("srgb",), f"{PREFIX} sRGB to linear", {"Color": ("V", g.join(*chans))})
+
+
+# ---------------------------------------------------------------------------
+# Colour channels lit in nodes (notes 3.1, 5.4 option 2)
+
+
+def channel_lighting(ctl):
+    """What the lit group of one channel part depends on: None (lighting
+    off: the output is the material colour), else (diffuse function,
+    number of lights in the mask).  Attenuation is not modelled (every
+    light is the one scene light, undimmed)."""
+    if ctl is None or not ctl.lighting:
+        return None
+    return (ctl.diffuse or "CLAMP", bin(int(ctl.light_mask) & 0xFF).count("1"))
+
+
+def _lit_part(g, kind, lit, mat, amb, ndl, colour):
+    """One part of the lighting equation in 0..255 units:
+    l = clamp(floor(amb + lights * colour * diff), 0, 255) and
+    (mat * (l + (l >> 7))) >> 8."""
+    diffuse, lights = lit
+    if diffuse == "NONE":
+        d = 1.0
+    elif diffuse == "SIGN":
+        d = ndl
+    else:
+        d = g.op("F", "MAXIMUM", ndl, 0.0)
+    total = g.op(kind, "MULTIPLY_ADD", g.op(kind, "MULTIPLY", colour, d), float(lights), amb)
+    level = g.op(kind, "MINIMUM", g.op(kind, "MAXIMUM", g.op(kind, "FLOOR", total), 0.0), 255.0)
+    level = g.op(kind, "ADD", level, g.op(kind, "FLOOR", g.op(kind, "MULTIPLY", level, 1.0 / 128.0)))
+    return g.op(kind, "FLOOR", g.op(kind, "MULTIPLY", g.op(kind, "MULTIPLY", mat, level), 1.0 / 256.0))
+
+
+@lru_cache(maxsize=None)
+def lit_plan(color_lit, alpha_lit):
+    """A colour channel (colour and alpha parts, each channel_lighting())
+    by the GX lighting equation with one light: inputs Material, Ambient
+    (0..1, the register or the vertex colour), Normal and Light (unit
+    vectors: the shading normal and the direction towards the light, in
+    one space) and Light Color (0..1); outputs Color and Alpha (0..1,
+    whole bytes / 255).  N.L is per pixel, not per vertex."""
+    g = _Graph()
+    ndl = None
+    if color_lit is not None and color_lit[0] != "NONE" or alpha_lit is not None and alpha_lit[0] != "NONE":
+        node = g._node(VMATH, "DOT_PRODUCT")
+        g._feed(node, 0, g.input("Normal", "V"))
+        g._feed(node, 1, g.input("Light", "V"))
+        ndl = Ref(node.name, 1, "F")
+
+    def part(kind, suffix, lit):
+        mat = g.input("Material" + suffix, kind)
+        if lit is None:
+            return mat
+        to_bytes = lambda x: g.op(kind, "FLOOR", g.op(kind, "MULTIPLY_ADD", x, 255.0, 0.5))  # noqa: E731
+        amb = to_bytes(g.input("Ambient" + suffix, kind))
+        colour = 255.0 if kind == "F" else to_bytes(g.input("Light Color", "V"))
+        out = _lit_part(g, kind, lit, to_bytes(mat), amb, ndl, colour)
+        return g.op(kind, "MULTIPLY", out, 1.0 / 255.0)
+
+    rgb = part("V", "", color_lit)
+    a = part("F", " Alpha", alpha_lit)
+    name = f"{PREFIX} lit {_lit_name(color_lit)} {_lit_name(alpha_lit)}"
+    return g.finish(("lit", color_lit, alpha_lit), name, {"Color": ("V", rgb), "Alpha": ("F", a)})
+
+
+def _lit_name(lit):
+    return "off" if lit is None else f"{lit[0].lower()}x{lit[1]}"
