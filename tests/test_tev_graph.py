@@ -279,3 +279,43 @@ def test_an_unlit_channel_passes_its_material_colour_and_reads_no_light():
     assert {n for n, _ in plan.inputs} == {"Material", "Material Alpha"}
     lit = tg.lit_plan(("CLAMP", 1), None)
     assert {n for n, _ in lit.inputs} == {"Material", "Material Alpha", "Ambient", "Normal", "Light", "Light Color"}
+
+
+# ---------------------------------------------------------------------------
+# Texture wrap in nodes (Blender before 3.5, per-axis modes)
+
+
+def _gx_texel(coord, n, wrap):
+    """The texel index the GX reads at coordinate `coord` (nearest) for
+    texture side n, written from the wrap modes' meaning."""
+    import math
+
+    i = math.floor(coord * n)
+    if wrap == "clamp":
+        return min(max(i, 0), n - 1)
+    if wrap == "repeat":
+        return i % n
+    period = i % (2 * n)  # mirror: every other repeat reflected
+    return period if period < n else 2 * n - 1 - period
+
+
+@pytest.mark.parametrize("wraps", [("mirror", "mirror"), ("mirror", "repeat"), ("repeat", "clamp"),
+                                   ("clamp", "mirror")])
+def test_wrap_plan_reads_the_gxs_texel(wraps):
+    """Through wrap_plan then EXTEND (clamp to [0, 1]) and Blender's
+    nearest texel (floor(u * n), v = 1 - t, rows bottom up), each
+    coordinate reads the texel the GX reads, away from texel edges."""
+    import math
+
+    n = 8
+    plan = wrap_plan = tg.wrap_plan(*wraps)
+    _check_form(plan)
+    rng = ti.rng_for(7)
+    for _ in range(300):
+        s, t = rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0)
+        if min(abs(s * n - round(s * n)), abs(t * n - round(t * n))) < 1e-3:
+            continue
+        u, v, _z = ti.run(wrap_plan, {"Vector": (s, 1.0 - t, 0.0)})["Vector"]
+        col = min(max(math.floor(u * n), 0), n - 1)
+        row = n - 1 - min(max(math.floor(v * n), 0), n - 1)  # (Blender row from the bottom -> GX row)
+        assert (col, row) == (_gx_texel(s, n, wraps[0]), _gx_texel(t, n, wraps[1])), (s, t)

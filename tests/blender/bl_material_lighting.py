@@ -108,3 +108,30 @@ def test_the_light_follows_the_scenes_first_sun(ga):
     mfm.build_materials(model, "b", scene=bpy.context.scene)
     got = [node.inputs[i].default_value for i in range(3)]
     assert got == pytest.approx([0.0, -1.0, 0.0], abs=1e-5)
+
+
+def test_depth_test_off_draws_the_object_in_front(api, tmp_path, monkeypatch):
+    """The showcase with its 'konst' material drawn with the depth test off
+    (as a game's eyes, through the face): that material's mesh object is
+    In Front, the others are not; the report says so once."""
+    import sys
+
+    tools = str(ROOT / "tools")
+    if tools not in sys.path:
+        sys.path.append(tools)
+    import samples_materials as sm
+
+    mats = sm._materials()
+    names = [m["name"] for m in mats]
+    mats[names.index("konst")]["z_mode"] = (0, 3, 0)  # (test off, LEQUAL, no write)
+    monkeypatch.setattr(sm, "_materials", lambda: mats)
+    path = tmp_path / "eyes.bmd"
+    path.write_bytes(sm.showcase())
+    res = api.import_files([str(path)])
+    shapes = [o for o in bpy.data.objects if o.type == "MESH" and "gameanim_shape" in o]
+    assert len(shapes) == 4
+    front = {o.name for o in shapes if o.show_in_front}
+    assert front == {o.name for o in shapes if o.data.materials[0].name.startswith("konst")}
+    assert len(front) == 1
+    approx = [n for n in res.report.files[0].notes if n.startswith("materials approximate")]
+    assert len(approx) == 1 and "depth test off" in approx[0]

@@ -31,6 +31,7 @@ LIGHT_DIRECTION_NODE = "gameanim light direction"  # in LIGHT_GROUP: Combine XYZ
 LIGHT_COLOR_NODE = "gameanim light color"          # in LIGHT_GROUP: Combine XYZ, the light's colour (0..1)
 DEFAULT_LIGHT = (0.3, -0.7, 0.6)     # towards the light without a sun: front (-Y), above, right (normalised)
 LIGHTING = ("NODES", "NONE")
+DEPTH_TEST_OFF_PROP = "gameanim_depth_test_off"  # on a material drawn with the depth test off (z_mode.test)
 _COMPARE = {"NEVER": lambda a, r: False, "LESS": lambda a, r: a < r, "EQUAL": lambda a, r: a == r,
             "LEQUAL": lambda a, r: a <= r, "GREATER": lambda a, r: a > r, "NEQUAL": lambda a, r: a != r,
             "GEQUAL": lambda a, r: a >= r, "ALWAYS": lambda a, r: True}
@@ -212,14 +213,20 @@ class _Builder:
         node.name = f"{TEXMAP_NODE} {tmap}"
         node.label = f"texmap {tmap}"
         node.image = self.images[index]
-        node.extension = compat.image_extension(tex.wrap_s)
-        if tex.wrap_s != tex.wrap_t:
-            self.approximated.add("per-axis wrap modes")
         node.interpolation = "Closest" if tex.mag_filter == 0 else "Linear"
         src, socket = self._vector(stage.tex_coord)
         if src.bl_idname == "ShaderNodeCombineXYZ":
             src.inputs[0].default_value = 1.0 - 0.5 / tex.width
             src.inputs[1].default_value = 0.5 / tex.height
+        if compat.image_wraps_in_node(tex.wrap_s, tex.wrap_t):
+            # (Linear filtering does not blend across a repeat seam here)
+            node.extension = "EXTEND"
+            wrap = self.new("ShaderNodeGroup", -950, node.location[1])
+            wrap.node_tree = tev_nodes.ensure(tev_graph.wrap_plan(tex.wrap_s, tex.wrap_t))
+            self.tree.links.new(src.outputs[socket], wrap.inputs["Vector"])
+            src, socket = wrap, "Vector"
+        else:
+            node.extension = compat.image_extension(tex.wrap_s)
         self.tree.links.new(src.outputs[socket], node.inputs["Vector"])
         self._samples[key] = node
         return node
@@ -330,7 +337,10 @@ def _end(tree, bm, mat, gnode, approximated):
     bm.use_backface_culling = mat.cull_mode in (2, 3)
     zm = mat.z_mode
     if zm is not None and not zm.test:
-        approximated.add("depth test off")
+        # (the mesh objects using it draw In Front in the viewport:
+        # model_mesh; renders keep the depth test)
+        bm[DEPTH_TEST_OFF_PROP] = True
+        approximated.add("depth test off (In Front in the viewport only)")
 
 
 def end_group(blend, src_alpha, tested, cull):

@@ -27,6 +27,7 @@ from mathutils import Matrix, Vector
 from .. import compat
 from ..shared.model_rig import HELPER_PROP
 
+from .materials_from_model import DEPTH_TEST_OFF_PROP
 from .rig_from_model import HELPER_COLLECTION
 
 SKIN_PROP = "gameanim_skin"  # on a skin bone: the joint number it follows
@@ -432,6 +433,9 @@ def build_model_meshes(model, built, context, mode="SHAPE", materials=None, skin
         for mi in part.materials:
             me.materials.append(materials[mi] if materials and 0 <= mi < len(materials) else None)
         obj = bpy.data.objects.new(name, me)
+        # the closest Blender has to GX's depth test off (eyes drawn through
+        # the face): the object In Front, in the viewport
+        obj.show_in_front = any(m is not None and m.get(DEPTH_TEST_OFF_PROP) for m in me.materials)
         coll.objects.link(obj)
         obj.parent = arm_obj
         for j in sorted(part.groups):

@@ -190,6 +190,8 @@ def _fold(op, a, b, c):
         return 1.0 if abs(a - b) <= max(c, 1e-5) else 0.0
     if op == "POWER":
         return a ** b if a >= 0.0 else 0.0
+    if op == "PINGPONG":
+        return abs(((a - b) / (2 * b) - math.floor((a - b) / (2 * b))) * 2 * b - b) if b else 0.0
     raise ValueError(op)
 
 
@@ -316,7 +318,7 @@ class _Graph:
 
 _ARITY = {"ADD": 2, "SUBTRACT": 2, "MULTIPLY": 2, "MULTIPLY_ADD": 3, "FLOOR": 1, "WRAP": 3, "MINIMUM": 2,
           "MAXIMUM": 2, "ABSOLUTE": 1, "GREATER_THAN": 2, "LESS_THAN": 2, "COMPARE": 3,
-          "POWER": 2}
+          "POWER": 2, "PINGPONG": 2}
 
 
 def _is(x, value):
@@ -672,3 +674,29 @@ def lit_plan(color_lit, alpha_lit):
 
 def _lit_name(lit):
     return "off" if lit is None else f"{lit[0].lower()}x{lit[1]}"
+
+
+# ---------------------------------------------------------------------------
+# Texture wrap in nodes (notes 5.3)
+
+
+@lru_cache(maxsize=None)
+def wrap_plan(wrap_s, wrap_t):
+    """A texture coordinate wrapped per axis as the GX wraps it ('clamp',
+    'repeat', 'mirror'), for an Image Texture node with extension EXTEND:
+    for Blender before 3.5 (no MIRROR extension) and for textures whose
+    two axes wrap differently.  Repeat: WRAP(x, 1, 0); mirror: PINGPONG(x,
+    1), the triangle wave that reflects every other repeat (symmetric, so
+    v = 1 - t mirrors as t does); clamp: left to EXTEND."""
+    g = _Graph()
+    x, y, z = g.split(g.input("Vector", "V"))
+
+    def axis(v, wrap):
+        if wrap == "mirror":
+            return g.op("F", "PINGPONG", v, 1.0)
+        if wrap == "repeat":
+            return g.op("F", "WRAP", v, 1.0, 0.0)
+        return v
+
+    return g.finish(("wrap", wrap_s, wrap_t), f"{PREFIX} wrap {wrap_s} {wrap_t}",
+                    {"Vector": ("V", g.join(axis(x, wrap_s), axis(y, wrap_t), z))})
