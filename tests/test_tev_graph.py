@@ -319,3 +319,38 @@ def test_wrap_plan_reads_the_gxs_texel(wraps):
         col = min(max(math.floor(u * n), 0), n - 1)
         row = n - 1 - min(max(math.floor(v * n), 0), n - 1)  # (Blender row from the bottom -> GX row)
         assert (col, row) == (_gx_texel(s, n, wraps[0]), _gx_texel(t, n, wraps[1])), (s, t)
+
+
+# ---------------------------------------------------------------------------
+# Texgens from normals (env maps) and positions
+
+
+@pytest.mark.parametrize("mode", [0, 1, 6])
+@pytest.mark.parametrize("srt", [None, (False, 2.0, 0.5, 0.7, 0.1, -0.3, 0.5, 0.25),
+                                 (True, 1.5, 0.75, -0.4, 0.2, 0.1, 0.0, 0.0)])
+def test_texgen_plan_is_the_mode_then_the_srt(mode, srt):
+    """(s, t) of the notes in GX coordinates (t down the image): env mode
+    6 (1/2 + n.x / 2, 1/2 - n.y / 2), modes 0 and 1 (n.x, n.y); then Basic
+    (s', t') = S R(angle) ((s, t) - c) + c + T (j3d.md 5.4, in s, t), or
+    Maya, written in v-up: uv' = R(angle) (S uv + T - 1/2) + 1/2; the plan
+    gives (u, v) = (s', 1 - t')."""
+    import math
+
+    plan = tg.texgen_plan(mode, srt)
+    _check_form(plan)
+    rng = ti.rng_for(mode)
+    for _ in range(20):
+        n = (rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1))
+        s, t = (0.5 + 0.5 * n[0], 0.5 - 0.5 * n[1]) if mode == 6 else (n[0], n[1])
+        if srt is not None and not srt[0]:
+            _maya, sx, sy, a, tx, ty, cx, cy = srt
+            ds, dt = s - cx, t - cy
+            s, t = sx * (math.cos(a) * ds - math.sin(a) * dt) + cx + tx, \
+                sy * (math.sin(a) * ds + math.cos(a) * dt) + cy + ty
+        want = (s, 1.0 - t)
+        if srt is not None and srt[0]:
+            _maya, sx, sy, a, tx, ty, _cx, _cy = srt
+            pu, pv = sx * s + tx - 0.5, sy * (1.0 - t) + ty - 0.5
+            want = (math.cos(a) * pu - math.sin(a) * pv + 0.5, math.sin(a) * pu + math.cos(a) * pv + 0.5)
+        got = ti.run(plan, {"Vector": n})["Vector"]
+        assert got[:2] == pytest.approx(want, abs=1e-5)

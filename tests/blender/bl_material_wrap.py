@@ -1,4 +1,4 @@
-"""Texture wrap modes in the model import's materials: mirror (no MIRROR
+"""Texture coordinates in the model import's materials.  Wrap modes: mirror (no MIRROR
 extension before Blender 3.5) and textures whose axes wrap differently
 are wrapped in nodes (tev_graph.wrap_plan) before an EXTEND image.  A
 plane whose UV0 runs over [-1, 2] x [-1, 2] is baked with Cycles and each
@@ -87,3 +87,55 @@ def test_wrap_modes_read_the_gxs_texels(ga, wraps):
     exp = [want[4 * k + c] for k in range(SIDE * SIDE) for c in range(3)]
     bad = [k // 3 for k, (g, w) in enumerate(zip(got, exp)) if abs(g - w) > 1]
     assert not bad, f"{len(bad)} texels differ, first at {bad[:3]}"
+
+
+# ---------------------------------------------------------------------------
+# An environment map: a texgen from the normal (mapping mode 6)
+
+
+def test_an_env_map_texgen_reads_the_view_space_normal(ga):
+    """Texgen NRM through TEXMTX0 of mode 6 (with a Basic SRT: scale 0.5
+    about the centre (0.5, 0.5), translation (0.1, 0)): a plane facing +Z
+    seen by a tilted camera reads the texel at (s, t) = S ((1/2 + n.x / 2,
+    1/2 - n.y / 2) - c) + c + T, n its normal in camera space (both Y up,
+    -Z forward, as GX view space)."""
+    import math
+    import sys
+
+    from mathutils import Vector
+
+    if str(ROOT) not in sys.path:
+        sys.path.append(str(ROOT))
+    from tools import make_models as mm
+
+    rng = random.Random(52)
+    tex = mm.texture("env", "RGB5A3", N, N, bytes(rng.randrange(256) for _ in range(2 * N * N)),
+                     wrap_s=0, wrap_t=0, mag_filter=0, min_filter=0)
+    show_tex = ((15, 15, 15, 8, 0, 0, 0, 1, 0), (7, 7, 7, 4, 0, 0, 0, 1, 0))
+    identity = tuple(float(k % 5 == 0) for k in range(16))
+    mat = mm.material("env", textures=(0,), texgens=((1, 1, 30),), stages=((0, 0, 0xFF),), tev=(show_tex,),
+                      tex_matrices=[(1, 6, (0.5, 0.5, 0.0), (0.5, 0.5), 0, (0.1, 0.0), identity)])
+    data = mm.write_j3d_model([mm.joint("root")], [-1], extra_chunks=[("MAT3", mm.mat3_body([mat])),
+                                                                      ("TEX1", mm.tex1_body([tex]))])
+    model = ga.load_model(data)
+    assert model.materials[0].texgens[0].source == "NRM" and model.materials[0].tex_matrices[0].mode == 6
+    (bm,), notes = mfm.build_materials(model, "env")
+    assert not any("NRM" in n for n in notes)  # (exact enough: not reported)
+    cam = bpy.data.objects.new("cam", bpy.data.cameras.new("cam"))
+    bpy.context.scene.collection.objects.link(cam)
+    cam.rotation_euler = (0.5, -0.7, 0.2)
+    bpy.context.scene.camera = cam
+    bpy.context.view_layer.update()
+    nv = cam.matrix_world.to_3x3().transposed() @ Vector((0.0, 0.0, 1.0))
+    s, t = 0.5 + 0.5 * nv.x, 0.5 - 0.5 * nv.y
+    s, t = 0.5 * (s - 0.5) + 0.5 + 0.1, 0.5 * (t - 0.5) + 0.5
+    col, row = math.floor(s * N), math.floor(t * N)
+    assert min(abs(s * N - round(s * N)), abs(t * N - round(t * N))) > 0.05  # (away from texel edges)
+    ob = _plane()
+    ob.data.materials.append(bm)
+    colour = _bake(ob, bm.node_tree, _colour_source(bm.node_tree), 4)
+    texel = bytes(model.textures[0].pixels)[4 * (row * N + col):][:4]
+    want, _ = model.materials[0].evaluate([texel], [None])
+    for k in range(16):
+        got = [_to_srgb_byte(v) for v in colour[4 * k:4 * k + 3]]
+        assert max(abs(g - w) for g, w in zip(got, want[:3])) <= 1, (k, got, list(want[:3]))

@@ -141,6 +141,17 @@ def set_light(direction=None, color=None):
                 node.inputs[i].default_value = value[i]
 
 
+def tex_matrix(mat, tg):
+    """The TexMatrix record a texgen names (TEXMTX<n>), or None (identity,
+    a position matrix, or no record)."""
+    m = tg.matrix
+    if not isinstance(m, str) or not m.startswith("TEXMTX"):
+        return None
+    n = int(m[6:])
+    mats = mat.tex_matrices or ()
+    return mats[n] if n < len(mats) else None
+
+
 class _Builder:
     """The nodes of one material around its group node."""
 
@@ -183,6 +194,8 @@ class _Builder:
             node = self.new("ShaderNodeCombineXYZ", -1200, -300 * len(self._uv))
             self._uv[("srtg", coord)] = node
             return node, 0
+        if tg is not None and tg.source in ("NRM", "POS"):
+            return self._from_geometry(coord, tg), "Vector"
         name = "UV0"
         if tg is not None and tg.source.startswith("TEX") and not tg.source.startswith("TEXCOORD"):
             name = "UV" + tg.source[3:]
@@ -251,6 +264,34 @@ class _Builder:
             else:
                 out.append(tuple(v / 255.0 for v in reg))
         return out
+
+    def _from_geometry(self, coord, tg):
+        """A texgen from the normal or the position (notes 4): the normal in
+        view space for the view-normal modes (1, 6, 7: env maps), else the
+        object-space normal or position, through the texgen's texture
+        matrix (mode and static SRT: tev_graph.texgen_plan)."""
+        key = ("geometry", coord)
+        if key in self._uv:
+            return self._uv[key]
+        tm = tex_matrix(self.mat, tg)
+        mode = tm.mode if tm is not None else 0
+        view = tg.source == "NRM" and mode in (1, 6, 7)
+        if tg.source == "POS" or mode not in (0, 1, 6):
+            self.approximated.add(f"{tg.source} texgens of mapping mode {mode} (the model-space x, y through "
+                                  "the SRT; effect and projection matrices not applied)")
+        y = -300 * len(self._uv)
+        geometry = self._shared_node("ShaderNodeNewGeometry", -1600, y)
+        transform = self.new("ShaderNodeVectorTransform", -1400, y)
+        transform.vector_type = "NORMAL" if tg.source == "NRM" else "POINT"
+        transform.convert_from = "WORLD"
+        transform.convert_to = "CAMERA" if view else "OBJECT"
+        self.tree.links.new(geometry.outputs["Normal" if tg.source == "NRM" else "Position"],
+                            transform.inputs["Vector"])
+        node = self.new("ShaderNodeGroup", -1200, y)
+        node.node_tree = tev_nodes.ensure(tev_graph.texgen_plan(mode if view else 0, tev_graph.srt_of(tm)))
+        self.tree.links.new(transform.outputs["Vector"], node.inputs["Vector"])
+        self._uv[key] = node
+        return node
 
     def lit(self, k):
         """The group node of colour channel k by the lighting equation
@@ -447,7 +488,11 @@ def layout_key(mat, key=None, lighting="NODES"):
         if tg is not None and tg.type == "SRTG":
             j = 1 if tg.source == "COLOR1" else 0
             srtg = tuple(_channel_layout(c, lighting) for c in (mat.channels[2 * j], mat.channels[2 * j + 1]))
-        stages.append((index, coord, None if tg is None else (tg.type, tg.source), st.channel, sources, srtg))
+        geo = None
+        if tg is not None and tg.source in ("NRM", "POS"):
+            tm = tex_matrix(mat, tg)
+            geo = (None if tm is None else tm.mode, tev_graph.srt_of(tm))
+        stages.append((index, coord, None if tg is None else (tg.type, tg.source), st.channel, sources, srtg, geo))
     b, zm, ind, fog = mat.blend, mat.z_mode, mat.indirect, mat.fog
     return (lighting, key if key is not None else tev_graph.config(mat), tuple(stages), bool(texgens),
             None if b is None else (b.type, b.src, b.dst), alpha_test_passes_always(mat), mat.cull_mode,

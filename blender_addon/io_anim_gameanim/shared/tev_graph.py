@@ -700,3 +700,58 @@ def wrap_plan(wrap_s, wrap_t):
 
     return g.finish(("wrap", wrap_s, wrap_t), f"{PREFIX} wrap {wrap_s} {wrap_t}",
                     {"Vector": ("V", g.join(axis(x, wrap_s), axis(y, wrap_t), z))})
+
+
+# ---------------------------------------------------------------------------
+# Texgens from normals and positions (notes 4; j3d.md 5.4 and 5.5)
+
+ENV_MODES = (6, 7)  # (s, t) = (1/2 + n.x / 2, 1/2 - n.y / 2) of the view normal
+
+
+def srt_of(tm):
+    """The static SRT of a TexMatrix record (None: identity): (maya, sx,
+    sy, angle in radians, tx, ty, cx, cy), rounded so that equal matrices
+    share a group."""
+    import math
+
+    if tm is None:
+        return None
+    values = (bool(tm.maya), float(tm.scale[0]), float(tm.scale[1]), tm.rotation * math.tau / 65536.0,
+              float(tm.translation[0]), float(tm.translation[1]), float(tm.center[0]), float(tm.center[1]))
+    return tuple(round(v, 6) if not isinstance(v, bool) else v for v in values)
+
+
+def _rotate(g, u, v, angle):
+    import math
+
+    c, s = math.cos(angle), math.sin(angle)
+    return (g.op("F", "MULTIPLY_ADD", u, c, g.op("F", "MULTIPLY", v, -s)),
+            g.op("F", "MULTIPLY_ADD", u, s, g.op("F", "MULTIPLY", v, c)))
+
+
+@lru_cache(maxsize=None)
+def texgen_plan(mode, srt):
+    """A texture coordinate from a normal or position (input Vector: the
+    view-space normal for the env modes, else the model-space vector):
+    the mapping mode's remap, then the texture matrix's static SRT, in
+    Blender's (u, v) = (s, 1 - t) (j3d.md 5.5: Basic uv' = S R(-angle)
+    (uv - c_b) + c_b + (tx, -ty) with c_b = (cx, 1 - cy); Maya uv' =
+    R(angle) (S uv + T - 1/2) + 1/2).  Output Vector (u, v, 0)."""
+    g = _Graph()
+    x, y, _z = g.split(g.input("Vector", "V"))
+    if mode in ENV_MODES:
+        u, v = g.op("F", "MULTIPLY_ADD", x, 0.5, 0.5), g.op("F", "MULTIPLY_ADD", y, 0.5, 0.5)
+    else:  # s = x, t = y
+        u, v = x, g.op("F", "SUBTRACT", 1.0, y)
+    if srt is not None:
+        maya, sx, sy, angle, tx, ty, cx, cy = srt
+        if maya:
+            u, v = g.op("F", "MULTIPLY_ADD", u, sx, tx - 0.5), g.op("F", "MULTIPLY_ADD", v, sy, ty - 0.5)
+            u, v = _rotate(g, u, v, angle)
+            u, v = g.op("F", "ADD", u, 0.5), g.op("F", "ADD", v, 0.5)
+        else:
+            cbu, cbv = cx, 1.0 - cy
+            u, v = _rotate(g, g.op("F", "SUBTRACT", u, cbu), g.op("F", "SUBTRACT", v, cbv), -angle)
+            u, v = g.op("F", "MULTIPLY_ADD", u, sx, cbu + tx), g.op("F", "MULTIPLY_ADD", v, sy, cbv - ty)
+    name = f"{PREFIX} texgen mode{mode} {hashlib.sha1(repr(srt).encode()).hexdigest()[:8] if srt else 'identity'}"
+    return g.finish(("texgen", mode, srt), name, {"Vector": ("V", g.join(u, v, 0.0))})
