@@ -13,15 +13,15 @@ import json
 from functools import lru_cache
 
 from .. import compat
-from ..shared import tev_graph
+from ..shared import kind_mapping, tev_graph
 from . import tev_nodes
 
 MATERIAL_PROP = "gameanim_material"  # on a material: its MAT3 index
 TEXTURE_PROP = "gameanim_texture"    # on an image: its TEX1 index
 MODEL_PROP = "gameanim_model"        # on the images and materials of one model import: its name
 TEXMAP_NODE = "gameanim texmap"      # + " <n>": the Image Texture node of texmap n (what a BTP switches)
-GROUP_NODE = "gameanim TEV"          # the material's TEV group node
-MAT_COLOR_INPUTS_PROP = "gameanim_mat_color_inputs"  # JSON [[group input, [channels]]] fed by material colour 0
+GROUP_NODE = kind_mapping.TEV_GROUP_NODE  # the material's TEV group node
+MAT_COLOR_INPUTS_PROP = kind_mapping.MAT_COLOR_INPUTS_PROP  # JSON: the inputs material colour 0 feeds
 CULL_NODE = "gameanim cull"          # in an end group: the Mix Shader that hides the culled side
 END_NODE = "gameanim end"            # the material's end group node (end_group)
 SRGB_NODE = "gameanim sRGB"          # in an end group: the sRGB-to-linear group node
