@@ -228,3 +228,129 @@ def test_random_materials_match_material_evaluate(seed):
     for p in range(npix):
         vals = ti.group_values(mat, [t[4 * p:4 * p + 4] for t in tex], [r[4 * p:4 * p + 4] for r in ras])
         assert ti.bytes_of(ti.run(plan, vals)) == tuple(rgba[4 * p:4 * p + 4]) + (passed[p],), (seed, p)
+
+
+# ---------------------------------------------------------------------------
+# Colour channels lit in nodes (notes 3.1): lit_plan against the reference
+
+
+def _channel(lighting, source, mask, diffuse, ambient):
+    return SimpleNamespace(lighting=lighting, material_source=source, light_mask=mask, diffuse=diffuse,
+                           ambient_source=ambient, attenuation="NONE")
+
+
+@pytest.mark.parametrize("seed", range(8))
+def test_lit_plan_matches_the_lighting_equation(seed):
+    """Random channel controls, colours and N.L (the normal and the light
+    as unit vectors): the plan's Color and Alpha are the reference's
+    channel colour with white lights, off by at most 1 where float32 and
+    double N.L floor either side of a whole number."""
+    import math
+
+    rng = ti.rng_for(100 + seed)
+    worst = 0
+    for _ in range(60):
+        ctl = [_channel(rng.random() < 0.8, rng.choice(["REG", "VTX"]), rng.choice([0, 1, 3, 0x81, 0xFF]),
+                        rng.choice(["NONE", "SIGN", "CLAMP"]), rng.choice(["REG", "VTX"])) for _ in range(2)]
+        mat = SimpleNamespace(channels=ctl + ctl, mat_colors=[tuple(rng.randrange(256) for _ in range(4))] * 2,
+                              amb_colors=[tuple(rng.randrange(256) for _ in range(4))] * 2)
+        vertex = tuple(rng.randrange(256) for _ in range(4))
+        theta = rng.uniform(0.0, math.pi)
+        light = (math.sin(theta), 0.0, math.cos(theta))
+        plan = tg.lit_plan(tg.channel_lighting(ctl[0]), tg.channel_lighting(ctl[1]))
+        _check_form(plan)
+        values = {}
+        for part, c, k in (("", ctl[0], slice(0, 3)), (" Alpha", ctl[1], 3)):
+            m = vertex if c.material_source == "VTX" else mat.mat_colors[0]
+            a = vertex if c.ambient_source == "VTX" else mat.amb_colors[0]
+            values["Material" + part] = tuple(v / 255.0 for v in m[k]) if not part else m[3] / 255.0
+            values["Ambient" + part] = tuple(v / 255.0 for v in a[k]) if not part else a[3] / 255.0
+        values.update({"Normal": (0.0, 0.0, 1.0), "Light": light, "Light Color": (1.0, 1.0, 1.0)})
+        out = ti.run(plan, {n: values[n] for n, _ in plan.inputs})
+        got = tuple(int(math.floor(v * 255.0 + 0.5)) for v in out["Color"]) + \
+            (int(math.floor(out["Alpha"] * 255.0 + 0.5)),)
+        want = ref.channel_color(mat, 0, vertex, math.cos(theta))
+        worst = max(worst, max(abs(g - w) for g, w in zip(got, want)))
+    assert worst <= 1
+
+
+def test_an_unlit_channel_passes_its_material_colour_and_reads_no_light():
+    plan = tg.lit_plan(None, None)
+    assert {n for n, _ in plan.inputs} == {"Material", "Material Alpha"}
+    lit = tg.lit_plan(("CLAMP", 1), None)
+    assert {n for n, _ in lit.inputs} == {"Material", "Material Alpha", "Ambient", "Normal", "Light", "Light Color"}
+
+
+# ---------------------------------------------------------------------------
+# Texture wrap in nodes (Blender before 3.5, per-axis modes)
+
+
+def _gx_texel(coord, n, wrap):
+    """The texel index the GX reads at coordinate `coord` (nearest) for
+    texture side n, written from the wrap modes' meaning."""
+    import math
+
+    i = math.floor(coord * n)
+    if wrap == "clamp":
+        return min(max(i, 0), n - 1)
+    if wrap == "repeat":
+        return i % n
+    period = i % (2 * n)  # mirror: every other repeat reflected
+    return period if period < n else 2 * n - 1 - period
+
+
+@pytest.mark.parametrize("wraps", [("mirror", "mirror"), ("mirror", "repeat"), ("repeat", "clamp"),
+                                   ("clamp", "mirror")])
+def test_wrap_plan_reads_the_gxs_texel(wraps):
+    """Through wrap_plan then EXTEND (clamp to [0, 1]) and Blender's
+    nearest texel (floor(u * n), v = 1 - t, rows bottom up), each
+    coordinate reads the texel the GX reads, away from texel edges."""
+    import math
+
+    n = 8
+    plan = wrap_plan = tg.wrap_plan(*wraps)
+    _check_form(plan)
+    rng = ti.rng_for(7)
+    for _ in range(300):
+        s, t = rng.uniform(-3.0, 3.0), rng.uniform(-3.0, 3.0)
+        if min(abs(s * n - round(s * n)), abs(t * n - round(t * n))) < 1e-3:
+            continue
+        u, v, _z = ti.run(wrap_plan, {"Vector": (s, 1.0 - t, 0.0)})["Vector"]
+        col = min(max(math.floor(u * n), 0), n - 1)
+        row = n - 1 - min(max(math.floor(v * n), 0), n - 1)  # (Blender row from the bottom -> GX row)
+        assert (col, row) == (_gx_texel(s, n, wraps[0]), _gx_texel(t, n, wraps[1])), (s, t)
+
+
+# ---------------------------------------------------------------------------
+# Texgens from normals (env maps) and positions
+
+
+@pytest.mark.parametrize("mode", [0, 1, 6])
+@pytest.mark.parametrize("srt", [None, (False, 2.0, 0.5, 0.7, 0.1, -0.3, 0.5, 0.25),
+                                 (True, 1.5, 0.75, -0.4, 0.2, 0.1, 0.0, 0.0)])
+def test_texgen_plan_is_the_mode_then_the_srt(mode, srt):
+    """(s, t) of the notes in GX coordinates (t down the image): env mode
+    6 (1/2 + n.x / 2, 1/2 - n.y / 2), modes 0 and 1 (n.x, n.y); then Basic
+    (s', t') = S R(angle) ((s, t) - c) + c + T (j3d.md 5.4, in s, t), or
+    Maya, written in v-up: uv' = R(angle) (S uv + T - 1/2) + 1/2; the plan
+    gives (u, v) = (s', 1 - t')."""
+    import math
+
+    plan = tg.texgen_plan(mode, srt)
+    _check_form(plan)
+    rng = ti.rng_for(mode)
+    for _ in range(20):
+        n = (rng.uniform(-1, 1), rng.uniform(-1, 1), rng.uniform(-1, 1))
+        s, t = (0.5 + 0.5 * n[0], 0.5 - 0.5 * n[1]) if mode == 6 else (n[0], n[1])
+        if srt is not None and not srt[0]:
+            _maya, sx, sy, a, tx, ty, cx, cy = srt
+            ds, dt = s - cx, t - cy
+            s, t = sx * (math.cos(a) * ds - math.sin(a) * dt) + cx + tx, \
+                sy * (math.sin(a) * ds + math.cos(a) * dt) + cy + ty
+        want = (s, 1.0 - t)
+        if srt is not None and srt[0]:
+            _maya, sx, sy, a, tx, ty, _cx, _cy = srt
+            pu, pv = sx * s + tx - 0.5, sy * (1.0 - t) + ty - 0.5
+            want = (math.cos(a) * pu - math.sin(a) * pv + 0.5, math.sin(a) * pu + math.cos(a) * pv + 0.5)
+        got = ti.run(plan, {"Vector": n})["Vector"]
+        assert got[:2] == pytest.approx(want, abs=1e-5)

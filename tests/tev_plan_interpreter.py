@@ -40,6 +40,8 @@ def _math(op, a, b, c):
     if op == "WRAP":  # wrapf(value, max, min)
         rng = b - c
         return a - rng * math.floor((a - c) / rng) if rng != 0 else c
+    if op == "PINGPONG":  # pingpongf(value, scale)
+        return abs(((a - b) / (2 * b) - math.floor((a - b) / (2 * b))) * 2 * b - b) if b else 0.0
     if op == "MINIMUM":
         return min(a, b)
     if op == "MAXIMUM":

@@ -491,6 +491,17 @@ def main():
     if ARGS.limit:
         files = files[:ARGS.limit]
 
+    # the sun first: the model imports light their materials from the
+    # scene's first sun (Lighting: Nodes)
+    sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", "SUN"))
+    sun.data.energy = 3.0
+    sun.rotation_euler = (0.6, 0.2, 0.4)
+    scene.collection.objects.link(sun)
+    bpy.context.view_layer.update()
+    # the Standard view transform shows the TEV's bytes as they are (AgX
+    # and Filmic shift the colours of the emission materials)
+    scene.view_settings.view_transform = "Standard"
+
     rows, summary = [], []
     for i, path in enumerate(files):
         model, shapes = None, []
@@ -532,16 +543,13 @@ def main():
         cols = max(ARGS.columns, 1)
         span = end - start
         frames = [int(round(start + span * c / cols)) for c in range(cols)] if span > 0 else [int(start)] * cols
-        rows.append((name, coll, anim.format, frames, row_holder(coll, origin)))
+        # (a model's meshes: seen from the front three-quarter, as rigs)
+        rows.append((name, coll, anim.format, frames, row_holder(coll, origin), bool(shapes)))
 
     # one camera and light for all; collections shown one at a time
     cam = bpy.data.objects.new("Camera", bpy.data.cameras.new("Camera"))
     scene.collection.objects.link(cam)
     scene.camera = cam
-    sun = bpy.data.objects.new("Sun", bpy.data.lights.new("Sun", "SUN"))
-    sun.data.energy = 3.0
-    sun.rotation_euler = (0.6, 0.2, 0.4)
-    scene.collection.objects.link(sun)
     world = bpy.data.worlds.new("World")
     scene.world = world
     world.color = (0.05, 0.05, 0.06)
@@ -566,7 +574,7 @@ def main():
     sheet = array("f", [0.0]) * (sheet_w * sheet_h * 4)
     tmp = os.path.join(out, "_cell.png")
     motion_report = []
-    for r, (name, coll, fmt, frames, holder) in enumerate(rows):
+    for r, (name, coll, fmt, frames, holder, meshes) in enumerate(rows):
         for c2 in rows:
             c2[1].hide_render = c2[1] is not coll
         # rendered at the world origin: rows lie up to 44 km apart, where a
@@ -579,7 +587,8 @@ def main():
             # each cell framed on its own frame: a rig that spreads out on
             # one frame does not shrink to a speck on the others
             lo, hi = bounds(objs, [f])
-            frame_camera(cam, lo, hi, aspect, top_view=formats.is_material(fmt) or bool(formats.kind(fmt)))
+            frame_camera(cam, lo, hi, aspect,
+                         top_view=not meshes and (formats.is_material(fmt) or bool(formats.kind(fmt))))
             scene.frame_set(f)
             lab.data.body = f"{name}  f{f}"
             place_label(lab, cam, aspect)

@@ -451,6 +451,13 @@ def image_extension(wrap):
     return ext if ext in _EXTENSIONS else "REPEAT"
 
 
+def image_wraps_in_node(wrap_s, wrap_t):
+    """True when an Image Texture node's extension cannot wrap a texture as
+    the GX does: the two axes differ, or mirror before Blender 3.5 (no
+    MIRROR extension); the coordinate is then wrapped in nodes."""
+    return wrap_s != wrap_t or _WRAP.get(wrap_s, "REPEAT") not in _EXTENSIONS
+
+
 def pack_image(image):
     """Packs a generated image into the .blend (3.x needs as_png)."""
     try:

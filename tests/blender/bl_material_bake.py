@@ -33,6 +33,10 @@ from io_anim_gameanim.importing import materials_from_model as mfm
 ROOT = Path(__file__).resolve().parents[2]
 SAMPLES = ROOT / "samples" / "models" / "j3d"
 VERTEX = [(200, 120, 40, 160), (30, 220, 90, 70)]  # Col0, Col1 of the plane
+# towards the light in the bake (the plane's normal is +Z): N.L = LIGHT[2]
+# normalised, 255 N.L about 135.1, away from a whole number
+LIGHT = (0.6, -0.6, 0.53)
+NDL = LIGHT[2] / math.sqrt(sum(x * x for x in LIGHT))
 
 
 def _plane():
@@ -112,10 +116,36 @@ def _texgen(mat, st):
     return mat.texgens[st.tex_coord] if st.tex_coord is not None and st.tex_coord < len(mat.texgens) else None
 
 
-def _inputs(model, mat, side, pattern=None):
+def _channel(mat, k, light):
+    """Colour channel k on the plane: unlit (light None: the material
+    source, as Lighting None shows it) or by the lighting equation
+    (Material.channel_color) with diffuse intensity N.L = light."""
+    if light is not None:
+        return tuple(mat.channel_color(k, VERTEX[k], light=light))
+    ctl_c, ctl_a = mat.channels[2 * k], mat.channels[2 * k + 1]
+    reg = mat.mat_colors[k]
+    rgb = VERTEX[k][:3] if ctl_c.material_source == "VTX" else reg[:3]
+    a = VERTEX[k][3] if ctl_a.material_source == "VTX" else reg[3]
+    return tuple(rgb) + (a,)
+
+
+def _srtg_texel(t, colour, wrap):
+    """The texel an SRTG texgen reads at (s, t) = (R, G) / 255 (notes 4),
+    nearest, clamped (wrap 0) or repeated."""
+    def at(c, n, w):
+        i = (c * n) // 255
+        if w == "clamp":
+            return min(i, n - 1)
+        return (n - 1 - i % n if (i // n) % 2 else i % n) if w == "mirror" else i % n
+    x, y = at(colour[0], t.width, wrap[0]), at(colour[1], t.height, wrap[1])
+    return bytes(t.pixels[4 * (y * t.width + x):][:4])
+
+
+def _inputs(model, mat, side, pattern=None, light=None):
     """Per stage the texel bytes and the rasterised colour, per bake
     texel (Blender's order: bottom row first); pattern: {texmap: TEX1
-    index} that a BTP shows instead of the material's own."""
+    index} that a BTP shows instead of the material's own; light: N.L
+    on the plane (Lighting Nodes), or None (Lighting None: unlit)."""
     tex, ras = [], []
     n = side * side
     for st in mat.tev_stages:
@@ -125,7 +155,10 @@ def _inputs(model, mat, side, pattern=None):
         else:
             w, h, px = t.width, t.height, t.pixels
             tg = _texgen(mat, st)
-            if tg is not None and tg.type == "SRTG":  # the lit end: s = 1, t = 1
+            if tg is not None and tg.type == "SRTG" and light is not None:  # the channel's (R, G)
+                colour = _channel(mat, 1 if tg.source == "COLOR1" else 0, light)
+                tex.append(_srtg_texel(t, colour, (t.wrap_s, t.wrap_t)) * n)
+            elif tg is not None and tg.type == "SRTG":  # unlit: the lit end, s = 1, t = 1
                 tex.append(bytes(px[4 * ((h - 1) * w + w - 1):][:4]) * n)
             else:
                 rows = []
@@ -134,18 +167,13 @@ def _inputs(model, mat, side, pattern=None):
                     rows.append(b"".join(px[4 * (y * w + (i * w) // side):][:4] for i in range(side)))
                 tex.append(b"".join(rows))
         if st.channel in ("COLOR0A0", "COLOR1A1"):
-            k = int(st.channel[5])
-            ctl_c, ctl_a = mat.channels[2 * k], mat.channels[2 * k + 1]
-            reg = mat.mat_colors[k]
-            rgb = VERTEX[k][:3] if ctl_c.material_source == "VTX" else reg[:3]
-            a = VERTEX[k][3] if ctl_a.material_source == "VTX" else reg[3]
-            ras.append(bytes(tuple(rgb) + (a,)) * n)
+            ras.append(bytes(_channel(mat, int(st.channel[5]), light)) * n)
         else:
             ras.append(None)
     return tex, ras
 
 
-def bake_and_compare(model, index, bm):
+def bake_and_compare(model, index, bm, light=None):
     mat = model.materials[index]
     side = _side(model, mat)
     ob = _plane()
@@ -157,7 +185,7 @@ def bake_and_compare(model, index, bm):
     tree.links.new(group.outputs["Alpha"], combine.inputs[0])
     tree.links.new(group.outputs["Pass"], combine.inputs[1])
     alpha = _bake(ob, tree, combine.outputs[0], side)
-    tex, ras = _inputs(model, mat, side)
+    tex, ras = _inputs(model, mat, side, light=light)
     want_rgba, want_pass = mat.evaluate(tex, ras)
     if len(want_rgba) == 4:  # (a material that samples nothing: one pixel)
         want_rgba, want_pass = want_rgba * (side * side), want_pass * (side * side)
@@ -269,8 +297,9 @@ def test_the_sample_models_with_materials_are_known():
 def test_sample_model_materials_bake_as_evaluate(ga, name):
     model = ga.load_model(str(SAMPLES / name))
     built, _notes = mfm.build_materials(model, name)
+    mfm.set_light(direction=LIGHT)
     for i, bm in enumerate(built):
-        bake_and_compare(model, i, bm)
+        bake_and_compare(model, i, bm, light=NDL)
 
 
 def test_groups_are_shared_across_materials_and_models(ga):
@@ -293,7 +322,7 @@ def test_showcase_import_ends_each_pipeline_as_designed(api):
     notes = res.report.files[0].notes
     assert not any("is shown" in n for n in notes)
     approx = [n for n in notes if n.startswith("materials approximate")]
-    assert len(approx) == 1 and "lighting" in approx[0]
+    assert not approx  # (Lighting Nodes: the toon channel is lit in nodes)
     mats = {m.name: m for m in bpy.data.materials}
 
     def surface(name):
@@ -329,6 +358,10 @@ def test_showcase_import_ends_each_pipeline_as_designed(api):
     else:
         assert (mats["cutout"].blend_method, mats["cutout"].alpha_threshold) == ("CLIP", 0.5)
         assert mats["glow"].blend_method == "BLEND"
+    # Lighting None: the toon channel unlit, reported
+    res = api.import_files([str(SAMPLES / "tev_showcase.bmd")], lighting="NONE")
+    approx = [n for n in res.report.files[0].notes if n.startswith("materials approximate")]
+    assert len(approx) == 1 and "lighting" in approx[0]
 
 
 def test_brk_drives_the_groups_registers_and_konst_colours(api, ga, tmp_path):

@@ -9,7 +9,7 @@ import pytest
 
 # The options that concern one format only, written out here from their
 # meaning (docs/blender.md, Options), not read from the section table.
-FORMAT_ONLY = {"frame_rule": "j3d", "texture_folder": "j3d", "mesh_objects": "j3d",
+FORMAT_ONLY = {"frame_rule": "j3d", "texture_folder": "j3d", "mesh_objects": "j3d", "lighting": "j3d",
                "keyless_rule": "jba", "root_motion": "jba"}
 
 
@@ -86,7 +86,7 @@ def test_import_sections_start_closed_and_open_one_by_one(addon, monkeypatch):
     toggles.import_j3d = True
     try:
         log = drawn(Import, panels=False, monkeypatch=monkeypatch)
-        assert option_props(log) == ["frame_rule", "texture_folder", "mesh_objects"]
+        assert option_props(log) == ["frame_rule", "texture_folder", "mesh_objects", "lighting"]
         assert [h[3]["icon"] for h in log if h[0] == "prop" and h[1] == toggles and h[2] == "import_j3d"] == \
             ["DISCLOSURE_TRI_DOWN"]
     finally:

@@ -13,7 +13,8 @@ import bpy
 from .. import compat, native
 from ..shared import formats
 from ..shared.imported_action import ORIGINAL_PROP, Source, stored_format
-from ..shared.kind_mapping import OWNER_PROP, OWNER_TYPE_PROP, plan_curves, shape_index_of, slot_records
+from ..shared.kind_mapping import OWNER_PROP, OWNER_TYPE_PROP, group_input_curves, plan_curves, shape_index_of, \
+    slot_records
 from . import readback
 from .export_tracks import ExportError, action_cycles, direct_track, file_frames, new_file_frames
 
@@ -135,12 +136,20 @@ class KindExport:
                                                                self.scene)
         self.tm = tm
         rate = xo.rate if kind == "color" else "FRAMES"
-        found = []  # (sort key, owner, action, target info, path, [(array index, vs, vo)])
+        found = []  # (sort key, owner, curves {(path, index): F-curve}, entry, path)
+        scales = {}  # F-curve -> value scale (keys on a group node's input: value / 255)
         for owner, action in self.owners:
-            fcmap = compat.owner_fcurves(action, owner, "MATERIAL" if kind != "visibility" else "OBJECT")
-            for (path, index), fc in fcmap.items():
+            fcmap = {}
+            if kind == "visibility" or owner.animation_data is None or action == owner.animation_data.action:
+                fcmap = compat.owner_fcurves(action, owner, "MATERIAL" if kind != "visibility" else "OBJECT")
+            if kind == "color":  # (a material the model import built: colours keyed on its nodes)
+                for key, fc in group_input_curves(owner, node_tree_curves(owner)).items():
+                    if key not in fcmap:
+                        fcmap[key] = fc
+                        scales[fc] = 1.0 / 255.0
+            for path in dict.fromkeys(p for p, _i in fcmap):
                 got = new_curve_target(self.fmt, owner, path)
-                if got is not None and index == 0:
+                if got is not None:
                     found.append((got[0], owner, fcmap, got[1], path))
         if not found:
             raise ExportError(f"nothing to write as {self.fmt.upper()}: {NEW_FILE_HELP[kind]}")
@@ -158,7 +167,8 @@ class KindExport:
                 self.bone_of[target] = f"material {owner.name!r}"
             channel = CHANNEL[kind]
             for axis in axes:
-                t = direct_track(ga, fcmap.get((path, axis)), target, channel, axis, vs, vo, tm, rate, scene_frames,
+                fc = fcmap.get((path, axis))
+                t = direct_track(ga, fc, target, channel, axis, scales.get(fc, vs), vo, tm, rate, scene_frames,
                                  times, False, 0.0, inside=True)
                 if t is None:
                     t = ga.Track(target, channel, axis, times[:1], array("f", (property_value(owner, path, axis),)))
@@ -224,6 +234,20 @@ def new_curve_target(fmt, owner, path):
     return None if m is None else ((0, int(m.group(1))), None)
 
 
+def node_tree_curves(material):
+    """{(data path, index): F-curve} of a material's node tree action."""
+    tree = getattr(material, "node_tree", None)
+    ad = tree.animation_data if tree is not None else None
+    if ad is None or ad.action is None:
+        return {}
+    return compat.owner_fcurves(ad.action, tree, "NODETREE")
+
+
+def _keys_colours(fmt, material):
+    """Whether a material's node tree keys colours a file of fmt takes."""
+    return any(new_curve_target(fmt, material, p) for p, _a in group_input_curves(material, node_tree_curves(material)))
+
+
 def property_value(owner, path, axis):
     """The current value of a curve's property (a curve without keys)."""
     if path == "hide_viewport":
@@ -258,9 +282,10 @@ def new_owners(action, fmt, materials, context):
             if shape_index_of(ob) is not None:
                 add(ob, act_of(ob))
         return out
+    colour = formats.kind(fmt) == "color"
     if materials:
         for m in materials:
-            add(m, act_of(m))
+            add(m, act_of(m) or (act_of(m.node_tree) if colour and _keys_colours(fmt, m) else None))
         return out
     for ob in context.selected_objects or ():
         for slot in getattr(ob, "material_slots", ()):
@@ -268,9 +293,16 @@ def new_owners(action, fmt, materials, context):
             act = act_of(m) if m is not None else None
             if act is not None and any(new_curve_target(fmt, m, fc.data_path) for fc in compat.action_fcurves(act)):
                 add(m, act)
+            elif m is not None and colour and _keys_colours(fmt, m):
+                add(m, act_of(m.node_tree))
     if not out:
         for m in compat.users_of(action, "MATERIAL"):
             add(m, action)
+        if colour:
+            trees = set(compat.users_of(action, "NODETREE"))
+            for m in bpy.data.materials:
+                if m.node_tree in trees and _keys_colours(fmt, m):
+                    add(m, action)
     return out
 
 

@@ -60,8 +60,14 @@ def _slot_from_source(material, node, socket, depth=0):
     return None
 
 
+WRAP_GROUP_PREFIX = "gameanim TEV wrap"  # a coordinate wrapped in nodes before an image (tev_graph.wrap_plan)
+
+
 def images_for_slot(material, tree, slot):
-    """[(image node, socket now linked to its vector input or None)]."""
+    """[(image node, socket now linked to its vector input or None)]; an
+    image whose coordinate is wrapped in nodes gives its wrap group node
+    instead (the mapping goes before the wrap, as the GX wraps the
+    transformed coordinate)."""
     out = []
     for node in tree.nodes:
         if node.type != "TEX_IMAGE":
@@ -69,6 +75,13 @@ def images_for_slot(material, tree, slot):
         vec = node.inputs.get("Vector")
         if vec is None:
             continue
+        if vec.is_linked:
+            wrap = vec.links[0].from_node
+            if wrap.type == "GROUP" and wrap.node_tree is not None and \
+                    wrap.node_tree.name.startswith(WRAP_GROUP_PREFIX):
+                node, vec = wrap, wrap.inputs["Vector"]
+                if any(n is node for n, _s in out):
+                    continue
         if vec.is_linked:
             link = vec.links[0]
             s = _slot_from_source(material, link.from_node, link.from_socket)

@@ -228,22 +228,24 @@ def _group_targets(mat, name):
         k = int(m.group(2))
         base = (REGISTER_INPUTS[k] if k < 4 else None) if m.group(1) == "C" else f"K{k}"
         return ([(base, [0, 1, 2]), (base + " Alpha", [3])] if base else []), m.group(1) == "C"
-    return [(s, list(c)) for s, c in json.loads(mat.get(MAT_COLOR_INPUTS_PROP) or "[]")], False
+    # ([socket, channels] on the TEV group node, or [socket, channels, node]
+    # on another node: channel 0's lit group)
+    return [(t[0], list(t[1])) + tuple(t[2:]) for t in json.loads(mat.get(MAT_COLOR_INPUTS_PROP) or "[]")], False
 
 
 def _drive_group(tree, mat, group, name, fr):
     """Drives the TEV group's colour inputs by the property, in the group's
     units (bytes / 255)."""
     targets, register = _group_targets(mat, name)
-    inputs = {s.name: s for s in group.inputs}
     expression = "v / 255.0" if register else color_expression()
     driven = 0
-    for socket, chans in targets:
-        sock = inputs.get(socket)
+    for socket, chans, *where in targets:
+        node = tree.nodes.get(where[0]) if where else group
+        sock = None if node is None else node.inputs.get(socket)
         if sock is None:
             continue
         for c in chans:
-            _add_driver(tree, group, sock, c if len(chans) > 1 else None, mat, f'["{name}"][{c}]', expression)
+            _add_driver(tree, node, sock, c if len(chans) > 1 else None, mat, f'["{name}"][{c}]', expression)
         driven += 1
     if not driven:
         fr.notes.append(f"material {mat.name!r}: {name} animates a colour its TEV stages do not read")

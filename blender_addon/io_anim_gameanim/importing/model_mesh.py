@@ -27,6 +27,7 @@ from mathutils import Matrix, Vector
 from .. import compat
 from ..shared.model_rig import HELPER_PROP
 
+from .materials_from_model import DEPTH_TEST_OFF_PROP
 from .rig_from_model import HELPER_COLLECTION
 
 SKIN_PROP = "gameanim_skin"  # on a skin bone: the joint number it follows
@@ -432,6 +433,9 @@ def build_model_meshes(model, built, context, mode="SHAPE", materials=None, skin
         for mi in part.materials:
             me.materials.append(materials[mi] if materials and 0 <= mi < len(materials) else None)
         obj = bpy.data.objects.new(name, me)
+        # the closest Blender has to GX's depth test off (eyes drawn through
+        # the face): the object In Front, in the viewport
+        obj.show_in_front = any(m is not None and m.get(DEPTH_TEST_OFF_PROP) for m in me.materials)
         coll.objects.link(obj)
         obj.parent = arm_obj
         for j in sorted(part.groups):
@@ -482,7 +486,9 @@ def import_geometry(ga, model, built, context, opts, fr, mats=None, skin=None):
         if not meshes:
             return []
         channels = sorted({c for m in meshes for c in m.uv_channels})
-        materials, notes = materials_from_model.build_materials(model, built.obj.name, channels or [0])
+        lighting = getattr(opts, "lighting", "NODES") if opts is not None else "NODES"
+        materials, notes = materials_from_model.build_materials(model, built.obj.name, channels or [0], lighting,
+                                                                context.scene if context is not None else None)
         objects, more = build_model_meshes(model, built, context, mode, materials, skin)
     except ga.FormatError as e:
         fr.notes.append(f"the model's geometry was not imported: {e}")

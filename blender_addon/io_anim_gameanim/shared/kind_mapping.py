@@ -54,6 +54,44 @@ def color_prop(entry):
     return f"gameanim_color_{'C' if kind == 'register' else 'K'}{int(entry['color_id'])}"
 
 
+# Materials the model import built (importing/materials_from_model.py): the
+# TEV group node, whose colour inputs hold register and konst colours in
+# bytes / 255 (C0-C2: BRK registers 0-2; K0-K3: BRK konst colours), and
+# the group inputs that material colour 0 feeds (BPK): JSON [[socket,
+# [channels]] or [socket, [channels], node name]] on the material
+TEV_GROUP_NODE = "gameanim TEV"
+MAT_COLOR_INPUTS_PROP = "gameanim_mat_color_inputs"
+_NODE_INPUT = re.compile(r'^nodes\["((?:[^"\\]|\\.)*)"\]\.inputs\[(\d+)\]\.default_value$')
+_TEV_COLOUR_INPUT = re.compile(r"^([CK])(\d)( Alpha)?$")
+
+
+def group_input_curves(material, fcmap):
+    """{(property path, axis): F-curve} of the curves keyed on the colour
+    inputs of a model-built material's nodes (fcmap: its node tree's
+    curves), as the colour property each stands for (a curve holds the
+    property's value / 255); colours no BRK or BPK carries are left out."""
+    tree = material.node_tree
+    fed = {}
+    for t in json.loads(material.get(MAT_COLOR_INPUTS_PROP) or "[]"):
+        fed[(t[2] if len(t) > 2 else TEV_GROUP_NODE, t[0])] = list(t[1])
+    out = {}
+    for (path, index), fc in sorted(fcmap.items()):
+        m = _NODE_INPUT.match(path)
+        node = tree.nodes.get(m.group(1)) if m and tree is not None else None
+        if node is None or int(m.group(2)) >= len(node.inputs):
+            continue
+        name = node.inputs[int(m.group(2))].name
+        reg = _TEV_COLOUR_INPUT.match(name) if node.name == TEV_GROUP_NODE else None
+        if reg and (reg.group(1) == "K" or int(reg.group(2)) < 3):
+            axis = 3 if reg.group(3) else index
+            out.setdefault((prop_path(f"gameanim_color_{reg.group(1)}{reg.group(2)}"), axis), fc)
+        elif (node.name, name) in fed:
+            chans = fed[(node.name, name)]
+            if index < len(chans):
+                out.setdefault((prop_path("gameanim_color"), chans[index]), fc)
+    return out
+
+
 def pattern_prop(entry):
     return f"gameanim_texmap{int(entry['texmap'])}"
 

@@ -94,6 +94,13 @@ SPECS = [
      [("SHAPE", "Per Shape", "One mesh object per SHP1 shape (named <model>_shape_<i>)"),
       ("MODEL", "Per Model", "One mesh object for all the shapes of a model"),
       ("NONE", "None", "The armature only")], "j3d"),
+    ("lighting", "enum", "NODES", "Lighting",
+     "How the materials of a J3D model file light their lit colour channels",
+     [("NODES", "Nodes", "N.L of the shading normal and one light (the scene's first sun at import, else a light "
+                         "from the front; the shared node group 'gameanim TEV light'), computed in nodes: EEVEE "
+                         "and Cycles agree"),
+      ("NONE", "None", "Unlit: a lit channel shows its material colour, a toon ramp its lit end (the output is "
+                       "fully determined by the file)")], "j3d"),
     ("frame_rate", "enum", "FILE", "Frame Rate",
      "How file frames become scene frames",
      [("FILE", "Keep Frames", "One file frame is one scene frame"),

@@ -190,6 +190,8 @@ def _fold(op, a, b, c):
         return 1.0 if abs(a - b) <= max(c, 1e-5) else 0.0
     if op == "POWER":
         return a ** b if a >= 0.0 else 0.0
+    if op == "PINGPONG":
+        return abs(((a - b) / (2 * b) - math.floor((a - b) / (2 * b))) * 2 * b - b) if b else 0.0
     raise ValueError(op)
 
 
@@ -316,7 +318,7 @@ class _Graph:
 
 _ARITY = {"ADD": 2, "SUBTRACT": 2, "MULTIPLY": 2, "MULTIPLY_ADD": 3, "FLOOR": 1, "WRAP": 3, "MINIMUM": 2,
           "MAXIMUM": 2, "ABSOLUTE": 1, "GREATER_THAN": 2, "LESS_THAN": 2, "COMPARE": 3,
-          "POWER": 2}
+          "POWER": 2, "PINGPONG": 2}
 
 
 def _is(x, value):
@@ -605,3 +607,151 @@ def srgb_plan():
         chans.append(g.op("F", "MULTIPLY_ADD", low, g.op("F", "SUBTRACT", g.op("F", "MULTIPLY", c, 1.0 / 12.92),
                                                                   curve), curve))
     return g.finish(("srgb",), f"{PREFIX} sRGB to linear", {"Color": ("V", g.join(*chans))})
+
+
+# ---------------------------------------------------------------------------
+# Colour channels lit in nodes (notes 3.1, 5.4 option 2)
+
+
+def channel_lighting(ctl):
+    """What the lit group of one channel part depends on: None (lighting
+    off: the output is the material colour), else (diffuse function,
+    number of lights in the mask).  Attenuation is not modelled (every
+    light is the one scene light, undimmed)."""
+    if ctl is None or not ctl.lighting:
+        return None
+    return (ctl.diffuse or "CLAMP", bin(int(ctl.light_mask) & 0xFF).count("1"))
+
+
+def _lit_part(g, kind, lit, mat, amb, ndl, colour):
+    """One part of the lighting equation in 0..255 units:
+    l = clamp(floor(amb + lights * colour * diff), 0, 255) and
+    (mat * (l + (l >> 7))) >> 8."""
+    diffuse, lights = lit
+    if diffuse == "NONE":
+        d = 1.0
+    elif diffuse == "SIGN":
+        d = ndl
+    else:
+        d = g.op("F", "MAXIMUM", ndl, 0.0)
+    total = g.op(kind, "MULTIPLY_ADD", g.op(kind, "MULTIPLY", colour, d), float(lights), amb)
+    level = g.op(kind, "MINIMUM", g.op(kind, "MAXIMUM", g.op(kind, "FLOOR", total), 0.0), 255.0)
+    level = g.op(kind, "ADD", level, g.op(kind, "FLOOR", g.op(kind, "MULTIPLY", level, 1.0 / 128.0)))
+    return g.op(kind, "FLOOR", g.op(kind, "MULTIPLY", g.op(kind, "MULTIPLY", mat, level), 1.0 / 256.0))
+
+
+@lru_cache(maxsize=None)
+def lit_plan(color_lit, alpha_lit):
+    """A colour channel (colour and alpha parts, each channel_lighting())
+    by the GX lighting equation with one light: inputs Material, Ambient
+    (0..1, the register or the vertex colour), Normal and Light (unit
+    vectors: the shading normal and the direction towards the light, in
+    one space) and Light Color (0..1); outputs Color and Alpha (0..1,
+    whole bytes / 255).  N.L is per pixel, not per vertex."""
+    g = _Graph()
+    ndl = None
+    if color_lit is not None and color_lit[0] != "NONE" or alpha_lit is not None and alpha_lit[0] != "NONE":
+        node = g._node(VMATH, "DOT_PRODUCT")
+        g._feed(node, 0, g.input("Normal", "V"))
+        g._feed(node, 1, g.input("Light", "V"))
+        ndl = Ref(node.name, 1, "F")
+
+    def part(kind, suffix, lit):
+        mat = g.input("Material" + suffix, kind)
+        if lit is None:
+            return mat
+        to_bytes = lambda x: g.op(kind, "FLOOR", g.op(kind, "MULTIPLY_ADD", x, 255.0, 0.5))  # noqa: E731
+        amb = to_bytes(g.input("Ambient" + suffix, kind))
+        colour = 255.0 if kind == "F" else to_bytes(g.input("Light Color", "V"))
+        out = _lit_part(g, kind, lit, to_bytes(mat), amb, ndl, colour)
+        return g.op(kind, "MULTIPLY", out, 1.0 / 255.0)
+
+    rgb = part("V", "", color_lit)
+    a = part("F", " Alpha", alpha_lit)
+    name = f"{PREFIX} lit {_lit_name(color_lit)} {_lit_name(alpha_lit)}"
+    return g.finish(("lit", color_lit, alpha_lit), name, {"Color": ("V", rgb), "Alpha": ("F", a)})
+
+
+def _lit_name(lit):
+    return "off" if lit is None else f"{lit[0].lower()}x{lit[1]}"
+
+
+# ---------------------------------------------------------------------------
+# Texture wrap in nodes (notes 5.3)
+
+
+@lru_cache(maxsize=None)
+def wrap_plan(wrap_s, wrap_t):
+    """A texture coordinate wrapped per axis as the GX wraps it ('clamp',
+    'repeat', 'mirror'), for an Image Texture node with extension EXTEND:
+    for Blender before 3.5 (no MIRROR extension) and for textures whose
+    two axes wrap differently.  Repeat: WRAP(x, 1, 0); mirror: PINGPONG(x,
+    1), the triangle wave that reflects every other repeat (symmetric, so
+    v = 1 - t mirrors as t does); clamp: left to EXTEND."""
+    g = _Graph()
+    x, y, z = g.split(g.input("Vector", "V"))
+
+    def axis(v, wrap):
+        if wrap == "mirror":
+            return g.op("F", "PINGPONG", v, 1.0)
+        if wrap == "repeat":
+            return g.op("F", "WRAP", v, 1.0, 0.0)
+        return v
+
+    return g.finish(("wrap", wrap_s, wrap_t), f"{PREFIX} wrap {wrap_s} {wrap_t}",
+                    {"Vector": ("V", g.join(axis(x, wrap_s), axis(y, wrap_t), z))})
+
+
+# ---------------------------------------------------------------------------
+# Texgens from normals and positions (notes 4; j3d.md 5.4 and 5.5)
+
+ENV_MODES = (6, 7)  # (s, t) = (1/2 + n.x / 2, 1/2 - n.y / 2) of the view normal
+
+
+def srt_of(tm):
+    """The static SRT of a TexMatrix record (None: identity): (maya, sx,
+    sy, angle in radians, tx, ty, cx, cy), rounded so that equal matrices
+    share a group."""
+    import math
+
+    if tm is None:
+        return None
+    values = (bool(tm.maya), float(tm.scale[0]), float(tm.scale[1]), tm.rotation * math.tau / 65536.0,
+              float(tm.translation[0]), float(tm.translation[1]), float(tm.center[0]), float(tm.center[1]))
+    return tuple(round(v, 6) if not isinstance(v, bool) else v for v in values)
+
+
+def _rotate(g, u, v, angle):
+    import math
+
+    c, s = math.cos(angle), math.sin(angle)
+    return (g.op("F", "MULTIPLY_ADD", u, c, g.op("F", "MULTIPLY", v, -s)),
+            g.op("F", "MULTIPLY_ADD", u, s, g.op("F", "MULTIPLY", v, c)))
+
+
+@lru_cache(maxsize=None)
+def texgen_plan(mode, srt):
+    """A texture coordinate from a normal or position (input Vector: the
+    view-space normal for the env modes, else the model-space vector):
+    the mapping mode's remap, then the texture matrix's static SRT, in
+    Blender's (u, v) = (s, 1 - t) (j3d.md 5.5: Basic uv' = S R(-angle)
+    (uv - c_b) + c_b + (tx, -ty) with c_b = (cx, 1 - cy); Maya uv' =
+    R(angle) (S uv + T - 1/2) + 1/2).  Output Vector (u, v, 0)."""
+    g = _Graph()
+    x, y, _z = g.split(g.input("Vector", "V"))
+    if mode in ENV_MODES:
+        u, v = g.op("F", "MULTIPLY_ADD", x, 0.5, 0.5), g.op("F", "MULTIPLY_ADD", y, 0.5, 0.5)
+    else:  # s = x, t = y
+        u, v = x, g.op("F", "SUBTRACT", 1.0, y)
+    if srt is not None:
+        maya, sx, sy, angle, tx, ty, cx, cy = srt
+        if maya:
+            u, v = g.op("F", "MULTIPLY_ADD", u, sx, tx - 0.5), g.op("F", "MULTIPLY_ADD", v, sy, ty - 0.5)
+            u, v = _rotate(g, u, v, angle)
+            u, v = g.op("F", "ADD", u, 0.5), g.op("F", "ADD", v, 0.5)
+        else:
+            cbu, cbv = cx, 1.0 - cy
+            u, v = _rotate(g, g.op("F", "SUBTRACT", u, cbu), g.op("F", "SUBTRACT", v, cbv), -angle)
+            u, v = g.op("F", "MULTIPLY_ADD", u, sx, cbu + tx), g.op("F", "MULTIPLY_ADD", v, sy, cbv - ty)
+    name = f"{PREFIX} texgen mode{mode} {hashlib.sha1(repr(srt).encode()).hexdigest()[:8] if srt else 'identity'}"
+    return g.finish(("texgen", mode, srt), name, {"Vector": ("V", g.join(u, v, 0.0))})
