@@ -440,7 +440,7 @@ int j3d_info(const void *p, ga_info *info, ga_error *err)
         int hashes_ok = 1;
         if (raw->main.ntab)
             for (uint32_t i = 0; i < raw->main.nentries; i++)
-                if (ga_get_u16be(raw->main.ntab + 4 + i * 4) != j3d_name_hash(raw->main.names[i]))
+                if (ga_get_u16be(raw->main.ntab + 4 + i * 4) != ga_jut_name_key(raw->main.names[i]))
                     hashes_ok = 0;
         rc |= ga_info_int(info, "name_hashes_valid", hashes_ok);
     }

@@ -150,7 +150,7 @@ static void put_name_table(ga_buf *b, const j3d_section *rawsec, const ga_clip *
         return;
     }
     for (uint32_t i = 0; i < n; i++) names[i] = clip->entries[first + i].name;
-    j3d_put_names(b, names, n);
+    ga_jut_put_names(b, names, n);
     free(names);
 }
 

@@ -272,7 +272,7 @@ static int color_encode(const color_layout *L, const ga_encode_ctx *ctx, ga_buf 
                 break;
             }
             for (uint32_t e = 0; e < nset[s]; e++) nm[e] = clip->entries[first[s] + e].name;
-            j3d_put_names(b, nm, nset[s]);
+            ga_jut_put_names(b, nm, nset[s]);
             free(nm);
             j3d_put_padding(b, 4);
         }

@@ -163,7 +163,7 @@ static int btp_encode(const ga_encode_ctx *ctx, ga_buf *out, ga_error *err)
         const char **nm = malloc(((size_t)n + 1) * sizeof *nm);
         if (nm) {
             for (uint32_t e = 0; e < n; e++) nm[e] = clip->entries[e].name;
-            j3d_put_names(b, nm, n);
+            ga_jut_put_names(b, nm, n);
             free(nm);
         } else {
             b->failed = 1;

@@ -22,15 +22,6 @@ double j3d_rotation_unit(int frac)
     return ldexp(3.14159265358979323846 / 32768.0, frac);
 }
 
-uint16_t j3d_name_hash(const char *s)
-{
-    /* JUTNameTab: h = h * 3 + c over the bytes, as signed chars, 16 bits. */
-    uint16_t h = 0;
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++)
-        h = (uint16_t)(h * 3 + (int)(signed char)*p);
-    return h;
-}
-
 int j3d_probe(const uint8_t *data, size_t size, const char *kind)
 {
     if (size < 8) return 0;
@@ -84,23 +75,6 @@ int j3d_read_names(const ga_reader *r, size_t at, uint32_t need, char ***names_o
         memcpy(*ntab_out, r->data + at, *ntab_len);
     }
     return GA_OK;
-}
-
-void j3d_put_names(ga_buf *b, const char *const *names, uint32_t n)
-{
-    ga_buf_u16be(b, (uint16_t)n);
-    ga_buf_u16be(b, 0xFFFF);
-    size_t off = 4 + (size_t)n * 4;
-    for (uint32_t i = 0; i < n; i++) {
-        const char *nm = names[i] ? names[i] : "";
-        ga_buf_u16be(b, j3d_name_hash(nm));
-        ga_buf_u16be(b, (uint16_t)off);
-        off += strlen(nm) + 1;
-    }
-    for (uint32_t i = 0; i < n; i++) {
-        const char *nm = names[i] ? names[i] : "";
-        ga_buf_put(b, nm, strlen(nm) + 1);
-    }
 }
 
 void j3d_put_padding(ga_buf *b, size_t align)

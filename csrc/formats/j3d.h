@@ -8,6 +8,7 @@
 #define GAMEANIM_J3D_H
 
 #include "gameanim.h"
+#include "jut_names.h" /* name tables: ga_jut_put_names, ga_jut_name_key */
 #include "pool.h"
 
 #include <math.h>
@@ -29,7 +30,6 @@ extern const char j3d_padding_text[];
 extern const char *const j3d_channel_names[3]; /* "scale", "rotation", "translation" */
 
 int j3d_probe(const uint8_t *data, size_t size, const char *kind);
-uint16_t j3d_name_hash(const char *s);
 /* The rotation unit (radians per raw step) at a rotation shift. */
 double j3d_rotation_unit(int frac);
 
@@ -43,7 +43,6 @@ int j3d_seq_push(j3d_seq *s, uint32_t x);
  * table's raw bytes. */
 int j3d_read_names(const ga_reader *r, size_t at, uint32_t need, char ***names, uint8_t **ntab, size_t *ntab_len,
                    ga_error *err);
-void j3d_put_names(ga_buf *b, const char *const *names, uint32_t n);
 void j3d_put_padding(ga_buf *b, size_t align);
 
 /* The JSYSTEM header fields every kind reports (Animation.info), in order. */

@@ -8,7 +8,7 @@
  * (ga_model), none from the stored chunk. */
 #include "j3d_regenerate.h"
 
-#include "../formats/j3d.h"
+#include "jut_names.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -22,7 +22,7 @@ static int done(const ga_model *m, ga_buf *out, size_t start, ga_error *err)
 }
 
 /* JUTNameTab (fact 10) with the keys computed, written by the animation
- * writers' j3d_put_names; its u16 string offsets must hold. */
+ * writers' table writer (core/jut_names.h); its u16 offsets must hold. */
 static int name_table(ga_buf *out, const char *const *names, uint32_t n, const char *format, ga_error *err)
 {
     size_t at = 4 + 4 * (size_t)n;
@@ -30,7 +30,7 @@ static int name_table(ga_buf *out, const char *const *names, uint32_t n, const c
     if (n > 0xFFFF || at > 0xFFFF)
         return ga_fail(err, GA_ERR_LIMIT, format, "name table", -1,
                        "%u names do not fit a name table's u16 string offsets", n);
-    j3d_put_names(out, names, n);
+    ga_jut_put_names(out, names, n);
     return out->failed ? ga_nomem(err, format) : GA_OK;
 }
 
