@@ -755,6 +755,16 @@ class Model:
     @property
     def materials(self) -> tuple[Material, ...]: ...  # J3D
     def world_matrices(self, anim: Animation | None = None, frame: Frames = 0.0) -> array[float]: ...
+    def set_material_colors(
+        self,
+        i: int,
+        colors: Sequence[Sequence[int]] | None = None,
+        ambient_colors: Sequence[Sequence[int]] | None = None,
+        tev_colors: Sequence[Sequence[int]] | None = None,
+        konst_colors: Sequence[Sequence[int]] | None = None,
+    ) -> None: ...
+    def _add_material_copy(self, k: int, name: str | None = None) -> int: ...
+    def _encode_mat3(self, regenerate: bool = True) -> bytes: ...
 
 
 # ---------------------------------------------------------------- archives (RARC / CRAR)

@@ -27,4 +27,10 @@ int model_splice(ga_state *st, ModelObject *o, uint32_t index, const uint8_t *ch
 /* Model._replace_chunk (model_edit.c) */
 PyObject *Model_replace_chunk(PyObject *self, PyObject *args);
 
+/* Model.set_material_colors, Model._add_material_copy, Model._encode_mat3
+ * (model_materials.c) */
+PyObject *Model_set_material_colors(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *Model_add_material_copy(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *Model_encode_mat3(PyObject *self, PyObject *args, PyObject *kw);
+
 #endif
