@@ -470,6 +470,10 @@ def test_a_material_copy_takes_a_name():
     new = model._add_material_copy(0, "added")
     assert model.materials[new].name == "added"
     assert [m.name for m in model.materials[:new]] == ["body", "head"]
+    _, names = _mat3_table(dict(model.chunks)["MAT3"], 0x14)
+    assert struct.unpack_from(">H", names, 0)[0] == 3
+    assert [struct.unpack_from(">H", names, 4 + 4 * q)[0] for q in range(3)] == \
+        [mm.name_hash(n) for n in (b"body", b"head", b"added")]
     with pytest.raises(IndexError):
         model._add_material_copy(5)
 

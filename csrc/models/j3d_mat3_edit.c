@@ -2,9 +2,16 @@
  * record, its colours, a copy of a material as a new instance.  A shared
  * pool entry is never edited (../shared/formats/j3d_writer.md, MAT3). */
 #include "j3d_mat3.h"
-#include "../formats/j3d.h"
 
 #include <string.h>
+
+uint16_t ga_mat3_name_key(const char *s)
+{
+    /* JUTNameTab::calcKeyCode: key * 3 + c over the bytes as signed chars */
+    uint16_t key = 0;
+    while (*s) key = (uint16_t)(key * 3 + (int)(signed char)*s++);
+    return key;
+}
 
 int ga_mat3_own_record(ga_mat3 *x, uint32_t i, ga_error *err)
 {
@@ -89,7 +96,7 @@ static int append_name(ga_mat3 *x, const char *name, ga_error *err)
         ga_buf_put(&b, d + 4 + 4 * (size_t)q, 2);
         ga_buf_u16be(&b, (uint16_t)(ga_get_u16be(d + 6 + 4 * (size_t)q) + 4));
     }
-    ga_buf_u16be(&b, j3d_name_hash(name));
+    ga_buf_u16be(&b, ga_mat3_name_key(name));
     ga_buf_u16be(&b, (uint16_t)(end + 4));
     ga_buf_put(&b, d + strings, end - strings);
     ga_buf_put(&b, name, nlen + 1);
