@@ -38,6 +38,8 @@
 #include "model.h"
 #include "../csrc/models/gx_tev.h"
 #include "../csrc/models/j3d_regenerate.h"
+#include "../csrc/models/j3d_mat3.h"
+#include "../csrc/models/j3d_writer.h"
 #endif
 #ifdef GA_FUZZ_ARCHIVE
 #include "../csrc/archives/archive.h"
@@ -735,6 +737,53 @@ static void fuzz_write(const ga_model *m, const ga_wrapper *w)
     ga_buf_free(&r2);
 }
 
+/* MAT3 edits (issue 34): the relayout engine writes a decodable MAT3 back
+ * byte for byte; a colour edit of material 0 splices and decodes with the
+ * new colour, or fails cleanly. */
+static void fuzz_mat3_edit(ga_model *m)
+{
+    ga_error err;
+    ga_material *mats;
+    uint32_t n;
+    long c = ga_j3d_find_chunk(m, "MAT3");
+    if (c < 0 || ga_model_materials(m, &mats, &n, &err) != GA_OK) return;
+    ga_materials_free(mats, n);
+    ga_buf b;
+    ga_buf_init(&b);
+    int rc = ga_j3d_mat3_relayout(m, &b, &err);
+    if (rc) geometry_error(rc, &err, "MAT3 relayout");
+    else if (m->chunks[c].size % 32 == 0 &&
+             (b.len != m->chunks[c].size || memcmp(b.data, m->data + m->chunks[c].offset, b.len) != 0)) {
+        fprintf(stderr, "MAT3 relayout: the unedited chunk did not come back byte for byte\n");
+        abort();
+    }
+    b.len = 0;
+    ga_mat3_colors col;
+    memset(&col, 0, sizeof col);
+    col.ncolor = 1, col.nkonst = 1;
+    memcpy(col.color[0], "\x12\x34\x56\x78", 4);
+    memcpy(col.konst[0], "\x9a\xbc\xde\xf0", 4);
+    long d = ga_j3d_find_chunk(m, "MDL3");
+    if (n && d >= 0) { /* the BDL display-list patch, on a copy */
+        ga_buf l;
+        ga_buf_init(&l);
+        if (ga_buf_put(&l, m->data + m->chunks[d].offset, m->chunks[d].size) == GA_OK) {
+            int pr = ga_j3d_mdl3_patch_colors(l.data, l.len, m->chunks[d].offset, 0, &col, "bdl", &err);
+            if (pr && pr != GA_ERR_FORMAT && pr != GA_ERR_ARG) abort();
+        }
+        ga_buf_free(&l);
+    }
+    if (n && !rc && (rc = ga_j3d_mat3_colors(m, 0, &col, &b, &err)) == GA_OK) {
+        rc = ga_j3d_splice(m, (uint32_t)c, b.data, b.len, &err);
+        if (rc == GA_OK && ga_model_materials(m, &mats, &n, &err) == GA_OK) {
+            if (memcmp(mats[0].color[0], col.color[0], 4) || memcmp(mats[0].konst[0], col.konst[0], 4)) abort();
+            ga_materials_free(mats, n);
+        }
+    }
+    if (rc && rc != GA_ERR_FORMAT && rc != GA_ERR_LIMIT && rc != GA_ERR_NOMEM) abort();
+    ga_buf_free(&b);
+}
+
 static void fuzz_model(const uint8_t *data, size_t size)
 {
     ga_model m;
@@ -775,6 +824,7 @@ static void fuzz_model(const uint8_t *data, size_t size)
     }
     fuzz_geometry(&m);
     fuzz_write(&m, w);
+    fuzz_mat3_edit(&m);
     ga_model_free(&m);
 }
 #endif

@@ -758,6 +758,16 @@ class Model:
     # the file: unedited and in its own compression, the input bytes (docs/model_writer.md)
     def to_bytes(self, compression: str | None = ..., *, regenerate: bool = False) -> bytes: ...
     def save(self, path: FilePath, *, compression: str | None = ..., regenerate: bool = False) -> None: ...
+    def set_material_colors(
+        self,
+        i: int,
+        colors: Sequence[Sequence[int]] | None = None,
+        ambient_colors: Sequence[Sequence[int]] | None = None,
+        tev_colors: Sequence[Sequence[int]] | None = None,
+        konst_colors: Sequence[Sequence[int]] | None = None,
+    ) -> None: ...
+    def _add_material_copy(self, k: int, name: str | None = None) -> int: ...
+    def _encode_mat3(self, regenerate: bool = True) -> bytes: ...
 
 
 # ---------------------------------------------------------------- archives (RARC / CRAR)

@@ -392,6 +392,18 @@ static PyMethodDef Model_methods[] = {
     {"_replace_chunk", Model_replace_chunk, METH_VARARGS,
      "_replace_chunk(index, data)\n\nReplaces chunk index (of Model.chunks) with data, a whole chunk (tag, size, "
      "body; a multiple of 32 bytes), and decodes the model afresh.  The primitive under the edit methods."},
+    {"set_material_colors", (PyCFunction)(void (*)(void))Model_set_material_colors, METH_VARARGS | METH_KEYWORDS,
+     "set_material_colors(i, colors=None, ambient_colors=None, tev_colors=None, konst_colors=None)\n\nSets "
+     "material i's material / ambient colours (2 channels, RGBA 0..255), TEV colour slots (4, s16 RGBA as in "
+     "Material.tev_colors) and konst colours (4, RGBA 0..255).  None leaves a kind alone; a shorter sequence sets "
+     "the first entries.  Other materials keep their values even when they shared the stored entries.  A BDL's "
+     "MDL3 display list of the material is patched too (docs/model_writer.md, Materials)."},
+    {"_add_material_copy", (PyCFunction)(void (*)(void))Model_add_material_copy, METH_VARARGS | METH_KEYWORDS,
+     "_add_material_copy(k, name=None) -> int\n\nAppends a MAT3 material instance copying material k (sharing "
+     "its init record; name: k's when None); returns its index.  MAT3 only: INF1 / MDL3 are the caller's."},
+    {"_encode_mat3", (PyCFunction)(void (*)(void))Model_encode_mat3, METH_VARARGS | METH_KEYWORDS,
+     "_encode_mat3(regenerate=True) -> bytes\n\nThe MAT3 chunk encoded afresh from the decoded materials "
+     "(re-pooled), or with regenerate=False the stored chunk through the relayout engine unedited."},
     {NULL, NULL, 0, NULL},
 };
 

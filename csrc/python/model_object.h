@@ -30,5 +30,10 @@ PyObject *Model_replace_chunk(PyObject *self, PyObject *args);
 /* Model.to_bytes, Model.save (model_write.c) */
 PyObject *Model_to_bytes(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *Model_save(PyObject *self, PyObject *args, PyObject *kw);
+/* Model.set_material_colors, Model._add_material_copy, Model._encode_mat3
+ * (model_materials.c) */
+PyObject *Model_set_material_colors(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *Model_add_material_copy(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *Model_encode_mat3(PyObject *self, PyObject *args, PyObject *kw);
 
 #endif
