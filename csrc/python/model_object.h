@@ -27,4 +27,7 @@ int model_splice(ga_state *st, ModelObject *o, uint32_t index, const uint8_t *ch
 /* Model._replace_chunk (model_edit.c) */
 PyObject *Model_replace_chunk(PyObject *self, PyObject *args);
 
+/* gameanim.check_model (model_check.c) */
+PyObject *mod_check_model(PyObject *mod, PyObject *args, PyObject *kw);
+
 #endif
