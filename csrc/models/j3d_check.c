@@ -657,12 +657,13 @@ int ga_j3d_check(const ga_model *m, ga_check_list *out, ga_error *err)
         x.world = NULL;
     }
     ga_error merr;
+    int mat_failed = 0;
     if (x.mat3 && ga_model_materials(m, &x.mats, &x.nmats, &merr) != GA_OK) {
         if (merr.code == GA_ERR_NOMEM) {
             x.nomem = 1;
             goto done;
         }
-        chk_add(&x, "MAT3: the materials do not decode: %s", merr.message);
+        mat_failed = 1;
         x.mats = NULL;
         x.nmats = 0;
     }
@@ -674,7 +675,13 @@ int ga_j3d_check(const ga_model *m, ga_check_list *out, ga_error *err)
     if (x.vtx1) read_vtx1(&x);
     if (x.evp1) check_evp1(&x);
     if (x.drw1) check_drw1(&x);
-    if (x.mat3) check_mat3(&x);
+    if (x.mat3) {
+        size_t before = out->count + out->dropped;
+        check_mat3(&x);
+        /* the decoder's refusal, unless a MAT3 rule above already said why */
+        if (mat_failed && out->count + out->dropped == before)
+            chk_add(&x, "MAT3: the materials do not decode: %s", merr.message);
+    }
     if (x.shp1) chk_shp1(&x);
     if (x.vtx1_ok) check_vtx1_use(&x);
     if (x.inf1) check_inf1_counts(&x);
