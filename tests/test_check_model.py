@@ -489,3 +489,19 @@ def test_cli_validate_model_inside_an_archive(tmp_path, game):
     assert rc == 1, out + err
     assert f"{tmp_path / 'bad.szs'}:obj.bdl: FAIL game check, 1 problem (bmd)" in out
     assert "problem: header: file size field says" in out
+
+
+def test_inf1_shape_index_in_range(game):
+    nodes = NODES[:4] + [(mm.SHAPE, 5)] + NODES[5:]
+    problems = gameanim.check_model(rebuild(game, {"INF1": inf1(nodes)}))
+    assert problems == [p for p in problems if "INF1: shape 5 of 2" in p] and len(problems) == 1, problems
+
+
+def test_evp1_envelope_needs_a_joint(game):
+    envelopes = [[], ENVELOPES[1]]
+    only(rebuild(game, {"EVP1": mm.evp1_chunk(envelopes, BINDS)}), "EVP1: envelope 0 has no joints")
+
+
+def test_shp1_vertex_attributes_are_indexed(game):
+    attrs = [(POS, DIRECT)] + ATTRS[1:]
+    only(with_shp1(game, rigid=rigid_shape(attrs=attrs)), "shape 1's POS is direct; J3D indexes its vertex arrays")

@@ -91,8 +91,9 @@ static int read_desc(chk *x, size_t at, shape_state *s)
     return 1;
 }
 
-/* The texgens of the shape's material that a TEV stage or an indirect
- * stage reads must find their source attribute in the shape. */
+/* The texgens (stored, not defaulted) of the shape's material that a
+ * texturing TEV stage or an indirect stage reads must find their source
+ * attribute in the shape. */
 static void check_texgen_sources(chk *x, const shape_state *s)
 {
     int32_t mi = x->shape_material[s->index];
@@ -102,12 +103,12 @@ static void check_texgen_sources(chk *x, const shape_state *s)
     for (int k = 0; k < s->n; k++) has |= 1u << s->attr[k];
     uint32_t read = 0; /* texcoords a stage reads */
     for (int st = 0; st < mt->nstages && st < GA_MAT_STAGES; st++)
-        if (mt->stage_texcoord[st] < 8) read |= 1u << mt->stage_texcoord[st];
+        if (mt->stage_texcoord[st] < 8 && mt->stage_texmap[st] != 0xFF) read |= 1u << mt->stage_texcoord[st];
     if (mt->has_indirect && mt->indirect.enabled)
         for (int k = 0; k < mt->indirect.nstages && k < 4; k++)
             if (mt->indirect.order[k][0] < 8) read |= 1u << mt->indirect.order[k][0];
     for (int g = 0; g < mt->ntexgens && g < 8; g++) {
-        if (!(read >> g & 1)) continue;
+        if (!(read >> g & 1) || !mt->has_texgen[g]) continue;
         uint32_t src = mt->texgen[g][1], attr = src == 1 ? 10 : (src >= 4 && src <= 11) ? src + 9 : 0;
         if (attr && !(has >> attr & 1))
             chk_add(x, "SHP1: shape %u has no %s, which texgen %d of its material %d reads", s->index,
