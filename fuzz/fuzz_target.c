@@ -18,6 +18,9 @@
  *     loads again; a J3D model regenerates (models/j3d_regenerate.h), the
  *     result loads with the same skeleton, envelopes and draw table, and
  *     regenerating that gives the same bytes.
+ *     core/skeleton.c) without a memory error; J3D models go through
+ *     the game-acceptance lint (models/j3d_check.h), which must return
+ *     at most its limit of NUL-terminated problems.
  *   ARCHIVE target (rarc): open an archive (RARC / CRAR, wrapped or
  *     not), read every member, replace members with bytes of the input
  *     (growing, shrinking); every rewrite must parse again with the same
@@ -40,6 +43,7 @@
 #include "../csrc/models/j3d_regenerate.h"
 #include "../csrc/models/j3d_mat3.h"
 #include "../csrc/models/j3d_writer.h"
+#include "../csrc/models/j3d_check.h"
 #endif
 #ifdef GA_FUZZ_ARCHIVE
 #include "../csrc/archives/archive.h"
@@ -784,6 +788,27 @@ static void fuzz_mat3_edit(ga_model *m)
     ga_buf_free(&b);
 }
 
+/* The lint reads every chunk itself: whatever the bytes, a list of
+ * problems (or out of memory), never a memory error. */
+static void fuzz_check(const ga_model *m)
+{
+    if (m->family != GA_RIG_J3D) return;
+    ga_check_list l;
+    ga_error err;
+    int rc = ga_j3d_check(m, &l, &err);
+    if (rc) {
+        if (rc != GA_ERR_NOMEM) {
+            fprintf(stderr, "check_model: unexpected error %d: %s\n", rc, err.message);
+            abort();
+        }
+        return;
+    }
+    if (l.count > GA_CHECK_MAX_PROBLEMS) abort();
+    for (size_t i = 0; i < l.count; i++)
+        if (!l.items[i] || !l.items[i][0]) abort();
+    ga_check_list_free(&l);
+}
+
 static void fuzz_model(const uint8_t *data, size_t size)
 {
     ga_model m;
@@ -825,6 +850,7 @@ static void fuzz_model(const uint8_t *data, size_t size)
     fuzz_geometry(&m);
     fuzz_write(&m, w);
     fuzz_mat3_edit(&m);
+    fuzz_check(&m);
     ga_model_free(&m);
 }
 #endif

@@ -215,10 +215,16 @@ def name_hash(raw):
 
 
 def validate_model(path, model):
-    text = [f"{path}: OK ({model.format}{', ' + model.compression if model.compression else ''})",
+    """J3D models also go through gameanim.check_model: a problem the game's
+    loader would hit fails the file; a warning is listed only."""
+    found = gameanim.check_model(model) if model.family == "j3d" else []
+    problems = [p for p in found if not p.startswith("warning:")]
+    status = "OK" if not problems else f"FAIL game check, {len(problems)} problem{'s' if len(problems) > 1 else ''}"
+    text = [f"{path}: {status} ({model.format}{', ' + model.compression if model.compression else ''})",
             f"  {len(model.bones)} joints decoded, rule {model.calc or '-'}"]
     text += [f"  anomaly: {x}" for x in model_anomalies(model)]
-    return True, "\n".join(text)
+    text += [f"  problem: {p}" for p in problems] + [f"  {w}" for w in found if w.startswith("warning:")]
+    return not problems, "\n".join(text)
 
 
 # --------------------------------------------------------------- info

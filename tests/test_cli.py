@@ -329,10 +329,12 @@ def test_info_shows_the_joints_of_model_files(model_dir):
 
 def test_validate_reads_model_files_and_reports_their_anomalies(model_dir):
     rc, out, err = run("validate", model_dir, "-q")
-    assert rc == 0, err
-    assert "link.bmd: OK (bmd, yaz0)" in out
+    assert rc == 1, err  # link.bmd is no game model: gameanim.check_model's problems fail it
+    assert "link.bmd: FAIL game check" in out and "(bmd, yaz0)" in out
     assert "name hashes that disagree with the name: joints [1]" in out
-    assert "3 of 3 files valid" in out
+    assert "problem: JNT1: joint name 1 has key 0x0005" in out
+    assert "mario.bmd: OK" in out and "banjo.bin: OK" in out
+    assert "2 of 3 files valid" in out
 
 
 def test_dump_of_a_model_lists_its_joints(model_dir):
@@ -439,10 +441,14 @@ def test_info_and_validate_go_into_archives(tmp_path):
     assert f"{path}:btk/water.btk: OK (btk, yaz0)" in out
     assert f"{path}:bck/broken.bck: FAIL decode" in out
     assert f"{path}:notes.txt: skipped" in out
-    assert f"{path}:obj.bdl: OK (bdl" in out  # models are validated too
-    # without the damaged member the archive validates
+    # models are validated too, with gameanim.check_model: the sample is no game model (no MDL3)
+    assert f"{path}:obj.bdl: FAIL game check" in out and "without an MDL3 chunk" in out
+    # without the damaged member, and with a model laid out for the game, the archive validates
+    import make_models
+
     arc = gameanim.open_archive(path)
     arc.replace("bck/broken.bck", bck)
+    arc.replace("obj.bdl", make_models.game_model())
     arc.save(tmp_path / "good.szs")
     code, out, err = run("validate", tmp_path / "good.szs")
     assert code == 0, out

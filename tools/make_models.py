@@ -204,6 +204,11 @@ def write_j3d_model(joints, parents=None, *, nodes=None, calc="basic", flags_ext
         chunks.append(drw1_chunk(draw))
     chunks.append(jnt1_chunk(joints, remap, names))
     chunks += [chunk(t, b) for t, b in extra_chunks]
+    return j3d_file(chunks, kind)
+
+
+def j3d_file(chunks, kind="bmd") -> bytes:
+    """The file header (magic, size, chunk count, SVR3) before whole chunks."""
     body = b"".join(chunks)
     magic = {"bmd": b"J3D2bmd3", "bdl": b"J3D2bdl4"}[kind]
     header = magic + struct.pack(">II", 0x20 + len(body), len(chunks)) + b"SVR3" + b"\xff" * 12
@@ -642,7 +647,8 @@ _RING = [(2.0 * c, y, 2.0 * s) for y in (0.0, 8.0, 16.0) for c, s in ((1, 0), (0
 MESH_POSITIONS = _RING + [(0.0, 20.0, 0.0), (-1.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 2.0, 0.0), (0.0, 0.0, 1.0)]
 
 
-def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None, rigid_matrix_type=0, unordered=False):
+def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None, rigid_matrix_type=0, unordered=False,
+               game=False):
     """A small skinned, textured J3D model: three joints, a rigid shape, an
     envelope-skinned multi-matrix shape (strips, a fan, triangles and
     quads), colours and UVs, two materials and three textures (CMPR, C8
@@ -651,9 +657,15 @@ def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None, rigi
     other inverse binds than MESH_BINDS; rigid_matrix_type: the rigid
     shape's SHP1 matrix type (1, 2: billboards); unordered: each shape's
     vertex descriptor list names its attributes out of ascending order
-    (reversed, as a real model's may), the display lists unchanged."""
+    (reversed, as a real model's may), the display lists unchanged.
+    game: laid out as the game's loader needs (see game_model)."""
     joints = [joint("root"), joint("body", translation=(0.0, 10.0, 0.0), rotation_raw=(0, 0, 4096)),
               joint("head", translation=(0.0, 6.0, 0.0), scale=(1.0, 1.5, 1.0), scale_compensate=scale_compensate)]
+    if game:  # MESH_BINDS are then the joints' inverse rest matrices; boxes hold the rigid geometry
+        joints = [joint("root", bound_min=(-2.0, 0.0, -2.0), bound_max=(2.0, 20.0, 2.0), bound_radius=20.2),
+                  joint("body", translation=(0.0, 10.0, 0.0)),
+                  joint("head", translation=(0.0, 6.0, 0.0), bound_min=(-1.0, 0.0, 0.0), bound_max=(1.0, 2.0, 1.0),
+                        bound_radius=2.0)]
     parents = [-1, 0, 1]
     binds, envelopes, draw = binds or MESH_BINDS, MESH_ENVELOPES, MESH_DRAW
     ring, pos = _RING, MESH_POSITIONS
@@ -693,10 +705,25 @@ def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None, rigi
                           tev=(TEV_MODULATE, TEV_PREV_TIMES_TEX)),
                  material("head", mode=4, cull=0, textures=(1,), stages=((0, 0, 4),), tev=(TEV_MODULATE,),
                           blend=(1, 4, 5, 0), alpha_compare=(6, 128, 0, 7, 0))]
+    if game:  # normals as s16 (fact 2), DRW1 = joints + envelopes + envelopes again (fact 4)
+        arrays[NRM] = vertex_array([tuple(int(v * 16384) for v in n) for n in nrm], "s16", 14)
+        draw = list(draw) + [(1, k) for k in range(len(envelopes))]
     extra = [("VTX1", vtx1_body(arrays)), ("SHP1", shp1_body([multi, rigid])), ("MAT3", mat3_body(materials)),
              ("TEX1", tex1_body(textures))]
+    if game:  # the chunk order INF1, VTX1, EVP1, DRW1, JNT1, SHP1, MAT3, TEX1 and INF1's counts
+        return j3d_file([inf1_chunk(nodes, calc, packet_count=3, vertex_count=len(pos)), chunk(*extra[0]),
+                         evp1_chunk(envelopes, binds), drw1_chunk(draw), jnt1_chunk(joints)] +
+                        [chunk(t, b) for t, b in extra[1:]], kind)
     return write_j3d_model(joints, parents, nodes=nodes, calc=calc, kind=kind, envelopes=envelopes,
                            inverse_binds=binds, draw=draw, extra_chunks=extra)
+
+
+def game_model():
+    """mesh_model laid out as the game's loader needs it (j3d_writer.md
+    5.4, docs/model_writer.md "check_model"): gameanim.check_model finds
+    nothing.  The joints have no rotation, so MESH_BINDS are their inverse
+    rest matrices."""
+    return mesh_model(game=True)
 
 
 def rich_materials(count=4, seed=31):
@@ -752,6 +779,7 @@ def seed_models():
         "j3d_mesh.bmd": mesh_model(),
         "j3d_materials.bmd": write_j3d_model(joints, parents, extra_chunks=[("MAT3", mat3_body(rich_materials()))]),
         "j3d_mesh_unordered.bmd": mesh_model(unordered=True),
+        "j3d_game.bmd": game_model(),
         "sm64ds.bmd": write_sm64ds_bmd([sm64ds_bone("r"), sm64ds_bone("body", 0, rotation_raw=(1024, 0, 0)),
                                         sm64ds_bone("head", 1, translation_fixed=(0, 4096, 0))], scale_shift=2),
         "bk_model.bin": write_bk_model([((0.0, 0.0, 0.0), 1, -1), ((0.0, 10.0, 0.0), 2, 0), ((1.0, 2.0, 3.0), 3, 1)],

@@ -35,5 +35,7 @@ PyObject *Model_save(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *Model_set_material_colors(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *Model_add_material_copy(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *Model_encode_mat3(PyObject *self, PyObject *args, PyObject *kw);
+/* gameanim.check_model (model_check.c) */
+PyObject *mod_check_model(PyObject *mod, PyObject *args, PyObject *kw);
 
 #endif

@@ -5,6 +5,7 @@
  * to 5.x. */
 #include "binding.h"
 #include "model.h"
+#include "model_object.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -361,6 +362,11 @@ static PyMethodDef module_methods[] = {
      "Super Mario 64 DS BMD, Banjo-Kazooie model bin) from a path or a bytes-like object, optionally wrapped in "
      "LZ77, Yaz0, Yay0 or rarezip.  Raises FormatError (with .format, .field and .offset) for anything that is "
      "not a valid model file (an animation file says so)."},
+    {"check_model", (PyCFunction)(void (*)(void))mod_check_model, METH_VARARGS | METH_KEYWORDS,
+     "check_model(data, *, max_decoded_size=None) -> list of str\n\nThe problems the game's loader or the GX "
+     "would hit in a J3D model (BMD / BDL): data is the file (bytes, a path, or wrapped) or a gameanim.Model.  "
+     "Each names its chunk, field and byte offset; warnings (not loader failures) start with 'warning:'.  [] "
+     "when there are none.  Raises FormatError when the file is not a J3D model that decodes."},
     {"detect", (PyCFunction)(void (*)(void))mod_detect, METH_VARARGS | METH_KEYWORDS,
      "detect(source, *, max_decoded_size=None) -> (format, compression or None)"},
     {"save", (PyCFunction)(void (*)(void))mod_save, METH_VARARGS | METH_KEYWORDS,
