@@ -7,7 +7,7 @@
 from array import array
 from collections.abc import Iterable, Sequence
 from os import PathLike
-from typing import Any, Final, Generic, Literal, TypeAlias, TypedDict, TypeVar, overload
+from typing import Any, Final, Generic, Literal, SupportsIndex, TypeAlias, TypedDict, TypeVar, overload
 
 from typing_extensions import Buffer, Self
 
@@ -148,16 +148,17 @@ class PrecisionWarning(UserWarning):
 # ---------------------------------------------------------------- classes
 
 _T = TypeVar("_T")
+_N = TypeVar("_N", int, float)  # a key buffer's items (array's own constraint)
 
 
-class _Keys(Generic[_T]):
+class _Keys(Generic[_N]):
     """A Track's key buffer: read as an array ('f' floats, 'B' codes), set
     from any sequence or buffer of numbers."""
     @overload
     def __get__(self, instance: None, owner: type, /) -> Self: ...
     @overload
-    def __get__(self, instance: object, owner: type | None = None, /) -> array[_T]: ...
-    def __set__(self, instance: object, value: Iterable[_T] | Buffer, /) -> None: ...
+    def __get__(self, instance: object, owner: type | None = None, /) -> array[_N]: ...
+    def __set__(self, instance: object, value: Iterable[_N] | Buffer, /) -> None: ...
 
 
 class _ListOf(Generic[_T]):
@@ -414,7 +415,7 @@ class TevOp(tuple[Any, ...]):
     @property
     def out(self) -> str: ...  # 'PREV' 'REG0' 'REG1' 'REG2'
     def count(self, value: Any, /) -> int: ...  # (tuple's)
-    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = ..., /) -> int: ...  # (tuple's)
 
 
 class TevStage(tuple[Any, ...]):
@@ -443,7 +444,7 @@ class TevStage(tuple[Any, ...]):
     @property
     def texture(self) -> int | None: ...  # the TEX1 index sampled
     def count(self, value: Any, /) -> int: ...  # (tuple's)
-    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = ..., /) -> int: ...  # (tuple's)
 
 
 class AlphaCompare(tuple[Any, ...]):
@@ -462,7 +463,7 @@ class AlphaCompare(tuple[Any, ...]):
     @property
     def ref1(self) -> int: ...
     def count(self, value: Any, /) -> int: ...  # (tuple's)
-    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = ..., /) -> int: ...  # (tuple's)
 
 
 class Blend(tuple[Any, ...]):
@@ -479,7 +480,7 @@ class Blend(tuple[Any, ...]):
     @property
     def logic_op(self) -> str: ...  # 'CLEAR' 'AND' ... 'SET'
     def count(self, value: Any, /) -> int: ...  # (tuple's)
-    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = ..., /) -> int: ...  # (tuple's)
 
 
 class ColorChannel(tuple[Any, ...]):
@@ -500,7 +501,7 @@ class ColorChannel(tuple[Any, ...]):
     @property
     def attenuation(self) -> str: ...  # 'NONE' 'SPEC' 'SPOT'
     def count(self, value: Any, /) -> int: ...  # (tuple's)
-    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = ..., /) -> int: ...  # (tuple's)
 
 
 class TexGen(tuple[Any, ...]):
@@ -515,7 +516,7 @@ class TexGen(tuple[Any, ...]):
     @property
     def matrix(self) -> str | int: ...  # 'PNMTX0'-'PNMTX9' 'TEXMTX0'-'TEXMTX9' 'IDENTITY'; post texgens: the int
     def count(self, value: Any, /) -> int: ...  # (tuple's)
-    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = ..., /) -> int: ...  # (tuple's)
 
 
 class TexMatrix(tuple[Any, ...]):
@@ -540,7 +541,7 @@ class TexMatrix(tuple[Any, ...]):
     @property
     def effect(self) -> tuple[float, ...]: ...  # 16, row-major
     def count(self, value: Any, /) -> int: ...  # (tuple's)
-    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = ..., /) -> int: ...  # (tuple's)
 
 
 class ZMode(tuple[Any, ...]):
@@ -555,7 +556,7 @@ class ZMode(tuple[Any, ...]):
     @property
     def write(self) -> bool: ...
     def count(self, value: Any, /) -> int: ...  # (tuple's)
-    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = ..., /) -> int: ...  # (tuple's)
 
 
 class Fog(tuple[Any, ...]):
@@ -582,7 +583,7 @@ class Fog(tuple[Any, ...]):
     @property
     def adjust_table(self) -> tuple[int, ...]: ...
     def count(self, value: Any, /) -> int: ...  # (tuple's)
-    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = ..., /) -> int: ...  # (tuple's)
 
 
 class NbtScale(tuple[Any, ...]):
@@ -595,7 +596,7 @@ class NbtScale(tuple[Any, ...]):
     @property
     def scale(self) -> tuple[float, float, float]: ...
     def count(self, value: Any, /) -> int: ...  # (tuple's)
-    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = ..., /) -> int: ...  # (tuple's)
 
 
 class Indirect(tuple[Any, ...]):
@@ -606,7 +607,7 @@ class Indirect(tuple[Any, ...]):
     @property
     def enabled(self) -> bool: ...
     @property
-    def count(self) -> int: ...
+    def count(self) -> int: ...  # type: ignore[override]  # (the field hides tuple's count method)
     @property
     def orders(self) -> tuple[tuple[int, int], ...]: ...  # (texcoord, texmap) x 4
     @property
@@ -615,8 +616,7 @@ class Indirect(tuple[Any, ...]):
     def scales(self) -> tuple[tuple[int, int], ...]: ...
     @property
     def stages(self) -> tuple[IndirectStage, ...]: ...  # 16
-    def count(self, value: Any, /) -> int: ...  # (tuple's)
-    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = ..., /) -> int: ...  # (tuple's)
 
 
 class IndirectStage(tuple[Any, ...]):
@@ -643,7 +643,7 @@ class IndirectStage(tuple[Any, ...]):
     @property
     def alpha(self) -> int: ...
     def count(self, value: Any, /) -> int: ...  # (tuple's)
-    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = ..., /) -> int: ...  # (tuple's)
 
 
 class Material:
@@ -795,7 +795,7 @@ class ArchiveMember(tuple[str, int, str | None, int, int, int, int]):
     @property
     def entry(self) -> int: ...  # index in the file entry table
     def count(self, value: Any, /) -> int: ...  # (tuple's)
-    def index(self, value: Any, start: int = 0, stop: int = ..., /) -> int: ...  # (tuple's)
+    def index(self, value: Any, start: SupportsIndex = 0, stop: SupportsIndex = ..., /) -> int: ...  # (tuple's)
 
 
 class Archive:

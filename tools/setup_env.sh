@@ -65,7 +65,7 @@ bpy_venv() {
     "$venv/bin/python" -c "import $modules" || { echo "error: .venv/$name: $modules do not import" >&2; exit 1; }
 }
 bpy_venv main "bpy, pytest, setuptools, wheel, mypy, atheris" \
-    "bpy==5.0.*" "setuptools>=61" wheel "mypy>=1.16" atheris
+    "bpy==5.0.*" "setuptools>=61" wheel "mypy==2.4.*" atheris
 # Blender 4.2 bundles numpy 1.26, but its wheel does not pin it
 bpy_venv bpy-4.2 "bpy, pytest" "bpy==4.2.*" "numpy<2"
 bpy_venv bpy-4.5 "bpy, pytest" "bpy==4.5.*"
