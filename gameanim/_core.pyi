@@ -755,6 +755,16 @@ class Model:
     @property
     def materials(self) -> tuple[Material, ...]: ...  # J3D
     def world_matrices(self, anim: Animation | None = None, frame: Frames = 0.0) -> array[float]: ...
+    def replace_texture(
+        self,
+        index: int,
+        rgba: Buffer,
+        width: int,
+        height: int,
+        format: str | None = None,
+        *,
+        palette_format: Literal["IA8", "RGB565", "RGB5A3"] | None = None,
+    ) -> None: ...
 
 
 # ---------------------------------------------------------------- archives (RARC / CRAR)
@@ -874,3 +884,11 @@ def decode_texture(
     palette: Buffer | None = None,
     palette_format: Literal["IA8", "RGB565", "RGB5A3"] = "IA8",
 ) -> bytes: ...
+def encode_texture(
+    rgba: Buffer,
+    width: int,
+    height: int,
+    format: str,
+    palette_format: Literal["IA8", "RGB565", "RGB5A3"] | None = None,
+    mip_count: int = 1,
+) -> tuple[bytes, bytes | None]: ...
