@@ -7,15 +7,16 @@ value (bit replication, ties to the lower level, Rec. 601 luma for the
 intensity formats, RGB5A3's nearer mode), a 2x2 box filter for mip levels;
 the decoding is tests/gx_reference.py, written from the format notes.  CMPR
 is checked against error bounds and against a plain DXT1-style fit (1/3
-blend, the two most distant texels as endpoints) written here."""
-import math
+blend, the two most distant texels as endpoints: tests/dxt1_baseline.py)."""
 import random
 import struct
 
 import pytest
 
 import gameanim
+import dxt1_baseline
 import gx_reference as gx
+from dxt1_baseline import mixed_image, psnr
 from model_fixtures import make_models as mm
 
 PALETTE_FORMATS = ["IA8", "RGB565", "RGB5A3"]
@@ -96,32 +97,8 @@ def box(rgba, w, h):
     return bytes(out), nw, nh
 
 
-def psnr(a, b, channels=3):
-    se = n = 0
-    for i in range(0, len(a), 4):
-        for k in range(channels):
-            se += (a[i + k] - b[i + k]) ** 2
-            n += 1
-    return 99.0 if se == 0 else 10 * math.log10(255 ** 2 * n / se)
-
-
 def random_image(rng, w, h, alpha=True):
     return bytes(rng.randrange(256) if (k < 3 or alpha) else 255 for _ in range(w * h) for k in range(4))
-
-
-def mixed_image(w=64, h=64, seed=5):
-    """Gradients, noise and hard edges (the bench uses the same kind)."""
-    rng = random.Random(seed)
-    out = bytearray()
-    for y in range(h):
-        for x in range(w):
-            if (x // 16 + y // 16) % 3 == 0:  # a checker of flat colours with hard edges
-                c = (230, 40, 30) if (x // 4 + y // 4) % 2 else (20, 60, 200)
-            else:
-                c = (x * 255 // (w - 1), y * 255 // (h - 1), (x + 2 * y) * 255 // (w + 2 * h))
-            n = rng.randint(-10, 10)
-            out += bytes([max(0, min(255, v + n)) for v in c] + [255])
-    return bytes(out)
 
 
 # ---------------------------------------------------------------- direct formats
@@ -197,58 +174,11 @@ def test_the_default_palette_format_is_rgb5a3():
 # ---------------------------------------------------------------- CMPR
 
 
-def _plain_dxt1(rgba, w, h):
-    """The plain DXT1-style fit: the two most distant texels of each 4x4
-    block as endpoints (nearest 565 levels), indices chosen for DXT1's 1/3
-    blend, ignoring the GX's 3/8 - 5/8."""
-    out = bytearray()
-
-    def enc(c):
-        return _level(c[0], 5) << 11 | _level(c[1], 6) << 5 | _level(c[2], 5)
-
-    for by in range(0, h, 8):
-        for bx in range(0, w, 8):
-            for q in range(4):
-                x0, y0 = bx + 4 * (q & 1), by + 4 * (q >> 1)
-                texels = [tuple(rgba[((y0 + y) * w + x0 + x) * 4:((y0 + y) * w + x0 + x) * 4 + 3])
-                          for y in range(4) for x in range(4) if x0 + x < w and y0 + y < h]
-                if not texels:
-                    out += bytes(8)
-                    continue
-                a, b = max(((p, q2) for p in texels for q2 in texels), key=lambda pq: _err(*pq))
-                e0, e1 = enc(a), enc(b)
-                if e0 < e1:
-                    e0, e1 = e1, e0
-                c0, c1 = gx.rgb565(e0)[:3], gx.rgb565(e1)[:3]
-                if e0 == e1:
-                    pal = [c0]
-                else:
-                    pal = [c0, c1, tuple((2 * c0[k] + c1[k]) / 3 for k in range(3)),
-                           tuple((c0[k] + 2 * c1[k]) / 3 for k in range(3))]
-                codes = []
-                for y in range(4):
-                    for x in range(4):
-                        if x0 + x < w and y0 + y < h:
-                            p = rgba[((y0 + y) * w + x0 + x) * 4:((y0 + y) * w + x0 + x) * 4 + 3]
-                            codes.append(min(range(len(pal)), key=lambda i: _err(pal[i], p)))
-                        else:
-                            codes.append(0)
-                out += struct.pack(">HH", e0, e1)
-                out += bytes(codes[4 * y] << 6 | codes[4 * y + 1] << 4 | codes[4 * y + 2] << 2 | codes[4 * y + 3]
-                             for y in range(4))
-    return bytes(out)
-
-
-def _level(v, bits):
-    levels = _levels(bits)
-    return min(range(len(levels)), key=lambda k: abs(levels[k] - v))
-
-
 def test_cmpr_fits_better_than_a_plain_dxt1_fit():
     w = h = 64
     rgba = mixed_image(w, h)
     ours, _ = gameanim.encode_texture(rgba, w, h, "CMPR")
-    plain = _plain_dxt1(rgba, w, h)
+    plain = dxt1_baseline.encode(rgba, w, h)
     p_ours, p_plain = psnr(gx.decode("CMPR", ours, w, h), rgba), psnr(gx.decode("CMPR", plain, w, h), rgba)
     assert p_ours > p_plain + 1.0, (p_ours, p_plain)
     assert p_ours > 34
