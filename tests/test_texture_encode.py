@@ -517,3 +517,16 @@ def test_a_bdl_refuses_header_changes_its_display_lists_hold():
     bmd = gameanim.load_model(textured_model())
     bmd.replace_texture(0, bytes(8 * 8 * 4), 8, 8)
     assert bmd.textures[0].width == 8
+
+
+def test_a_header_table_past_the_chunk_is_a_format_error():
+    # TEX1 of 0x40 bytes claiming 2 records: record 1 would lie in the next chunk
+    h = ">BBHHBBBBHIIBBbbBxhI"
+    tex = struct.pack(">HHII", 2, 0xFFFF, 0x20, 0) + bytes(0x20 - 8 - 12) + \
+        struct.pack(h, 1, 0, 8, 4, 0, 0, 0, 0, 0, 0, 0, 1, 1, 0, 0, 1, 0, 0)
+    data = mm.write_j3d_model([mm.joint("root")], [-1], extra_chunks=[("TEX1", tex), ("ZZZZ", bytes(88))])
+    model = gameanim.load_model(data)
+    with pytest.raises(gameanim.FormatError, match="TEX1 texture headers"):
+        model.textures
+    with pytest.raises(gameanim.FormatError, match="TEX1 texture headers"):
+        model.replace_texture(0, bytes(8 * 4 * 4), 8, 4)

@@ -157,6 +157,9 @@ int ga_j3d_tex1_encode(const ga_model *m, const ga_tex1_image *images, uint32_t 
     if ((rc = ga_j3d_table_at(&rd, c, 0x0C, "TEX1 header offset", &headers))) return rc;
     if ((rc = ga_j3d_names_table(&rd, c, 0x10, "TEX1 name table offset", &names))) return rc;
     if ((rc = ga_need(&rd, headers, (size_t)count * TEX1_HEADER, "TEX1 texture headers"))) return rc;
+    if ((size_t)count * TEX1_HEADER > c->offset + c->size - headers)
+        return ga_fail(err, GA_ERR_FORMAT, m->format, "TEX1 texture headers", (long long)headers,
+                       "%u texture headers (0x20 bytes each) run past the TEX1 chunk's end", count);
     if (c->size < TEX1_HEADER)
         return ga_fail(err, GA_ERR_FORMAT, fmt, "TEX1", (long long)c->offset, "a TEX1 chunk of %zu bytes", c->size);
     record *rec = calloc(count, sizeof *rec);
