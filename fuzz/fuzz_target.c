@@ -44,6 +44,7 @@
 #include "../csrc/models/j3d_mat3.h"
 #include "../csrc/models/j3d_writer.h"
 #include "../csrc/models/j3d_check.h"
+#include "../csrc/models/j3d_tex1_writer.h"
 #endif
 #ifdef GA_FUZZ_ARCHIVE
 #include "../csrc/archives/archive.h"
@@ -809,6 +810,36 @@ static void fuzz_check(const ga_model *m)
     ga_check_list_free(&l);
 }
 
+/* The TEX1 writer (issue 34) on whatever loaded: texture 0 replaced by a
+ * 4x4 image in its own format, then in CMPR; a chunk written must splice
+ * and decode again. */
+static void fuzz_tex1_write(ga_model *m)
+{
+    uint8_t rgba[4 * 4 * 4];
+    for (int i = 0; i < 64; i++) rgba[i] = (uint8_t)(i * 37);
+    for (int pass = 0; pass < 2; pass++) {
+        ga_tex1_image im = {0, rgba, 4, 4, pass ? 14 : -1, -1};
+        ga_buf out;
+        ga_buf_init(&out);
+        ga_error err;
+        uint32_t chunk;
+        int rc = ga_j3d_tex1_encode(m, &im, 1, &out, &chunk, &err);
+        if (rc && rc != GA_ERR_FORMAT && rc != GA_ERR_ARG && rc != GA_ERR_LIMIT && rc != GA_ERR_NOMEM) abort();
+        if (!rc) {
+            if (out.len % 32 || out.len < 0x40) abort();
+            rc = ga_j3d_splice(m, chunk, out.data, out.len, &err);
+            if (rc && rc != GA_ERR_FORMAT && rc != GA_ERR_LIMIT && rc != GA_ERR_NOMEM) abort();
+            ga_texture *tex;
+            uint32_t n;
+            if (!rc && ga_model_textures(m, &tex, &n, &err) == GA_OK) {
+                if (n == 0 || tex[0].width != 4 || tex[0].height != 4) abort();
+                ga_textures_free(tex, n);
+            }
+        }
+        ga_buf_free(&out);
+    }
+}
+
 static void fuzz_model(const uint8_t *data, size_t size)
 {
     ga_model m;
@@ -851,6 +882,7 @@ static void fuzz_model(const uint8_t *data, size_t size)
     fuzz_write(&m, w);
     fuzz_mat3_edit(&m);
     fuzz_check(&m);
+    fuzz_tex1_write(&m);
     ga_model_free(&m);
 }
 #endif

@@ -47,6 +47,7 @@ from ._core import (  # noqa: F401  (the public API is the C core's)
     compressions,
     decode_texture,
     decompress,
+    encode_texture,
     detect,
     evaluate_fcurve,
     formats,
@@ -65,7 +66,8 @@ __all__ = [
     "TevStage", "TevOp", "AlphaCompare", "Blend", "ColorChannel", "TexGen", "TexMatrix", "ZMode", "Fog", "NbtScale",
     "Indirect", "IndirectStage", "FormatError", "EncodeError", "PrecisionWarning",
     "load", "load_model", "check_model", "save", "detect", "write_atomic", "frame_at", "bake_pose", "evaluate_fcurve", "local_from_basis",
-    "formats", "model_formats", "compressions", "compression_extensions", "compress", "decompress", "decode_texture", "file_extensions",
+    "formats", "model_formats", "compressions", "compression_extensions", "compress", "decompress", "decode_texture", "encode_texture",
+    "file_extensions",
     "Archive", "ArchiveMember", "open_archive", "ARCHIVE_EXTENSIONS",
     "CONSTANT", "LINEAR", "BEZIER", "LOOP_MODES", "LIMITS", "__version__",
 ]

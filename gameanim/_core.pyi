@@ -768,6 +768,16 @@ class Model:
     ) -> None: ...
     def _add_material_copy(self, k: int, name: str | None = None) -> int: ...
     def _encode_mat3(self, regenerate: bool = True) -> bytes: ...
+    def replace_texture(
+        self,
+        index: int,
+        rgba: Buffer,
+        width: int,
+        height: int,
+        format: str | None = None,
+        *,
+        palette_format: Literal["IA8", "RGB565", "RGB5A3"] | None = None,
+    ) -> None: ...
 
 
 # ---------------------------------------------------------------- archives (RARC / CRAR)
@@ -888,3 +898,11 @@ def decode_texture(
     palette: Buffer | None = None,
     palette_format: Literal["IA8", "RGB565", "RGB5A3"] = "IA8",
 ) -> bytes: ...
+def encode_texture(
+    rgba: Buffer,
+    width: int,
+    height: int,
+    format: str,
+    palette_format: Literal["IA8", "RGB565", "RGB5A3"] | None = None,
+    mip_count: int = 1,
+) -> tuple[bytes, bytes | None]: ...

@@ -762,6 +762,19 @@ def rich_materials(count=4, seed=31):
     return out
 
 
+def seed_textures():
+    """TEX1 records of several formats, one sharing another's image and one
+    with five mip levels (a fuzz seed for the TEX1 reader and writer)."""
+    def fill(n, k):
+        return bytes((i * k + 7) % 256 for i in range(n))
+
+    return [texture("i8", "I8", 16, 16, fill(256, 3)),
+            texture("cmpr", "CMPR", 16, 8, fill(64, 5), wrap_s=0, wrap_t=0),
+            texture("c8", "C8", 8, 8, bytes(i % 4 for i in range(64)), palette=fill(8, 11), palette_format=1),
+            texture("shared", "I8", 16, 16, data_from=0, wrap_s=2),
+            texture("mips", "RGBA8", 16, 16, fill(64 * (16 + 4 + 1 + 1 + 1), 13), mip_count=5, min_filter=5)]
+
+
 def seed_models():
     """A few small models of each family, bare and compressed: the fuzz
     corpus seeds (fuzz/corpus/model/, python3 tools/make_models.py --seeds DIR)."""
@@ -780,6 +793,8 @@ def seed_models():
         "j3d_materials.bmd": write_j3d_model(joints, parents, extra_chunks=[("MAT3", mat3_body(rich_materials()))]),
         "j3d_mesh_unordered.bmd": mesh_model(unordered=True),
         "j3d_game.bmd": game_model(),
+        "j3d_textures.bdl": write_j3d_model(joints, parents, kind="bdl", extra_chunks=[
+            ("MAT3", mat3_body(rich_materials())), ("MDL3", bytes(24)), ("TEX1", tex1_body(seed_textures()))]),
         "sm64ds.bmd": write_sm64ds_bmd([sm64ds_bone("r"), sm64ds_bone("body", 0, rotation_raw=(1024, 0, 0)),
                                         sm64ds_bone("head", 1, translation_fixed=(0, 4096, 0))], scale_shift=2),
         "bk_model.bin": write_bk_model([((0.0, 0.0, 0.0), 1, -1), ((0.0, 10.0, 0.0), 2, 0), ((1.0, 2.0, 3.0), 3, 1)],

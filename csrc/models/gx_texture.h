@@ -38,4 +38,32 @@ int ga_gx_image_size(int format, uint32_t width, uint32_t height, size_t *bytes)
 void ga_gx_decode(int format, const uint8_t *src, uint32_t width, uint32_t height, const uint8_t *palette,
                   uint32_t palette_count, int palette_format, uint8_t *out);
 
+/* ------------------------------------------------------------------ */
+/* Encoding (gx_texture_encode.c; rounding rules at the top of that file
+ * and in docs/model_writer.md, "Textures") */
+
+struct ga_error;
+
+/* Mip levels of a width x height image down to 1x1 (each level halves
+ * both sides, at least 1). */
+uint32_t ga_gx_max_levels(uint32_t width, uint32_t height);
+/* Bytes of `levels` levels, each a whole number of blocks; -1 for an
+ * unknown format. */
+int ga_gx_mip_size(int format, uint32_t width, uint32_t height, uint32_t levels, size_t *bytes);
+/* Entries of the palette an indexed format is written with: 16 for C4,
+ * 256 for C8 and C14X2 (J3D loads only those sizes); 0 otherwise. */
+uint32_t ga_gx_palette_entries(int format);
+/* GA_OK when ga_gx_encode takes these arguments; else GA_ERR_ARG saying
+ * why: unknown format, a side outside 1..1024, levels outside 1..max, mip
+ * levels on a side that is not a power of two, a bad palette format. */
+int ga_gx_encode_check(int format, uint32_t width, uint32_t height, uint32_t levels, int palette_format,
+                       struct ga_error *err);
+/* Encodes rgba (width * height * 4, top row first) and `levels` mip
+ * levels into out (ga_gx_mip_size bytes); indexed formats also write
+ * palette (ga_gx_palette_entries * 2 bytes, big-endian entries of
+ * palette_format, unused entries zero).  GA_OK, GA_ERR_ARG (see
+ * ga_gx_encode_check) or GA_ERR_NOMEM.  Safe to call from several threads. */
+int ga_gx_encode(int format, const uint8_t *rgba, uint32_t width, uint32_t height, uint32_t levels,
+                 int palette_format, uint8_t *out, uint8_t *palette, struct ga_error *err);
+
 #endif

@@ -114,6 +114,9 @@ int ga_model_textures(const ga_model *m, ga_texture **out, uint32_t *n, ga_error
     if ((rc = ga_j3d_table_at(&r, c, 0x0C, "TEX1 header offset", &headers))) return rc;
     if ((rc = ga_j3d_names_table(&r, c, 0x10, "TEX1 name table offset", &names))) return rc;
     if ((rc = ga_need(&r, headers, (size_t)count * TEX1_HEADER, "TEX1 texture headers"))) return rc;
+    if ((size_t)count * TEX1_HEADER > c->offset + c->size - headers)
+        return ga_fail(err, GA_ERR_FORMAT, m->format, "TEX1 texture headers", (long long)headers,
+                       "%u texture headers (0x20 bytes each) run past the TEX1 chunk's end", count);
     ga_texture *t = calloc(count, sizeof *t);
     size_t *image = malloc((size_t)count * 2 * sizeof *image);
     if (!t || !image) {

@@ -121,6 +121,8 @@ struct ga_material;
 PyObject *material_new(ga_state *st, const struct ga_material *mt, uint32_t i);
 /* gameanim.decode_texture (model.c) */
 PyObject *mod_decode_texture(PyObject *mod, PyObject *args, PyObject *kw);
+/* gameanim.encode_texture (model_textures.c) */
+PyObject *mod_encode_texture(PyObject *mod, PyObject *args, PyObject *kw);
 PyObject *model_from_data(ga_state *st, PyObject *data_obj, const ga_decode_opts *opts);
 
 /* ------------------------------------------------------------------ */

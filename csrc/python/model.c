@@ -404,6 +404,13 @@ static PyMethodDef Model_methods[] = {
     {"_encode_mat3", (PyCFunction)(void (*)(void))Model_encode_mat3, METH_VARARGS | METH_KEYWORDS,
      "_encode_mat3(regenerate=True) -> bytes\n\nThe MAT3 chunk encoded afresh from the decoded materials "
      "(re-pooled), or with regenerate=False the stored chunk through the relayout engine unedited."},
+    {"replace_texture", (PyCFunction)(void (*)(void))Model_replace_texture, METH_VARARGS | METH_KEYWORDS,
+     "replace_texture(index, rgba, width, height, format=None, *, palette_format=None)\n\nReplaces TEX1 "
+     "texture index (of Model.textures) with RGBA8 pixels (width * height * 4 bytes, top row first), encoded "
+     "in format (None: the texture's own) with as many mip levels as it had, and re-encodes TEX1; the other "
+     "textures keep their bytes.  ValueError for a bad size (1..1024; powers of two with mip levels or "
+     "repeat/mirror wrap), and on a BDL for a changed size, format or palette of a texture a material uses "
+     "(its MDL3 display list holds them).  docs/model_writer.md, Textures."},
     {NULL, NULL, 0, NULL},
 };
 

@@ -26,6 +26,8 @@ int model_splice(ga_state *st, ModelObject *o, uint32_t index, const uint8_t *ch
 
 /* Model._replace_chunk (model_edit.c) */
 PyObject *Model_replace_chunk(PyObject *self, PyObject *args);
+/* Model.replace_texture (model_textures.c) */
+PyObject *Model_replace_texture(PyObject *self, PyObject *args, PyObject *kw);
 
 /* Model.to_bytes, Model.save (model_write.c) */
 PyObject *Model_to_bytes(PyObject *self, PyObject *args, PyObject *kw);

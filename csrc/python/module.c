@@ -422,6 +422,14 @@ static PyMethodDef module_methods[] = {
      "'C14X2' or 'CMPR') into RGBA8, top row first.  data: the tiled texels (at least the whole blocks the size "
      "needs); palette: the u16 entries of C4 / C8 / C14X2 (palette_format 'IA8', 'RGB565' or 'RGB5A3').  "
      "Raises FormatError when data is too short."},
+    {"encode_texture", (PyCFunction)(void (*)(void))mod_encode_texture, METH_VARARGS | METH_KEYWORDS,
+     "encode_texture(rgba, width, height, format, palette_format=None, mip_count=1) -> (data, palette)\n\n"
+     "Encodes RGBA8 pixels (width * height * 4 bytes, top row first) into a GX texture format, the inverse of "
+     "decode_texture: data holds mip_count levels (each the 2x2 box filter of the one before, whole blocks "
+     "each); palette is the u16 entries of C4 (16) or C8 / C14X2 (256) in palette_format ('IA8', 'RGB565' or "
+     "'RGB5A3', the default), None for other formats.  Every texel gets the nearest value the format shows; "
+     "CMPR fits each 4x4 block for the GX's 3/8-5/8 blend (docs/model_writer.md, Textures).  ValueError for a "
+     "bad format, size (1..1024; powers of two with mip levels) or pixel buffer."},
     {"compression_extensions", mod_compression_extensions, METH_NOARGS,
      "compression_extensions() -> {wrapper name: tuple of file extensions that name a wrapped file}"},
     {"compressions", mod_compressions, METH_NOARGS, "compressions() -> list of wrapper names"},

@@ -1,0 +1,41 @@
+/* Writing a J3D TEX1 chunk back with some textures replaced (issue 34;
+ * notes: ../shared/formats/j3d_writer.md "TEX1", user docs:
+ * docs/model_writer.md "Textures").  The new chunk goes into the model
+ * with ga_j3d_splice (j3d_writer.h).  Plain C, no Python. */
+#ifndef GAMEANIM_J3D_TEX1_WRITER_H
+#define GAMEANIM_J3D_TEX1_WRITER_H
+
+#include "model.h"
+
+/* One replaced texture. */
+typedef struct ga_tex1_image {
+    uint32_t index;          /* the TEX1 record */
+    const uint8_t *rgba;     /* width * height * 4, top row first */
+    uint32_t width, height;  /* 1..1024 */
+    int format;              /* GX format (gx_texture.h), -1: the record's own */
+    int palette_format;      /* for indexed formats; -1: the record's own (RGB5A3 if it had none) */
+} ga_tex1_image;
+
+/* Writes m's TEX1 chunk with images[0..n) replaced into out (a whole
+ * chunk, for ga_j3d_splice) and its index in m->chunks into *chunk.
+ *
+ * Untouched records keep their 0x20-byte headers (only the palette and
+ * image offsets, which are relative to the header, follow the data) and
+ * their palette and image bytes, all mip levels; data several headers
+ * share stays stored once; data stays in its order, 32-aligned; the name
+ * table is copied.  A replaced record is encoded (ga_gx_encode) with as
+ * many mip levels as it had, or as many as the new size has if fewer;
+ * its format, size and palette fields are updated; min/max LOD are kept
+ * unless the level count changed (then 0 and (levels - 1) * 8, and a
+ * mipmap minification filter drops to its single-level one when one level
+ * remains).
+ *
+ * Errors: GA_ERR_ARG for a record index past the table, a side outside
+ * 1..1024, a side not a power of two with mip levels or with repeat or
+ * mirror wrap on that axis, and, on a BDL, a changed size, format, palette
+ * layout or level count of a texture a material uses (its MDL3 display
+ * list holds them); GA_ERR_FORMAT for a malformed TEX1. */
+int ga_j3d_tex1_encode(const ga_model *m, const ga_tex1_image *images, uint32_t n, ga_buf *out, uint32_t *chunk,
+                       ga_error *err);
+
+#endif
