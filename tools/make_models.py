@@ -705,9 +705,8 @@ def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None, rigi
                           tev=(TEV_MODULATE, TEV_PREV_TIMES_TEX)),
                  material("head", mode=4, cull=0, textures=(1,), stages=((0, 0, 4),), tev=(TEV_MODULATE,),
                           blend=(1, 4, 5, 0), alpha_compare=(6, 128, 0, 7, 0))]
-    if game:  # normals as s16 (fact 2), DRW1 = joints + envelopes + envelopes again (fact 4)
+    if game:  # normals as s16 (fact 2); (MESH_DRAW is already joints + envelopes + envelopes again, fact 4)
         arrays[NRM] = vertex_array([tuple(int(v * 16384) for v in n) for n in nrm], "s16", 14)
-        draw = list(draw) + [(1, k) for k in range(len(envelopes))]
     extra = [("VTX1", vtx1_body(arrays)), ("SHP1", shp1_body([multi, rigid])), ("MAT3", mat3_body(materials)),
              ("TEX1", tex1_body(textures))]
     if game:  # the chunk order INF1, VTX1, EVP1, DRW1, JNT1, SHP1, MAT3, TEX1 and INF1's counts
