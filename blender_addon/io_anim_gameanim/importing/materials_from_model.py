@@ -319,21 +319,22 @@ def layout_key(mat, key=None):
             bool(fog is not None and fog.type != 0))
 
 
-def _set_colours(gnode, mat):
+def _set_colours(gnode, mat, layout=None):
     """The colour inputs of a material's TEV group node: registers, konst
     colours, and the rasterised colours read from the material colour
-    registers (vertex colours are linked, not set)."""
-    tev_nodes.set_colour_inputs(gnode, mat.konst_colors, mat.tev_colors)
-    names = {s.name for s in gnode.inputs}
+    registers (vertex colours are linked, not set), in one foreach_set
+    (tev_nodes.set_inputs; layout: its input_layout)."""
+    values = tev_nodes.colour_values(mat.konst_colors, mat.tev_colors)
     for i, st in enumerate(mat.tev_stages):
         if st.channel not in _RAS_CHANNELS:
             continue
         k = int(st.channel[5])
         reg = [v / 255.0 for v in mat.mat_colors[k]]
-        if mat.channels[2 * k].material_source != "VTX" and f"RAS{i}" in names:
-            gnode.inputs[f"RAS{i}"].default_value = reg[:3]
-        if mat.channels[2 * k + 1].material_source != "VTX" and f"RAS{i} Alpha" in names:
-            gnode.inputs[f"RAS{i} Alpha"].default_value = reg[3]
+        if mat.channels[2 * k].material_source != "VTX":
+            values[f"RAS{i}"] = reg[:3]
+        if mat.channels[2 * k + 1].material_source != "VTX":
+            values[f"RAS{i} Alpha"] = reg[3]
+    tev_nodes.set_inputs(gnode, values, layout)
 
 
 def build_material(bpy, mat, name, textures, images, stem, approximated, groups=None):
@@ -402,12 +403,12 @@ def build_materials(model, stem, uv_channels=(0,)):
         layout = layout_key(mat)
         first = built.get(layout)
         if first is not None:  # (the same nodes: a copy, its colours set)
-            bm = first.copy()
+            bm = first[0].copy()
             bm.name = name
-            _set_colours(bm.node_tree.nodes[GROUP_NODE], mat)
+            _set_colours(bm.node_tree.nodes[GROUP_NODE], mat, first[1])
         else:
             bm = build_material(bpy, mat, name, textures, images, stem, approximated, groups)
-            built[layout] = bm
+            built[layout] = (bm, tev_nodes.input_layout(bm.node_tree.nodes[GROUP_NODE]))
         bm[MATERIAL_PROP] = i
         bm[MODEL_PROP] = stem
         out.append(bm)
