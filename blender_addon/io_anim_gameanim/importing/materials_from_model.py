@@ -234,28 +234,31 @@ def end_group(blend, src_alpha, tested, cull):
         compat.new_group_socket(tree, socket, "INPUT", kind)
     compat.new_group_socket(tree, "Shader", "OUTPUT", "NodeSocketShader")
     nodes, links = tree.nodes, tree.links
-    gin, gout = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
-    gin.location, gout.location = (-400, 0), (1000, 0)
-    srgb = nodes.new("ShaderNodeGroup")
+    where = {}  # node pointer -> (x, y), set in one foreach_set (each set runs an update)
+
+    def new(idname, xy):
+        node = nodes.new(idname)
+        where[node.as_pointer()] = xy
+        return node
+
+    gin, gout = new("NodeGroupInput", (-400, 0)), new("NodeGroupOutput", (1000, 0))
+    srgb = new("ShaderNodeGroup", (0, 0))
     srgb.node_tree = tev_nodes.ensure(tev_graph.srgb_plan())
     srgb.name = srgb.label = SRGB_NODE
     links.new(gin.outputs["Color"], srgb.inputs["Color"])
-    emit = nodes.new("ShaderNodeEmission")
-    emit.location = (200, 0)
+    emit = new("ShaderNodeEmission", (200, 0))
     links.new(srgb.outputs["Color"], emit.inputs["Color"])
     surface = emit.outputs[0]
 
-    def times_pass(x, where):
-        both = nodes.new("ShaderNodeMath")
+    def times_pass(x, xy):
+        both = new("ShaderNodeMath", xy)
         both.operation = "MULTIPLY"
-        both.location = where
         links.new(x, both.inputs[0])
         links.new(gin.outputs["Pass"], both.inputs[1])
         return both.outputs[0]
 
     def clear():
-        node = nodes.new("ShaderNodeBsdfTransparent")
-        node.location = (400, -250)
+        node = new("ShaderNodeBsdfTransparent", (400, -250))
         return node.outputs[0]
 
     if blend == "ADD":
@@ -263,15 +266,13 @@ def end_group(blend, src_alpha, tested, cull):
             links.new(times_pass(gin.outputs["Alpha"], (0, -250)), emit.inputs["Strength"])
         elif tested:
             links.new(gin.outputs["Pass"], emit.inputs["Strength"])
-        add = nodes.new("ShaderNodeAddShader")
-        add.location = (600, 0)
+        add = new("ShaderNodeAddShader", (600, 0))
         links.new(clear(), add.inputs[0])
         links.new(surface, add.inputs[1])
         surface = add.outputs[0]
     elif blend == "BLEND" or tested:
         fac = times_pass(gin.outputs["Alpha"], (0, -250)) if blend == "BLEND" else gin.outputs["Pass"]
-        mix = nodes.new("ShaderNodeMixShader")
-        mix.location = (600, 0)
+        mix = new("ShaderNodeMixShader", (600, 0))
         links.new(fac, mix.inputs[0])
         links.new(clear(), mix.inputs[1])
         links.new(surface, mix.inputs[2])
@@ -279,17 +280,16 @@ def end_group(blend, src_alpha, tested, cull):
     if cull == 3:
         surface = clear()
     elif cull in (1, 2):
-        geometry = nodes.new("ShaderNodeNewGeometry")
-        geometry.location = (600, 250)
-        mix = nodes.new("ShaderNodeMixShader")
+        geometry = new("ShaderNodeNewGeometry", (600, 250))
+        mix = new("ShaderNodeMixShader", (800, 0))
         mix.name = mix.label = CULL_NODE
-        mix.location = (800, 0)
         links.new(geometry.outputs["Backfacing"], mix.inputs[0])
         shown, hidden = (1, 2) if cull == 2 else (2, 1)
         links.new(surface, mix.inputs[shown])
         links.new(clear(), mix.inputs[hidden])
         surface = mix.outputs[0]
     links.new(surface, gout.inputs["Shader"])
+    nodes.foreach_set("location", [c for n in nodes for c in where.get(n.as_pointer(), (0, 0))])
     return tree
 
 
