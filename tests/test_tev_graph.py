@@ -354,3 +354,54 @@ def test_texgen_plan_is_the_mode_then_the_srt(mode, srt):
             want = (math.cos(a) * pu - math.sin(a) * pv + 0.5, math.sin(a) * pu + math.cos(a) * pv + 0.5)
         got = ti.run(plan, {"Vector": n})["Vector"]
         assert got[:2] == pytest.approx(want, abs=1e-5)
+
+
+# ---------------------------------------------------------------------------
+# Folded stages (issue 31, Speed): constant operands that fold a combiner
+# to a few nodes build them in the material's group, and wraps or clamps
+# that cannot change a value are left out
+
+
+def test_a_pass_through_stage_runs_no_combiner_or_output_group():
+    """The model's default stage, RAS + PREV clamped (C = 0 picks A
+    whole): RAS is a byte, so A needs no wrap; only the clamp (PREV is
+    11 bits) and the output's / 255 stay; the only group built is the
+    one that makes the inputs bytes.  PREV = 300 and -20 check the
+    clamp both ways."""
+    mat = one_stage(comb(a="RASC", d="CPREV"), comb(a="RASA", d="APREV"),
+                    regs=[(0,) * 4] * 3 + [(300, -20, 7, 100)])
+    plan = tg.plan(tg.config(mat))
+    assert sorted(sub.name for sub in plan.groups.values()) == ["gameanim TEV bytes"]
+    assert len(plan.nodes) <= 11
+    assert run(mat, None, [(10, 30, 200, 100)]) == (255, 10, 207, 200, 1)
+
+
+def _trivial_combiner(rng, inputs, compare_rate):
+    c = ti._combiner(rng, inputs, ti.COLOR_COMPARES if "CPREV" in inputs else ti.ALPHA_COMPARES, compare_rate)
+    c.c = rng.choice(("ZERO", "ONE") if "ONE" in inputs else ("ZERO", "ZERO", "KONST"))
+    if rng.random() < 0.5:
+        c.a = "ZERO"
+    return c
+
+
+@pytest.mark.parametrize("seed", range(30))
+def test_folded_stages_match_the_reference(seed):
+    """Stand-in materials whose weights C are mostly constants (0 or 255:
+    the stage adds or passes a value) and whose A is often zero, so that
+    most combiners fold into the material's group, against
+    tests/tev_reference.py; registers beyond 11 bits and unclamped stages
+    included."""
+    rng = ti.rng_for(3000 + seed)
+    mat = ti.random_material(rng, compare_rate=0.1)
+    for st in mat.tev_stages:
+        st.color = _trivial_combiner(rng, ti.COLOR_IN, 0.1)
+        st.alpha = _trivial_combiner(rng, ti.ALPHA_IN, 0.1)
+    plan = tg.plan(tg.config(mat))
+    for p in [plan, *plan.groups.values()]:
+        _check_form(p)
+    n = len(mat.tev_stages)
+    for _ in range(8):
+        tex = [tuple(rng.randrange(256) for _ in range(4)) for _ in range(n)]
+        ras = [tuple(rng.randrange(256) for _ in range(4)) for _ in range(n)]
+        got = ti.bytes_of(ti.run(plan, ti.group_values(mat, tex, ras)))
+        assert got == ref_pixel(mat, tex, ras), (seed, tex, ras)

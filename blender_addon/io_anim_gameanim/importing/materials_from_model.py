@@ -407,28 +407,31 @@ def end_group(blend, src_alpha, tested, cull):
         compat.new_group_socket(tree, socket, "INPUT", kind)
     compat.new_group_socket(tree, "Shader", "OUTPUT", "NodeSocketShader")
     nodes, links = tree.nodes, tree.links
-    gin, gout = nodes.new("NodeGroupInput"), nodes.new("NodeGroupOutput")
-    gin.location, gout.location = (-400, 0), (1000, 0)
-    srgb = nodes.new("ShaderNodeGroup")
+    where = {}  # node pointer -> (x, y), set in one foreach_set (each set runs an update)
+
+    def new(idname, xy):
+        node = nodes.new(idname)
+        where[node.as_pointer()] = xy
+        return node
+
+    gin, gout = new("NodeGroupInput", (-400, 0)), new("NodeGroupOutput", (1000, 0))
+    srgb = new("ShaderNodeGroup", (0, 0))
     srgb.node_tree = tev_nodes.ensure(tev_graph.srgb_plan())
     srgb.name = srgb.label = SRGB_NODE
     links.new(gin.outputs["Color"], srgb.inputs["Color"])
-    emit = nodes.new("ShaderNodeEmission")
-    emit.location = (200, 0)
+    emit = new("ShaderNodeEmission", (200, 0))
     links.new(srgb.outputs["Color"], emit.inputs["Color"])
     surface = emit.outputs[0]
 
-    def times_pass(x, where):
-        both = nodes.new("ShaderNodeMath")
+    def times_pass(x, xy):
+        both = new("ShaderNodeMath", xy)
         both.operation = "MULTIPLY"
-        both.location = where
         links.new(x, both.inputs[0])
         links.new(gin.outputs["Pass"], both.inputs[1])
         return both.outputs[0]
 
     def clear():
-        node = nodes.new("ShaderNodeBsdfTransparent")
-        node.location = (400, -250)
+        node = new("ShaderNodeBsdfTransparent", (400, -250))
         return node.outputs[0]
 
     if blend == "ADD":
@@ -436,15 +439,13 @@ def end_group(blend, src_alpha, tested, cull):
             links.new(times_pass(gin.outputs["Alpha"], (0, -250)), emit.inputs["Strength"])
         elif tested:
             links.new(gin.outputs["Pass"], emit.inputs["Strength"])
-        add = nodes.new("ShaderNodeAddShader")
-        add.location = (600, 0)
+        add = new("ShaderNodeAddShader", (600, 0))
         links.new(clear(), add.inputs[0])
         links.new(surface, add.inputs[1])
         surface = add.outputs[0]
     elif blend == "BLEND" or tested:
         fac = times_pass(gin.outputs["Alpha"], (0, -250)) if blend == "BLEND" else gin.outputs["Pass"]
-        mix = nodes.new("ShaderNodeMixShader")
-        mix.location = (600, 0)
+        mix = new("ShaderNodeMixShader", (600, 0))
         links.new(fac, mix.inputs[0])
         links.new(clear(), mix.inputs[1])
         links.new(surface, mix.inputs[2])
@@ -452,17 +453,16 @@ def end_group(blend, src_alpha, tested, cull):
     if cull == 3:
         surface = clear()
     elif cull in (1, 2):
-        geometry = nodes.new("ShaderNodeNewGeometry")
-        geometry.location = (600, 250)
-        mix = nodes.new("ShaderNodeMixShader")
+        geometry = new("ShaderNodeNewGeometry", (600, 250))
+        mix = new("ShaderNodeMixShader", (800, 0))
         mix.name = mix.label = CULL_NODE
-        mix.location = (800, 0)
         links.new(geometry.outputs["Backfacing"], mix.inputs[0])
         shown, hidden = (1, 2) if cull == 2 else (2, 1)
         links.new(surface, mix.inputs[shown])
         links.new(clear(), mix.inputs[hidden])
         surface = mix.outputs[0]
     links.new(surface, gout.inputs["Shader"])
+    nodes.foreach_set("location", [c for n in nodes for c in where.get(n.as_pointer(), (0, 0))])
     return tree
 
 
@@ -523,21 +523,22 @@ def _set_lit_colours(tree, mat):
                         [v / 255.0 for v in value[:3]] if not part else value[3] / 255.0
 
 
-def _set_colours(gnode, mat):
+def _set_colours(gnode, mat, layout=None):
     """The colour inputs of a material's TEV group node: registers, konst
     colours, and the rasterised colours read from the material colour
-    registers (vertex colours are linked, not set)."""
-    tev_nodes.set_colour_inputs(gnode, mat.konst_colors, mat.tev_colors)
-    names = {s.name for s in gnode.inputs}
+    registers (vertex colours are linked, not set), in one foreach_set
+    (tev_nodes.set_inputs; layout: its input_layout)."""
+    values = tev_nodes.colour_values(mat.konst_colors, mat.tev_colors)
     for i, st in enumerate(mat.tev_stages):
         if st.channel not in _RAS_CHANNELS:
             continue
         k = int(st.channel[5])
         reg = [v / 255.0 for v in mat.mat_colors[k]]
-        if mat.channels[2 * k].material_source != "VTX" and f"RAS{i}" in names:
-            gnode.inputs[f"RAS{i}"].default_value = reg[:3]
-        if mat.channels[2 * k + 1].material_source != "VTX" and f"RAS{i} Alpha" in names:
-            gnode.inputs[f"RAS{i} Alpha"].default_value = reg[3]
+        if mat.channels[2 * k].material_source != "VTX":
+            values[f"RAS{i}"] = reg[:3]
+        if mat.channels[2 * k + 1].material_source != "VTX":
+            values[f"RAS{i} Alpha"] = reg[3]
+    tev_nodes.set_inputs(gnode, values, layout)
 
 
 def build_material(bpy, mat, name, textures, images, stem, approximated, groups=None, lighting="NODES"):
@@ -619,13 +620,13 @@ def build_materials(model, stem, uv_channels=(0,), lighting="NODES", scene=None)
         layout = layout_key(mat, lighting=lighting)
         first = built.get(layout)
         if first is not None:  # (the same nodes: a copy, its colours set)
-            bm = first.copy()
+            bm = first[0].copy()
             bm.name = name
-            _set_colours(bm.node_tree.nodes[GROUP_NODE], mat)
+            _set_colours(bm.node_tree.nodes[GROUP_NODE], mat, first[1])
             _set_lit_colours(bm.node_tree, mat)
         else:
             bm = build_material(bpy, mat, name, textures, images, stem, approximated, groups, lighting)
-            built[layout] = bm
+            built[layout] = (bm, tev_nodes.input_layout(bm.node_tree.nodes[GROUP_NODE]))
         bm[MATERIAL_PROP] = i
         bm[MODEL_PROP] = stem
         out.append(bm)

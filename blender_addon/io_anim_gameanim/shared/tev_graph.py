@@ -34,16 +34,22 @@ each, built once for every material and model), with the stage's
 operands linked in or set as constants on the group node; bytes_plan
 rounds the inputs and output_plan wraps the last registers and runs the
 alpha test.  Swap tables and konst channel selects stay in the
-material's group.
+material's group.  A combiner or an output that its constants fold to
+a few nodes (a stage that adds or passes values: a constant weight C of
+0 or 255 picks A or B whole) is built in the material's group instead,
+and a wrap or clamp that cannot change its value (a byte wrapped to 8
+bits or clamped to 0..255: _Graph.ranges) is left out, so that a
+simple material builds few groups.
 
 The plan uses only nodes whose sockets have kept their order from
 Blender 3.4 to 5.x: Math, Vector Math, Separate XYZ and Combine XYZ,
-and group nodes (sockets by name).  Math sockets are named by index; a
-float linked into a vector input is replicated into x, y and z
-(Blender's implicit conversion), and no vector is ever linked into a
-float input.
+group nodes (sockets by name) and, in the sRGB group, Gamma.  Math
+sockets are named by index; a float linked into a vector input is
+replicated into x, y and z (Blender's implicit conversion), and no
+vector is ever linked into a float input.
 """
 import hashlib
+import math
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -51,6 +57,7 @@ MATH = "ShaderNodeMath"
 VMATH = "ShaderNodeVectorMath"
 SEPARATE = "ShaderNodeSeparateXYZ"
 COMBINE = "ShaderNodeCombineXYZ"
+GAMMA = "ShaderNodeGamma"  # (the sRGB group only: Color, Gamma; output Color)
 GROUP = "ShaderNodeGroup"
 GROUP_INPUT = "Group Input"    # node names of the group's own input and
 GROUP_OUTPUT = "Group Output"  # output nodes (sockets named, not indexed)
@@ -97,6 +104,7 @@ class Plan:
     nodes: list
     links: list
     groups: dict = field(default_factory=dict)  # name -> Plan of the groups its group nodes run
+    ranges: dict = field(default_factory=dict)  # output name -> (lo, hi) that it holds (_Graph.ranges)
 
 
 @dataclass(frozen=True)
@@ -162,8 +170,6 @@ def group_name(key):
 
 def _fold(op, a, b, c):
     """Blender's Math semantics for the operations the plan uses."""
-    import math
-
     if op == "ADD":
         return a + b
     if op == "SUBTRACT":
@@ -199,16 +205,34 @@ def _vec(x):
     return x if isinstance(x, tuple) else (float(x),) * 3
 
 
+_ANY = (-math.inf, math.inf)
+
+
 class _Graph:
-    def __init__(self):
+    """Nodes and links in the making.  ranges: what each node output can
+    hold, for the inputs the plan assumes (a colour input 0..1), so that
+    a wrap or a clamp that cannot change its value needs no node (every
+    value is an integer held exactly in float32, and float operations are
+    monotonic, so the bounds hold for the float results too)."""
+
+    def __init__(self, prefix="n"):
         self.nodes = []
         self.links = []
         self.inputs = {}  # name -> kind
         self.groups = {}
+        self.ranges = {}  # Ref -> (lo, hi)
         self._cache = {}
+        self._prefix = prefix
+
+    def bounds(self, x):
+        if isinstance(x, Ref):
+            return self.ranges.get(x, _ANY)
+        if isinstance(x, tuple):
+            return (min(x), max(x))
+        return (x, x)
 
     def _node(self, bl_idname, operation=None):
-        node = Node(f"n{len(self.nodes)}", bl_idname, operation)
+        node = Node(f"{self._prefix}{len(self.nodes)}", bl_idname, operation)
         self.nodes.append(node)
         return node
 
@@ -218,9 +242,11 @@ class _Graph:
         else:
             node.defaults[index] = value
 
-    def input(self, name, kind):
+    def input(self, name, kind, bounds=_ANY):
         self.inputs[name] = "VECTOR" if kind == "V" else "FLOAT"
-        return Ref(GROUP_INPUT, name, kind)
+        ref = Ref(GROUP_INPUT, name, kind)
+        self.ranges[ref] = bounds
+        return ref
 
     def group(self, sub, values):
         """A group node running sub-plan `sub` with {input name: value}
@@ -232,15 +258,20 @@ class _Graph:
         kinds = dict(sub.inputs)
         for name, value in values.items():
             self._feed(node, name, _vec(value) if kinds[name] == "VECTOR" and not isinstance(value, Ref) else value)
-        return {name: Ref(node.name, name, "V" if kind == "VECTOR" else "F") for name, kind in sub.outputs}
+        outs = {name: Ref(node.name, name, "V" if kind == "VECTOR" else "F") for name, kind in sub.outputs}
+        for name, ref in outs.items():
+            self.ranges[ref] = sub.ranges.get(name, _ANY)
+        return outs
 
     def finish(self, key, name, outputs):
         """The plan of this graph; outputs {name: (kind, value)}."""
+        ranges = {}
         for out, (kind, value) in outputs.items():
+            ranges[out] = self.bounds(value)
             ref = self.emit(kind, value)
             self.links.append(Link(ref.node, ref.socket, GROUP_OUTPUT, out))
         kinds = [(n, "VECTOR" if k == "V" else "FLOAT") for n, (k, _) in outputs.items()]
-        return Plan(key, name, list(self.inputs.items()), kinds, self.nodes, self.links, self.groups)
+        return Plan(key, name, list(self.inputs.items()), kinds, self.nodes, self.links, self.groups, ranges)
 
     def op(self, kind, operation, a, b=0.0, c=0.0):
         """A Math (kind 'F') or Vector Math ('V') node, folded when its
@@ -262,6 +293,10 @@ class _Graph:
         short = _simplify(operation, *args)
         if short is not None:
             return short
+        spans = [self.bounds(x) for x in args]
+        short = _within(operation, args, spans)
+        if short is not None:
+            return short
         memo = (kind, operation, args)
         if memo in self._cache:
             return self._cache[memo]
@@ -269,6 +304,7 @@ class _Graph:
         for i, x in enumerate(args[:_ARITY[operation]]):
             self._feed(node, i, x)
         ref = Ref(node.name, 0, "V" if kind == "V" else "F")
+        self.ranges[ref] = _span(operation, spans)
         self._cache[memo] = ref
         return ref
 
@@ -325,6 +361,52 @@ def _is(x, value):
     return not isinstance(x, Ref) and (x == value or x == (value,) * 3)
 
 
+def _within(op, args, spans):
+    """The input itself, where its range makes a wrap or a clamp a no-op
+    (a byte wrapped to 8 bits, a byte clamped to 0..255)."""
+    (a0, a1), (b0, b1), (c0, _c1) = spans
+    if op == "WRAP" and not isinstance(args[1], Ref) and not isinstance(args[2], Ref) and c0 <= a0 and a1 < b0:
+        return args[0]
+    if op == "MAXIMUM":
+        return args[0] if a0 >= b1 else args[1] if b0 >= a1 else None
+    if op == "MINIMUM":
+        return args[0] if a1 <= b0 else args[1] if b1 <= a0 else None
+    return None
+
+
+def _span(op, spans):
+    """The range of a node's output from its inputs' ranges (_ANY where
+    not worked out)."""
+    (a0, a1), (b0, b1), (c0, c1) = spans
+
+    def product(x0, x1, y0, y1):
+        ps = [x * y for x in (x0, x1) for y in (y0, y1)]
+        return _ANY if any(math.isnan(p) for p in ps) else (min(ps), max(ps))
+
+    if op == "ADD":
+        out = (a0 + b0, a1 + b1)
+    elif op == "SUBTRACT":
+        out = (a0 - b1, a1 - b0)
+    elif op == "MULTIPLY":
+        out = product(a0, a1, b0, b1)
+    elif op == "MULTIPLY_ADD":
+        p0, p1 = product(a0, a1, b0, b1)
+        out = (p0 + c0, p1 + c1)
+    elif op == "FLOOR":
+        out = (math.floor(a0) if math.isfinite(a0) else a0, math.floor(a1) if math.isfinite(a1) else a1)
+    elif op == "MINIMUM":
+        out = (min(a0, b0), min(a1, b1))
+    elif op == "MAXIMUM":
+        out = (max(a0, b0), max(a1, b1))
+    elif op == "WRAP" and b0 == b1 and c0 == c1 and b0 > c0:
+        out = (c0, b0)  # (b itself excluded: closed bounds are a superset)
+    elif op in ("GREATER_THAN", "LESS_THAN", "COMPARE"):
+        out = (0.0, 1.0)
+    else:
+        out = _ANY
+    return _ANY if any(math.isnan(x) for x in out) else out
+
+
 def _simplify(op, a, b, c):
     """x + 0, x - 0, x * 1, x * 0, 0 * y + c, x * 1 + 0: no node needed."""
     if op == "ADD" and _is(b, 0.0):
@@ -355,9 +437,14 @@ def _regular(g, kind, op, bias, scale, a, b, c, d):
     halved (floor) for DIVIDE_2."""
     s = 2.0 ** SCALE_SHIFT[scale]
     c1 = g.op(kind, "ADD", c, g.op(kind, "FLOOR", g.op(kind, "MULTIPLY", c, 1.0 / 128.0)))
-    lerp = g.op(kind, "MULTIPLY_ADD", a, 256.0, g.op(kind, "MULTIPLY", g.op(kind, "SUBTRACT", b, a), c1))
     r = 0.0 if scale == "DIVIDE_2" else (128.0 if op == "ADD" else 127.0)
-    lerp = g.op(kind, "FLOOR", g.op(kind, "MULTIPLY_ADD", lerp, s / 256.0, r / 256.0))
+    if not isinstance(c1, Ref) and c1 in (0.0, 256.0):
+        # a constant weight that picks A or B whole: floor((X * 256 * 2^s
+        # + r) / 256) is X * 2^s for an integer X and r < 256
+        lerp = g.op(kind, "MULTIPLY", b if c1 else a, s)
+    else:
+        lerp = g.op(kind, "MULTIPLY_ADD", a, 256.0, g.op(kind, "MULTIPLY", g.op(kind, "SUBTRACT", b, a), c1))
+        lerp = g.op(kind, "FLOOR", g.op(kind, "MULTIPLY_ADD", lerp, s / 256.0, r / 256.0))
     base = g.op(kind, "MULTIPLY_ADD", d, s, BIAS[bias] * s)
     v = g.op(kind, "ADD" if op == "ADD" else "SUBTRACT", base, lerp)
     if scale == "DIVIDE_2":
@@ -394,13 +481,25 @@ def combiner_plan(part, op, bias, scale, clamp):
     alpha compare on packed colour keys; output Out, clamped."""
     kind = "V" if part == "color" else "F"
     g = _Graph()
-    a, b, c, d = (g.input(n, kind) for n in "ABCD")
-    a8, b8, c8 = (_low8(g, kind, x) for x in (a, b, c))
+    values = {n: g.input(n, kind) for n in "ABCD"}
+    if _needs_colour_keys(part, op):
+        values.update({n: g.input(n, "V") for n in ("Colour A", "Colour B")})
+    v = _combine(g, part, op, bias, scale, clamp, values)
+    name = f"{PREFIX} {part} {op} {bias or ''} {scale or ''} {'clamp' if clamp else 's11'}"
+    return g.finish(("combiner", part, op, bias, scale, clamp), " ".join(name.split()), {"Out": (kind, v)})
+
+
+def _combine(g, part, op, bias, scale, clamp, values):
+    """A combiner's output in graph g from its operands {A, B, C, D and,
+    for an alpha compare on colour keys, Colour A and Colour B}."""
+    kind = "V" if part == "color" else "F"
+    d = values["D"]
+    a8, b8, c8 = (_low8(g, kind, values[x]) for x in "ABC")
     if _is_compare(op):
         mode, cmp = op.split("_")[1:]
         if mode in KEY_WEIGHTS:
             ka, kb = (a8, b8) if part == "color" else \
-                (_low8(g, "V", g.input("Colour A", "V")), _low8(g, "V", g.input("Colour B", "V")))
+                (_low8(g, "V", values["Colour A"]), _low8(g, "V", values["Colour B"]))
             cond = _condition(g, "F", cmp, g.dot(ka, KEY_WEIGHTS[mode]), g.dot(kb, KEY_WEIGHTS[mode]))
         else:  # RGB8 per channel, A8 on alpha
             cond = _condition(g, kind, cmp, a8, b8)
@@ -408,23 +507,33 @@ def combiner_plan(part, op, bias, scale, clamp):
     else:
         v = _regular(g, kind, op, bias, scale, a8, b8, c8, d)
     lo, hi = (0.0, 255.0) if clamp else (-1024.0, 1023.0)
-    v = g.op(kind, "MINIMUM", g.op(kind, "MAXIMUM", v, lo), hi)
-    name = f"{PREFIX} {part} {op} {bias or ''} {scale or ''} {'clamp' if clamp else 's11'}"
-    return g.finish(("combiner", part, op, bias, scale, clamp), " ".join(name.split()), {"Out": (kind, v)})
+    return g.op(kind, "MINIMUM", g.op(kind, "MAXIMUM", v, lo), hi)
+
+
+INLINE_NODES = 3  # a combiner or an output folded to this many nodes is built in the material's group
+
+
+def _inline_size(g, build, values):
+    """How many nodes build(graph, values) makes on a scratch copy of g's
+    ranges (nothing is added to g)."""
+    trial = _Graph(prefix="t")
+    trial.ranges = dict(g.ranges)
+    build(trial, values)
+    return len(trial.nodes)
 
 
 @lru_cache(maxsize=None)
-def bytes_plan(register=False):
-    """floor(x * 255 + 0.5) of a colour and an alpha in 0..1 units; for a
-    register (C0-C2, PREV) then its low 11 bits, signed, as a register
-    load keeps them."""
+def bytes_plan():
+    """floor(x * 255 + 0.5) of a colour and an alpha in 0..1 units, then
+    the low 11 bits, signed, as a register load (C0-C2, PREV) keeps
+    them.  One group for every input: the wrap leaves a colour's byte
+    (0..255, from a texture sample, a vertex colour, a konst or material
+    colour in 0..1) as it is, and _Sources knows its range."""
     g = _Graph()
     rgb = g.op("V", "FLOOR", g.op("V", "MULTIPLY_ADD", g.input("Color", "V"), 255.0, 0.5))
     a = g.op("F", "FLOOR", g.op("F", "MULTIPLY_ADD", g.input("Alpha", "F"), 255.0, 0.5))
-    if register:
-        rgb, a = g.op("V", "WRAP", rgb, 1024.0, -1024.0), g.op("F", "WRAP", a, 1024.0, -1024.0)
-    return g.finish(("bytes", register), f"{PREFIX} {'register' if register else 'bytes'}",
-                    {"Color": ("V", rgb), "Alpha": ("F", a)})
+    rgb, a = g.op("V", "WRAP", rgb, 1024.0, -1024.0), g.op("F", "WRAP", a, 1024.0, -1024.0)
+    return g.finish(("bytes", "s11"), f"{PREFIX} bytes", {"Color": ("V", rgb), "Alpha": ("F", a)})
 
 
 # ---------------------------------------------------------------------------
@@ -467,13 +576,17 @@ def _alpha_test(g, alpha, test):
 def output_plan(test):
     """The last registers & 255, as 0..1, and the alpha test's 0/1."""
     g = _Graph()
-    rgb = _low8(g, "V", g.input("Color", "V"))
-    a = _low8(g, "F", g.input("Alpha", "F"))
+    outs = _output(g, test, {"Color": g.input("Color", "V"), "Alpha": g.input("Alpha", "F")})
     name = "always" if test is None else " ".join(str(x) for x in test)
     return g.finish(("out", test), f"{PREFIX} out {name}", {
-        "Color": ("V", g.op("V", "MULTIPLY", rgb, 1.0 / 255.0)),
-        "Alpha": ("F", g.op("F", "MULTIPLY", a, 1.0 / 255.0)),
-        "Pass": ("F", _alpha_test(g, a, test))})
+        "Color": ("V", outs["Color"]), "Alpha": ("F", outs["Alpha"]), "Pass": ("F", outs["Pass"])})
+
+
+def _output(g, test, values):
+    rgb = _low8(g, "V", values["Color"])
+    a = _low8(g, "F", values["Alpha"])
+    return {"Color": g.op("V", "MULTIPLY", rgb, 1.0 / 255.0), "Alpha": g.op("F", "MULTIPLY", a, 1.0 / 255.0),
+            "Pass": _alpha_test(g, a, test)}
 
 
 # ---------------------------------------------------------------------------
@@ -492,7 +605,10 @@ class _Sources:
 
     def _part(self, name, part):
         if name not in self._bytes:
-            outs = self.g.group(bytes_plan(name in REGISTER_INPUTS.values()), {})
+            outs = self.g.group(bytes_plan(), {})
+            if name not in REGISTER_INPUTS.values():
+                for ref in outs.values():  # (a colour in 0..1: a byte)
+                    self.g.ranges[ref] = (0.0, 255.0)
             self._bytes[name] = (self.g.nodes[-1], outs, set())
         node, outs, linked = self._bytes[name]
         socket = "Color" if part == "rgb" else "Alpha"
@@ -557,14 +673,26 @@ def _stage(g, src, stage_index, st):
     kalp = _konst(src, g, ka, True) if ka is not None else 0.0
     cin = [_operand(src, s, stage_index, tex_swap, ras_swap, kcol) for s in col[:4]]
     ain = [_operand(src, s, stage_index, tex_swap, ras_swap, kalp) for s in alp[:4]]
-    cv = g.group(combiner_plan("color", *col[4:8]), dict(zip("ABCD", cin)))["Out"]
     avalues = dict(zip("ABCD", ain))
     if _needs_colour_keys("alpha", alp[4]):
         avalues.update({"Colour A": cin[0], "Colour B": cin[1]})
-    av = g.group(combiner_plan("alpha", *alp[4:8]), avalues)["Out"]
+    cv = _combiner_out(g, "color", col[4:8], dict(zip("ABCD", cin)))
+    av = _combiner_out(g, "alpha", alp[4:8], avalues)
     # both combiners read the registers as they were before the stage
     src.regs[col[8]]["rgb"] = cv
     src.regs[alp[8]]["a"] = av
+
+
+def _combiner_out(g, part, setting, values):
+    """A combiner's output: its nodes in the material's group when its
+    constant operands fold it to a few (a stage that adds or passes a
+    value through), else a node of its shared group."""
+    def build(graph, vals):
+        return _combine(graph, part, *setting, vals)
+
+    if _inline_size(g, build, values) <= INLINE_NODES:
+        return build(g, values)
+    return g.group(combiner_plan(part, *setting), values)["Out"]
 
 
 def _input_order(name):
@@ -585,8 +713,11 @@ def plan(key):
     for i, st in enumerate(stages):
         _stage(g, src, i, st)
     last_col, last_alp = (stages[-1][0][8], stages[-1][1][8]) if stages else ("PREV", "PREV")
-    outs = g.group(output_plan(test), {"Color": src.register(last_col, "rgb"),
-                                       "Alpha": src.register(last_alp, "a")})
+    values = {"Color": src.register(last_col, "rgb"), "Alpha": src.register(last_alp, "a")}
+    if _inline_size(g, lambda graph, vals: _output(graph, test, vals), values) <= INLINE_NODES:
+        outs = _output(g, test, values)  # (the last registers already bytes, the test always passing)
+    else:
+        outs = g.group(output_plan(test), values)
     g.inputs = dict(sorted(g.inputs.items(), key=lambda nk: _input_order(nk[0])))
     return g.finish(key, group_name(key), {"Color": ("V", outs["Color"]), "Alpha": ("F", outs["Alpha"]),
                                            "Pass": ("F", outs["Pass"])})
@@ -597,16 +728,19 @@ def srgb_plan():
     """The sRGB transfer function undone (IEC 61966-2-1), per channel of
     a Vector in 0..1: the TEV's bytes are display values, and an Emission
     shader takes scene-linear ones, so that the Standard view transform
-    shows the TEV's own bytes."""
+    shows the TEV's own bytes.  The curve runs on the three channels at
+    once (a Gamma node is x ** 2.4 per channel, as the Math node's POWER
+    for x >= 0); only the choice of the linear part is per channel."""
     g = _Graph()
-    chans = []
-    for c in g.split(g.input("Color", "V")):
-        low = g.op("F", "LESS_THAN", c, 0.04045)
-        curve = g.op("F", "POWER", g.op("F", "MULTIPLY_ADD", c, 1.0 / 1.055, 0.055 / 1.055), 2.4)
-        # low / 12.92 where low, else the curve: curve + low * (c / 12.92 - curve)
-        chans.append(g.op("F", "MULTIPLY_ADD", low, g.op("F", "SUBTRACT", g.op("F", "MULTIPLY", c, 1.0 / 12.92),
-                                                                  curve), curve))
-    return g.finish(("srgb",), f"{PREFIX} sRGB to linear", {"Color": ("V", g.join(*chans))})
+    c = g.input("Color", "V")
+    gamma = g._node(GAMMA)
+    g._feed(gamma, 0, g.op("V", "MULTIPLY_ADD", c, 1.0 / 1.055, 0.055 / 1.055))
+    g._feed(gamma, 1, 2.4)
+    curve = Ref(gamma.name, 0, "V")
+    low = g.join(*(g.op("F", "LESS_THAN", x, 0.04045) for x in g.split(c)))
+    # low / 12.92 where low, else the curve: curve + low * (c / 12.92 - curve)
+    linear = g.op("V", "MULTIPLY_ADD", low, g.op("V", "SUBTRACT", g.op("V", "MULTIPLY", c, 1.0 / 12.92), curve), curve)
+    return g.finish(("srgb",), f"{PREFIX} sRGB to linear", {"Color": ("V", linear)})
 
 
 # ---------------------------------------------------------------------------
