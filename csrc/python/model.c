@@ -395,6 +395,12 @@ static PyMethodDef Model_methods[] = {
      "floats each, row-major (translation in elements 3, 7, 11), at the rest pose (anim None) or posed by anim "
      "(BCK for J3D models, BCA for SM64DS, a Banjo-Kazooie animation for BK).  frame: one number, or a sequence "
      "or buffer of frames: then the result is frame-major, len(frames) * len(bones) * 16 floats."},
+    {"replace_mesh", (PyCFunction)(void (*)(void))Model_replace_mesh, METH_VARARGS | METH_KEYWORDS,
+     "replace_mesh(i, positions, triangles, normals=None, colors=None, uvs=None, joints=None, weights=None)\n\n"
+     "Replaces shape i (Model.meshes[i]) with a new mesh in the layouts of Model.meshes: positions and normals in "
+     "model space at the rest pose, triangles counter-clockwise from the front, colors and uvs lists per channel, "
+     "joints / weights at any fixed width.  An omitted array keeps the shape's own (same vertex count).  "
+     "Re-encodes VTX1 (append-only), SHP1, and EVP1/DRW1, JNT1, INF1 as needed (docs/model_writer.md)."},
     {"_replace_chunk", Model_replace_chunk, METH_VARARGS,
      "_replace_chunk(index, data)\n\nReplaces chunk index (of Model.chunks) with data, a whole chunk (tag, size, "
      "body; a multiple of 32 bytes), and decodes the model afresh.  The primitive under the edit methods."},

@@ -1,0 +1,457 @@
+/* ga_j3d_replace_mesh (j3d_mesh_write.h): a new mesh for one SHP1 shape.
+ *
+ * Spaces (j3d_writer.md fact 5): a vertex whose only influence is a joint
+ * with a rigid DRW1 entry is drawn through that entry and stored in the
+ * joint's space (the inverse of its world rest matrix); every other vertex
+ * is drawn through an envelope and stored so that the game's rest-pose
+ * skinning E = sum w_k W_k IB_k brings it back (E^-1 p: bind space when the
+ * inverse binds match the rest pose, E = identity).  Normals go the inverse
+ * way of the decoder's inverse transpose (E^T n, normalised).  Weights
+ * below 1e-4 are dropped and the rest renormalised; equal weight sets
+ * share one envelope.  The geometry decoder (j3d_geometry.c) is the exact
+ * inverse used by the tests. */
+#include "j3d_mesh_write.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define WEIGHT_EPS 1e-4f
+#define ENV_BIT 0x80000000u
+
+/* ga_model_meshes_each callback: keeps shape `want` and stops. */
+typedef struct take_mesh {
+    uint32_t want;
+    ga_mesh mesh;
+    int got;
+} take_mesh;
+
+static int take(void *ctx, uint32_t i, uint32_t count, ga_mesh *mesh)
+{
+    (void)count;
+    take_mesh *t = ctx;
+    if (i != t->want) return GA_OK;
+    t->mesh = *mesh;
+    memset(mesh, 0, sizeof *mesh);
+    t->got = 1;
+    return 1; /* stop */
+}
+
+/* 3x4 inverse (row-major) of m; 0 when singular. */
+static int inverse34(const double *m, double *out)
+{
+    double a = m[0], b = m[1], c = m[2], d = m[4], e = m[5], f = m[6], g = m[8], h = m[9], i = m[10];
+    double adj[9] = {e * i - f * h, c * h - b * i, b * f - c * e, f * g - d * i, a * i - c * g,
+                     c * d - a * f, d * h - e * g, b * g - a * h, a * e - b * d};
+    double det = a * adj[0] + b * adj[3] + c * adj[6];
+    if (det == 0.0 || !isfinite(det)) return 0;
+    for (int r = 0; r < 3; r++) {
+        double t = 0;
+        for (int k = 0; k < 3; k++) {
+            out[4 * r + k] = adj[3 * r + k] / det;
+            t += out[4 * r + k] * m[4 * k + 3];
+        }
+        out[4 * r + 3] = -t;
+    }
+    return 1;
+}
+
+/* The joint that owns shape i in INF1 (the nearest enclosing joint node), or -1. */
+static long owner_joint(const ga_model *m, uint32_t shape)
+{
+    long ci = ga_j3d_find_chunk(m, "INF1");
+    if (ci < 0) return -1;
+    const ga_model_chunk *c = &m->chunks[ci];
+    size_t at = c->offset + ga_get_u32be(m->data + c->offset + 0x14), end = c->offset + c->size;
+    long last[64];
+    int depth = 0;
+    for (int k = 0; k < 64; k++) last[k] = -1;
+    for (; at + 4 <= end; at += 4) {
+        uint16_t type = ga_get_u16be(m->data + at), value = ga_get_u16be(m->data + at + 2);
+        if (type == 0) break;
+        if (type == 1 && depth < 63) last[++depth] = -1;
+        else if (type == 2 && depth > 0) depth--;
+        else if (type == 0x10) last[depth] = value;
+        else if (type == 0x11) continue;
+        else if (type == 0x12 && value == shape)
+            for (int d = depth; d >= 0; d--)
+                if (last[d] >= 0) return last[d];
+    }
+    return -1;
+}
+
+typedef struct job {
+    ga_model *m;
+    const ga_mesh_input *in;
+    ga_mesh old;
+    float *world;
+    ga_envelopes env;
+    ga_vtx1_edit vtx;
+    uint32_t *vdraw;      /* per vertex: rigid old DRW1 entry, or ENV_BIT | envelope */
+    double *val;          /* scratch values */
+    uint32_t *idx[GA_VTX_KEYS];
+    ga_dl_vertex *verts;
+    uint32_t *tris;
+    double *stored;       /* stored positions (for the box) */
+    ga_buf chunks[6];
+    uint32_t chunk_index[6];
+    uint32_t nchunks;
+} job;
+
+static int arg(ga_error *err, const ga_model *m, const char *field, const char *msg, uint32_t v)
+{
+    return ga_fail(err, GA_ERR_ARG, m->format, field, -1, msg, v);
+}
+
+/* Each vertex's draw: from the given weights, or the shape's own. */
+static int vertex_draws(job *j, ga_error *err)
+{
+    const ga_mesh_input *in = j->in;
+    const ga_model *m = j->m;
+    uint32_t nv = in->nverts, K = in->influences;
+    if (!in->joints) {
+        for (uint32_t v = 0; v < nv; v++) {
+            uint32_t d = j->old.draw_index[v];
+            j->vdraw[v] = m->draw_is_envelope[d] ? ENV_BIT | m->draw_index[d] : d;
+        }
+        return GA_OK;
+    }
+    uint16_t js[256], pj[256];
+    float ws[256], pw[256];
+    uint32_t pn = UINT32_MAX, pdraw = 0;
+    for (uint32_t v = 0; v < nv; v++) {
+        uint32_t n = 0;
+        double sum = 0;
+        for (uint32_t k = 0; k < K; k++) {
+            uint32_t jt = in->joints[(size_t)v * K + k];
+            float w = in->weights[(size_t)v * K + k];
+            if (!(w >= 0.0f) || !isfinite(w)) return arg(err, m, "weights", "vertex %u has a negative or non-finite weight", v);
+            if (w < WEIGHT_EPS) continue;
+            if (jt >= m->nbones) return arg(err, m, "joints", "vertex %u names a joint past the skeleton", v);
+            uint32_t q = 0;
+            while (q < n && js[q] != jt) q++;
+            if (q == n) {
+                if (n == 255) return arg(err, m, "joints", "vertex %u has more than 255 influences", v);
+                uint32_t at = n++;
+                while (at > 0 && js[at - 1] > jt) { /* sorted by joint */
+                    js[at] = js[at - 1];
+                    ws[at] = ws[at - 1];
+                    at--;
+                }
+                js[at] = (uint16_t)jt;
+                ws[at] = w;
+            } else {
+                ws[q] += w;
+            }
+            sum += w;
+        }
+        if (n == 0) return arg(err, m, "weights", "vertex %u has no weight", v);
+        for (uint32_t q = 0; q < n; q++) ws[q] = (float)(ws[q] / sum);
+        if (n == pn && !memcmp(js, pj, n * sizeof *js) && !memcmp(ws, pw, n * sizeof *ws)) {
+            j->vdraw[v] = pdraw;
+            continue;
+        }
+        uint32_t d;
+        if (n == 1 && j->env.joint_draw[js[0]] != UINT32_MAX) {
+            d = j->env.joint_draw[js[0]];
+        } else {
+            long e = ga_envelopes_find(&j->env, js, ws, n);
+            if (e < 0) return ga_nomem(err, m->format);
+            if (e >= 0xFFFF) return ga_fail(err, GA_ERR_ENCODE, m->format, "EVP1", -1, "more than 65535 envelopes");
+            d = ENV_BIT | (uint32_t)e;
+        }
+        j->vdraw[v] = pdraw = d;
+        pn = n;
+        memcpy(pj, js, n * sizeof *js);
+        memcpy(pw, ws, n * sizeof *ws);
+    }
+    return GA_OK;
+}
+
+/* The rest matrix of envelope k (sum w W IB), 3x4. */
+static void envelope_matrix(const job *j, uint32_t k, double *out)
+{
+    memset(out, 0, 12 * sizeof *out);
+    for (uint32_t q = j->env.first[k]; q < j->env.first[k + 1]; q++) {
+        uint32_t jt = j->env.joints[q];
+        double w = j->env.weights[q];
+        const float *W = j->world + 16 * (size_t)jt;
+        const float *ib = j->env.binds[jt];
+        for (int r = 0; r < 3; r++)
+            for (int c = 0; c < 4; c++) {
+                double s = c == 3 ? W[4 * r + 3] : 0.0;
+                for (int t = 0; t < 3; t++) s += (double)W[4 * r + t] * ib[4 * t + c];
+                out[4 * r + c] += w * s;
+            }
+    }
+}
+
+static int run(job *j, uint32_t shape, ga_error *err)
+{
+    ga_model *m = j->m;
+    const ga_mesh_input *in = j->in;
+    const ga_mesh *old = &j->old;
+    uint32_t nv = in->nverts;
+    int rc;
+    /* arguments against the shape */
+    int need_old = !in->normals || !in->has_colors || !in->has_uvs || !in->joints;
+    if (need_old && nv != old->nverts)
+        return arg(err, m, "positions", "an omitted array keeps the shape's own: %u vertices needed", old->nverts);
+    if (in->normals && !old->normals) return arg(err, m, "normals", "shape %u has no normals (NRM)", shape);
+    if (in->has_colors && in->ncolors != old->ncolors)
+        return arg(err, m, "colors", "the shape has %u colour channels", old->ncolors);
+    if (in->has_uvs && in->nuvs != old->nuvs) return arg(err, m, "uvs", "the shape has %u UV channels", old->nuvs);
+    for (size_t t = 0; t < 3 * (size_t)in->ntris; t++)
+        if (in->triangles[t] >= nv) return arg(err, m, "triangles", "a corner names vertex %u, past the vertices", in->triangles[t]);
+    for (size_t k = 0; k < 3 * (size_t)nv; k++)
+        if (!isfinite(in->positions[k])) return arg(err, m, "positions", "a non-finite position (vertex %u)", (uint32_t)(k / 3));
+
+    double zero = 0.0;
+    if (!(j->world = malloc(((size_t)m->nbones + 1) * 16 * sizeof *j->world))) return ga_nomem(err, m->format);
+    if ((rc = ga_model_world_matrices(m, NULL, NULL, &zero, 1, j->world, err))) return rc;
+    if ((rc = ga_envelopes_load(m, &j->env, err))) return rc;
+    if ((rc = vertex_draws(j, err))) return rc;
+
+    /* DRW1: an envelope without an entry, or new envelopes: rewrite it */
+    uint32_t old_ndraw = m->n_draw;
+    uint32_t *env_draw = calloc((size_t)j->env.n + 1, sizeof *env_draw), *remap = NULL;
+    if (!env_draw) return ga_nomem(err, m->format);
+    for (uint32_t k = 0; k < j->env.n; k++) env_draw[k] = UINT32_MAX;
+    for (uint32_t d = 0; d < old_ndraw; d++)
+        if (m->draw_is_envelope[d] && env_draw[m->draw_index[d]] == UINT32_MAX) env_draw[m->draw_index[d]] = d;
+    int rewrite = j->env.n > j->env.old_n;
+    for (uint32_t v = 0; v < nv && !rewrite; v++)
+        if (j->vdraw[v] & ENV_BIT) rewrite = env_draw[j->vdraw[v] & ~ENV_BIT] == UINT32_MAX;
+    if (rewrite) {
+        uint32_t nj = 0;
+        for (uint32_t d = 0; d < old_ndraw; d++) nj += !m->draw_is_envelope[d];
+        if (nj + 2 * (size_t)j->env.n > 0xFFFF) rc = ga_fail(err, GA_ERR_ENCODE, m->format, "DRW1", -1, "more than 65535 entries");
+        remap = malloc(((size_t)old_ndraw + 1) * sizeof *remap);
+        if (!rc && (!remap || ga_envelopes_finish(&j->env, j->world, remap) < 0)) rc = ga_nomem(err, m->format);
+        if (!rc) {
+            for (uint32_t v = 0; v < nv; v++)
+                j->vdraw[v] = j->vdraw[v] & ENV_BIT ? nj + (j->vdraw[v] & ~ENV_BIT) : remap[j->vdraw[v]];
+        }
+    } else {
+        for (uint32_t v = 0; v < nv; v++)
+            if (j->vdraw[v] & ENV_BIT) j->vdraw[v] = env_draw[j->vdraw[v] & ~ENV_BIT];
+    }
+    free(env_draw);
+    if (rc) {
+        free(remap);
+        return rc;
+    }
+    /* each draw matrix's rest matrix, its inverse (positions) and 3x3 (normals) */
+    uint32_t ndraw = j->env.ndraw;
+    double *inv = malloc(((size_t)ndraw + 1) * 24 * sizeof *inv);
+    uint8_t *done = calloc((size_t)ndraw + 1, 1);
+    if (!inv || !done) rc = ga_nomem(err, m->format);
+    for (uint32_t v = 0; v < nv && !rc; v++) {
+        uint32_t d = j->vdraw[v];
+        if (done[d]) continue;
+        double *M = inv + 24 * (size_t)d + 12, *I = inv + 24 * (size_t)d;
+        if (j->env.draw_kind[d]) envelope_matrix(j, j->env.draw_index[d], M);
+        else
+            for (int k = 0; k < 12; k++) M[k] = j->world[16 * (size_t)j->env.draw_index[d] + k];
+        if (!inverse34(M, I)) rc = arg(err, m, "joints", "the rest matrix of vertex %u's skinning is singular", v);
+        done[d] = 1;
+    }
+    free(done);
+    if ((rc = rc ? rc : ga_vtx1_load(m, &j->vtx, err))) {
+        free(inv);
+        free(remap);
+        return rc;
+    }
+    /* POS */
+    for (uint32_t v = 0; v < nv; v++) {
+        const double *I = inv + 24 * (size_t)j->vdraw[v];
+        const float *p = in->positions + 3 * (size_t)v;
+        for (int r = 0; r < 3; r++)
+            j->stored[3 * v + r] = I[4 * r] * p[0] + I[4 * r + 1] * p[1] + I[4 * r + 2] * p[2] + I[4 * r + 3];
+    }
+    rc = ga_vtx1_add(&j->vtx, 0, j->stored, nv, j->idx[0], err);
+    /* NRM */
+    if (!rc && old->normals) {
+        const float *n = in->normals ? in->normals : old->normals;
+        for (uint32_t v = 0; v < nv; v++) {
+            const double *M = inv + 24 * (size_t)j->vdraw[v] + 12;
+            double o[3], len = 0;
+            for (int r = 0; r < 3; r++) {
+                o[r] = M[r] * n[3 * v] + M[4 + r] * n[3 * v + 1] + M[8 + r] * n[3 * v + 2];
+                len += o[r] * o[r];
+            }
+            len = len > 0 ? sqrt(len) : 1.0;
+            for (int r = 0; r < 3; r++) j->val[3 * v + r] = o[r] / len;
+        }
+        rc = ga_vtx1_add(&j->vtx, 1, j->val, nv, j->idx[1], err);
+    }
+    for (uint32_t c = 0; c < old->ncolors && !rc; c++) {
+        const float *src = in->has_colors ? in->colors[c] : old->colors[c];
+        for (size_t k = 0; k < 4 * (size_t)nv; k++) j->val[k] = src[k];
+        rc = ga_vtx1_add(&j->vtx, 2 + old->color_channel[c], j->val, nv, j->idx[2 + old->color_channel[c]], err);
+    }
+    for (uint32_t t = 0; t < old->nuvs && !rc; t++) {
+        const float *src = in->has_uvs ? in->uvs[t] : old->uvs[t];
+        for (size_t k = 0; k < 2 * (size_t)nv; k++) j->val[k] = src[k];
+        rc = ga_vtx1_add(&j->vtx, 4 + old->uv_channel[t], j->val, nv, j->idx[4 + old->uv_channel[t]], err);
+    }
+    free(inv);
+    if (rc) {
+        free(remap);
+        return rc;
+    }
+    /* the shape */
+    ga_shape_input s;
+    memset(&s, 0, sizeof s);
+    s.attrs = 1u | (old->normals ? 2u : 0u);
+    for (uint32_t c = 0; c < old->ncolors; c++) s.attrs |= 1u << (2 + old->color_channel[c]);
+    for (uint32_t t = 0; t < old->nuvs; t++) s.attrs |= 1u << (4 + old->uv_channel[t]);
+    for (int k = 0; k < GA_VTX_KEYS; k++) s.index16[k] = j->vtx.a[k].count > 255;
+    uint32_t first_draw = nv ? j->vdraw[0] : 0, multi = 0;
+    for (uint32_t v = 0; v < nv; v++) {
+        j->verts[v].draw = j->vdraw[v];
+        multi |= j->vdraw[v] != first_draw;
+        for (int k = 0; k < GA_VTX_KEYS; k++) j->verts[v].idx[k] = s.attrs >> k & 1 ? j->idx[k][v] : 0;
+    }
+    s.matrix_type = multi || old->matrix_type == 3 ? 3 : old->matrix_type;
+    uint32_t nt = 0;
+    for (uint32_t t = 0; t < in->ntris; t++) {
+        uint32_t a = in->triangles[3 * t], b = in->triangles[3 * t + 1], c = in->triangles[3 * t + 2];
+        if (a == b || b == c || a == c) continue;
+        j->tris[3 * nt] = a, j->tris[3 * nt + 1] = c, j->tris[3 * nt + 2] = b; /* GX fronts are clockwise */
+        nt++;
+    }
+    s.nverts = nv, s.ntris = nt, s.verts = j->verts, s.tris = j->tris;
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, r2 = 0;
+    for (uint32_t v = 0; v < nv; v++) {
+        double q = 0;
+        for (int k = 0; k < 3; k++) {
+            double x = j->stored[3 * v + k];
+            if (v == 0 || x < lo[k]) lo[k] = x;
+            if (v == 0 || x > hi[k]) hi[k] = x;
+            q += x * x;
+        }
+        if (q > r2) r2 = q;
+    }
+    s.radius = (float)sqrt(r2);
+    for (int k = 0; k < 3; k++) s.min[k] = (float)lo[k], s.max[k] = (float)hi[k];
+
+    /* the chunks, in file order */
+    uint32_t packets = 0;
+    long vtx1 = j->vtx.chunk, shp1 = ga_j3d_find_chunk(m, "SHP1"), evp1 = ga_j3d_find_chunk(m, "EVP1"),
+         drw1 = ga_j3d_find_chunk(m, "DRW1"), inf1 = ga_j3d_find_chunk(m, "INF1"), jnt1 = ga_j3d_find_chunk(m, "JNT1");
+    if (rewrite && (evp1 < 0 || drw1 < 0)) rc = arg(err, m, "joints", "the model has no EVP1/DRW1 chunks for envelopes (%u)", 0);
+    ga_buf shp, vtxb, evp, drw, inf, jnt;
+    ga_buf_init(&shp), ga_buf_init(&vtxb), ga_buf_init(&evp), ga_buf_init(&drw), ga_buf_init(&inf), ga_buf_init(&jnt);
+    if (!rc) rc = ga_shp1_encode(m, shape, &s, remap, old_ndraw, &shp, &packets, err);
+    free(remap);
+    if (!rc && ga_vtx1_encode(&j->vtx, &vtxb) != GA_OK) rc = ga_nomem(err, m->format);
+    if (!rc && rewrite && (ga_evp1_encode(&j->env, &evp) != GA_OK || ga_drw1_encode(&j->env, &drw) != GA_OK))
+        rc = ga_nomem(err, m->format);
+    /* INF1's packet and vertex counts */
+    if (!rc && inf1 >= 0) {
+        const ga_model_chunk *c = &m->chunks[inf1];
+        ga_buf_put(&inf, m->data + c->offset, c->size);
+        if (!inf.failed && c->size >= 0x14) {
+            ga_buf_set_u32be(&inf, 0x0C, packets);
+            ga_buf_set_u32be(&inf, 0x10, j->vtx.a[0].count);
+        }
+    }
+    /* JNT1: the owning joint's box grown to hold the new geometry, in its frame */
+    long owner = owner_joint(m, shape);
+    if (!rc && jnt1 >= 0 && owner >= 0 && (uint32_t)owner < m->nbones && nv) {
+        const ga_model_chunk *c = &m->chunks[jnt1];
+        size_t rec = ga_get_u32be(m->data + c->offset + 0x0C) + 0x40 * (size_t)m->bones[owner].data_index;
+        if (rec + 0x40 <= c->size) {
+            double W[12], I[12];
+            for (int k = 0; k < 12; k++) W[k] = j->world[16 * (size_t)owner + k];
+            if (inverse34(W, I)) {
+                const uint8_t *r0 = m->data + c->offset + rec;
+                float rad = ga_get_f32be(r0 + 0x24), box[6];
+                for (int k = 0; k < 6; k++) box[k] = ga_get_f32be(r0 + 0x28 + 4 * k);
+                float nrad = rad, nbox[6];
+                memcpy(nbox, box, sizeof box);
+                for (uint32_t v = 0; v < nv; v++) {
+                    const float *p = in->positions + 3 * (size_t)v;
+                    double q = 0;
+                    for (int r = 0; r < 3; r++) {
+                        float x = (float)(I[4 * r] * p[0] + I[4 * r + 1] * p[1] + I[4 * r + 2] * p[2] + I[4 * r + 3]);
+                        if (x < nbox[r]) nbox[r] = x;
+                        if (x > nbox[3 + r]) nbox[3 + r] = x;
+                        q += (double)x * x;
+                    }
+                    if ((float)sqrt(q) > nrad) nrad = (float)sqrt(q);
+                }
+                if (nrad != rad || memcmp(nbox, box, sizeof box)) {
+                    ga_buf_put(&jnt, m->data + c->offset, c->size);
+                    uint32_t u;
+                    memcpy(&u, &nrad, 4);
+                    if (!jnt.failed) ga_buf_set_u32be(&jnt, rec + 0x24, u);
+                    for (int k = 0; k < 6 && !jnt.failed; k++) {
+                        memcpy(&u, &nbox[k], 4);
+                        ga_buf_set_u32be(&jnt, rec + 0x28 + 4 * (size_t)k, u);
+                    }
+                }
+            }
+        }
+    }
+    if (!rc && (inf.failed || jnt.failed)) rc = ga_nomem(err, m->format);
+    if (!rc) {
+        /* ascending chunk order */
+        struct { long at; ga_buf *b; } list[6] = {{inf1, &inf}, {vtx1, &vtxb}, {evp1, &evp}, {drw1, &drw}, {jnt1, &jnt}, {shp1, &shp}};
+        uint32_t n = 0, index[6];
+        ga_buf bufs[6];
+        for (uint32_t pass = 0; pass < m->nchunks; pass++)
+            for (int k = 0; k < 6; k++)
+                if (list[k].at == (long)pass && list[k].b->len) {
+                    index[n] = pass;
+                    bufs[n++] = *list[k].b;
+                }
+        rc = ga_j3d_splice_chunks(m, n, index, bufs, err);
+    }
+    ga_buf_free(&shp), ga_buf_free(&vtxb), ga_buf_free(&evp), ga_buf_free(&drw), ga_buf_free(&inf), ga_buf_free(&jnt);
+    return rc;
+}
+
+int ga_j3d_replace_mesh(ga_model *m, uint32_t shape, const ga_mesh_input *in, ga_error *err)
+{
+    const char *fmt = m->format ? m->format : "bmd";
+    if (m->family != GA_RIG_J3D) return ga_fail(err, GA_ERR_ARG, fmt, "model", -1, "not a J3D model");
+    if (!in->positions || !in->triangles) return ga_fail(err, GA_ERR_ARG, fmt, "positions", -1, "positions and triangles are required");
+    if (!in->joints != !in->weights) return ga_fail(err, GA_ERR_ARG, fmt, "joints", -1, "joints and weights go together");
+    if (in->joints && in->influences == 0) return ga_fail(err, GA_ERR_ARG, fmt, "joints", -1, "no influences");
+    job j;
+    memset(&j, 0, sizeof j);
+    j.m = m;
+    j.in = in;
+    take_mesh t = {shape, {0}, 0};
+    int rc = ga_model_meshes_each(m, take, &t, err);
+    if (rc == 1) rc = GA_OK;
+    if (rc) return rc;
+    if (!t.got) return ga_fail(err, GA_ERR_ARG, fmt, "shape", -1, "the model has no shape %u", shape);
+    j.old = t.mesh;
+    size_t n1 = (size_t)in->nverts + 1;
+    j.vdraw = malloc(n1 * sizeof *j.vdraw);
+    j.val = malloc(n1 * 4 * sizeof *j.val);
+    j.stored = malloc(n1 * 3 * sizeof *j.stored);
+    j.verts = malloc(n1 * sizeof *j.verts);
+    j.tris = malloc(((size_t)in->ntris * 3 + 1) * sizeof *j.tris);
+    int bad = !j.vdraw || !j.val || !j.stored || !j.verts || !j.tris;
+    for (int k = 0; k < GA_VTX_KEYS; k++) bad |= !(j.idx[k] = malloc(n1 * sizeof *j.idx[k]));
+    rc = bad ? ga_nomem(err, fmt) : run(&j, shape, err);
+    ga_mesh *om = malloc(sizeof *om);
+    if (om) {
+        *om = j.old;
+        ga_meshes_free(om, 1);
+    }
+    free(j.world);
+    ga_envelopes_free(&j.env);
+    ga_vtx1_free(&j.vtx);
+    free(j.vdraw);
+    free(j.val);
+    free(j.stored);
+    free(j.verts);
+    free(j.tris);
+    for (int k = 0; k < GA_VTX_KEYS; k++) free(j.idx[k]);
+    return rc;
+}
