@@ -241,8 +241,9 @@ int ga_shp1_encode(const ga_model *m, uint32_t shape, const ga_shape_input *s, c
     memcpy(desc + dn, "\0\0\0\xFF\0\0\0\0", 8);
     dn += 8;
 
-    ga_buf dl;
+    ga_buf dl, dls;
     ga_buf_init(&dl);
+    ga_buf_init(&dls);
     packet_out *pk = NULL;
     uint32_t npk = 0;
     if (make_packets(s, &dl, &pk, &npk) < 0 || npk > 0xFFFF) {
@@ -251,6 +252,11 @@ int ga_shp1_encode(const ga_model *m, uint32_t shape, const ga_shape_input *s, c
         return ga_nomem(err, m->format);
     }
 
+    if (ga_buf_reserve(b, o.size + dl.len + 64 * (size_t)npk + 256) != GA_OK || ga_buf_reserve(&dls, o.size + dl.len) != GA_OK) {
+        ga_buf_free(&dl);
+        free(pk);
+        return ga_nomem(err, m->format);
+    }
     size_t start = ga_j3d_chunk_begin(b, "SHP1");
     ga_buf_u16be(b, (uint16_t)o.count);
     ga_buf_u16be(b, 0xFFFF);
@@ -290,8 +296,8 @@ int ga_shp1_encode(const ga_model *m, uint32_t shape, const ga_shape_input *s, c
     ga_j3d_pad(b, start, 4);
 
     /* matrix tables, display lists, matrix data, packet locations: per shape */
-    ga_buf mt, dls, md, pl;
-    ga_buf_init(&mt), ga_buf_init(&dls), ga_buf_init(&md), ga_buf_init(&pl);
+    ga_buf mt, md, pl;
+    ga_buf_init(&mt), ga_buf_init(&md), ga_buf_init(&pl);
     uint32_t npackets = 0, mt_n = 0;
     for (uint32_t i = 0; i < o.count && !rc; i++) {
         size_t rec = recs + 0x28 * (size_t)i;

@@ -191,9 +191,15 @@ static int encode(const ga_vtx_array *a, int key, const double *val, uint8_t *ou
 
 static uint32_t hash_bytes(const uint8_t *p, size_t n)
 {
-    uint64_t h = 0xCBF29CE484222325u;
-    for (size_t k = 0; k < n; k++) h = (h ^ p[k]) * 0x100000001B3u;
-    return (uint32_t)(h ^ (h >> 31));
+    uint64_t h = 0x9E3779B97F4A7C15u;
+    size_t k = 0;
+    for (; k + 4 <= n; k += 4) {
+        uint32_t w;
+        memcpy(&w, p + k, 4);
+        h = (h ^ w) * 0xBF58476D1CE4E5B9u;
+    }
+    for (; k < n; k++) h = (h ^ p[k]) * 0x94D049BB133111EBu;
+    return (uint32_t)(h ^ (h >> 29) ^ (h >> 43));
 }
 
 /* (Re)builds the dedup table over entries 0..count-1 (first wins). */
@@ -276,6 +282,7 @@ int ga_vtx1_add(ga_vtx1_edit *v, int key, const double *values, uint32_t n, uint
         if (!ok) type = T_F32, shift = 0;
         if (reformat(a, key, type, shift, cnt) < 0) return ga_nomem(err, fmt);
     }
+    if (n == 0) return GA_OK;
     if (!a->table && build_table(a, (size_t)a->count + n) < 0) return ga_nomem(err, fmt);
     uint8_t buf[64];
     for (uint32_t i = 0; i < n; i++) {
@@ -313,6 +320,9 @@ int ga_vtx1_encode(const ga_vtx1_edit *v, ga_buf *b)
 {
     const ga_model_chunk *c = &v->m->chunks[v->chunk];
     const uint8_t *d = v->m->data + c->offset;
+    size_t room = c->size + 32 * 13;
+    for (int k = 0; k < GA_VTX_KEYS; k++) room += (size_t)v->a[k].count * v->a[k].stride;
+    if (ga_buf_reserve(b, room) != GA_OK) return GA_ERR_NOMEM;
     size_t start = ga_j3d_chunk_begin(b, "VTX1");
     ga_buf_u32be(b, 0x40);
     size_t offs = b->len;

@@ -19,24 +19,6 @@
 #define WEIGHT_EPS 1e-4f
 #define ENV_BIT 0x80000000u
 
-/* ga_model_meshes_each callback: keeps shape `want` and stops. */
-typedef struct take_mesh {
-    uint32_t want;
-    ga_mesh mesh;
-    int got;
-} take_mesh;
-
-static int take(void *ctx, uint32_t i, uint32_t count, ga_mesh *mesh)
-{
-    (void)count;
-    take_mesh *t = ctx;
-    if (i != t->want) return GA_OK;
-    t->mesh = *mesh;
-    memset(mesh, 0, sizeof *mesh);
-    t->got = 1;
-    return 1; /* stop */
-}
-
 /* 3x4 inverse (row-major) of m; 0 when singular. */
 static int inverse34(const double *m, double *out)
 {
@@ -54,6 +36,44 @@ static int inverse34(const double *m, double *out)
         out[4 * r + 3] = -t;
     }
     return 1;
+}
+
+/* Per draw matrix: the inverse (12), the matrix (12), its normal matrix (9). */
+#define DRAW_DOUBLES 33
+
+/* What the decoder reads from a float32 value s through the draw matrix:
+ * a position (M s + t, M: 12 doubles) or a normal (normalised N s, N: 9). */
+static int reproduces(const double *M, const float *s, const float *want, int normal)
+{
+    double o[3], len = 0;
+    for (int r = 0; r < 3; r++) {
+        o[r] = normal ? M[3 * r] * s[0] + M[3 * r + 1] * s[1] + M[3 * r + 2] * s[2]
+                      : M[4 * r] * s[0] + M[4 * r + 1] * s[1] + M[4 * r + 2] * s[2] + M[4 * r + 3];
+        len += o[r] * o[r];
+    }
+    len = sqrt(len);
+    for (int r = 0; r < 3; r++)
+        if ((float)(normal ? (len > 0 ? o[r] / len : 0.0) : o[r]) != want[r]) return 0;
+    return 1;
+}
+
+/* F32 arrays: the float32 value (within one ulp per component of the
+ * computed one) that the decoder turns back into exactly `want`, so that
+ * an unchanged vertex finds its stored entry (the inverse matrix loses
+ * the last bit otherwise).  val keeps the computed value when none does. */
+static void snap(const double *M, const float *want, double *val, int normal)
+{
+    float s[3] = {(float)val[0], (float)val[1], (float)val[2]}, t[3];
+    if (reproduces(M, s, want, normal)) return;
+    for (int c = 1; c < 27; c++) {
+        int d[3] = {c % 3, c / 3 % 3, c / 9};
+        for (int k = 0; k < 3; k++)
+            t[k] = d[k] == 0 ? s[k] : nextafterf(s[k], d[k] == 1 ? INFINITY : -INFINITY);
+        if (reproduces(M, t, want, normal)) {
+            for (int k = 0; k < 3; k++) val[k] = t[k];
+            return;
+        }
+    }
 }
 
 /* The joint that owns shape i in INF1 (the nearest enclosing joint node), or -1. */
@@ -168,6 +188,69 @@ static int vertex_draws(job *j, ga_error *err)
     return GA_OK;
 }
 
+/* Positions and normals: a vertex value the shape already had (the same
+ * draw matrix and the same decoded value, bit for bit) keeps its stored
+ * entry; the others go through ga_vtx1_add.  rep: each vertex's draw in
+ * the old numbering (a rigid DRW1 entry, or ENV_BIT | envelope); newv:
+ * the model-space values given, oldv / oldidx: the shape's decoded ones
+ * and their VTX1 indices; computed: the values to store (3 per vertex),
+ * replaced by the stored entry's for reused ones. */
+static int reuse_or_add(job *j, int attr, const uint32_t *rep, const float *newv, const float *oldv,
+                        const uint32_t *oldidx, double *computed, ga_error *err)
+{
+    const ga_mesh *old = &j->old;
+    const ga_model *m = j->m;
+    uint32_t nv = j->in->nverts;
+    size_t cap = 64;
+    while (cap < 2 * (size_t)old->nverts) cap *= 2;
+    uint32_t *table = calloc(cap, sizeof *table), *todo = malloc(((size_t)nv + 1) * sizeof *todo);
+    uint32_t *got = malloc(((size_t)nv + 1) * sizeof *got);
+    double *vals = malloc(((size_t)nv + 1) * 3 * sizeof *vals);
+    int rc = !table || !todo || !got || !vals ? ga_nomem(err, m->format) : GA_OK;
+    uint32_t key[4], okey[4], n = 0;
+#define VAL_KEY(k, d, p) (k[0] = (d), memcpy(k + 1, (p), 12))
+#define VAL_HASH(k) ((size_t)((((uint64_t)k[0] * 0x9E3779B97F4A7C15u) ^ ((uint64_t)k[1] * 0xC2B2AE3D27D4EB4Fu) ^ \
+                              ((uint64_t)k[2] * 0x165667B19E3779F9u) ^ ((uint64_t)k[3] * 0xD6E8FEB86659FD93u)) >> 32) & (cap - 1))
+#define OLD_REP(o) (m->draw_is_envelope[old->draw_index[o]] ? ENV_BIT | m->draw_index[old->draw_index[o]] \
+                                                             : old->draw_index[o])
+    for (uint32_t v = 0; v < old->nverts && !rc; v++) {
+        VAL_KEY(key, OLD_REP(v), oldv + 3 * (size_t)v);
+        size_t h = VAL_HASH(key);
+        while (table[h]) h = (h + 1) & (cap - 1);
+        table[h] = v + 1;
+    }
+    for (uint32_t v = 0; v < nv && !rc; v++) {
+        VAL_KEY(key, rep[v], newv + 3 * (size_t)v);
+        uint32_t hit = 0;
+        for (size_t h = VAL_HASH(key); table[h]; h = (h + 1) & (cap - 1)) {
+            uint32_t o = table[h] - 1;
+            VAL_KEY(okey, OLD_REP(o), oldv + 3 * (size_t)o);
+            if (!memcmp(key, okey, sizeof key)) {
+                hit = table[h];
+                break;
+            }
+        }
+        if (hit && oldidx[hit - 1] < j->vtx.a[attr].count) {
+            j->idx[attr][v] = oldidx[hit - 1];
+            ga_vtx1_value(&j->vtx.a[attr], attr, j->idx[attr][v], computed + 3 * (size_t)v);
+        } else {
+            todo[n] = v;
+            for (int k = 0; k < 3; k++) vals[3 * (size_t)n + k] = computed[3 * (size_t)v + k];
+            n++;
+        }
+    }
+#undef VAL_KEY
+#undef VAL_HASH
+#undef OLD_REP
+    if (!rc) rc = ga_vtx1_add(&j->vtx, attr, vals, n, got, err);
+    for (uint32_t k = 0; k < n && !rc; k++) j->idx[attr][todo[k]] = got[k];
+    free(table);
+    free(todo);
+    free(got);
+    free(vals);
+    return rc;
+}
+
 /* The rest matrix of envelope k (sum w W IB), 3x4. */
 static void envelope_matrix(const job *j, uint32_t k, double *out)
 {
@@ -194,7 +277,8 @@ static int run(job *j, uint32_t shape, ga_error *err)
     uint32_t nv = in->nverts;
     int rc;
     /* arguments against the shape */
-    int need_old = !in->normals || !in->has_colors || !in->has_uvs || !in->joints;
+    int need_old = (!in->normals && old->normals) || (!in->has_colors && old->ncolors) || (!in->has_uvs && old->nuvs) ||
+                   !in->joints;
     if (need_old && nv != old->nverts)
         return arg(err, m, "positions", "an omitted array keeps the shape's own: %u vertices needed", old->nverts);
     if (in->normals && !old->normals) return arg(err, m, "normals", "shape %u has no normals (NRM)", shape);
@@ -211,11 +295,18 @@ static int run(job *j, uint32_t shape, ga_error *err)
     if ((rc = ga_model_world_matrices(m, NULL, NULL, &zero, 1, j->world, err))) return rc;
     if ((rc = ga_envelopes_load(m, &j->env, err))) return rc;
     if ((rc = vertex_draws(j, err))) return rc;
+    /* (each vertex's draw as the old DRW1 names it, for reuse_positions) */
+    uint32_t *rep = malloc(((size_t)nv + 1) * sizeof *rep);
+    if (!rep) return ga_nomem(err, m->format);
+    memcpy(rep, j->vdraw, (size_t)nv * sizeof *rep);
 
     /* DRW1: an envelope without an entry, or new envelopes: rewrite it */
     uint32_t old_ndraw = m->n_draw;
     uint32_t *env_draw = calloc((size_t)j->env.n + 1, sizeof *env_draw), *remap = NULL;
-    if (!env_draw) return ga_nomem(err, m->format);
+    if (!env_draw) {
+        free(rep);
+        return ga_nomem(err, m->format);
+    }
     for (uint32_t k = 0; k < j->env.n; k++) env_draw[k] = UINT32_MAX;
     for (uint32_t d = 0; d < old_ndraw; d++)
         if (m->draw_is_envelope[d] && env_draw[m->draw_index[d]] == UINT32_MAX) env_draw[m->draw_index[d]] = d;
@@ -239,42 +330,47 @@ static int run(job *j, uint32_t shape, ga_error *err)
     free(env_draw);
     if (rc) {
         free(remap);
+        free(rep);
         return rc;
     }
     /* each draw matrix's rest matrix, its inverse (positions) and 3x3 (normals) */
     uint32_t ndraw = j->env.ndraw;
-    double *inv = malloc(((size_t)ndraw + 1) * 24 * sizeof *inv);
+    double *inv = malloc(((size_t)ndraw + 1) * DRAW_DOUBLES * sizeof *inv);
     uint8_t *done = calloc((size_t)ndraw + 1, 1);
     if (!inv || !done) rc = ga_nomem(err, m->format);
     for (uint32_t v = 0; v < nv && !rc; v++) {
         uint32_t d = j->vdraw[v];
         if (done[d]) continue;
-        double *M = inv + 24 * (size_t)d + 12, *I = inv + 24 * (size_t)d;
+        double *M = inv + DRAW_DOUBLES * (size_t)d + 12, *I = inv + DRAW_DOUBLES * (size_t)d;
         if (j->env.draw_kind[d]) envelope_matrix(j, j->env.draw_index[d], M);
         else
             for (int k = 0; k < 12; k++) M[k] = j->world[16 * (size_t)j->env.draw_index[d] + k];
         if (!inverse34(M, I)) rc = arg(err, m, "joints", "the rest matrix of vertex %u's skinning is singular", v);
+        ga_j3d_normal_matrix(M, M + 12);
         done[d] = 1;
     }
     free(done);
     if ((rc = rc ? rc : ga_vtx1_load(m, &j->vtx, err))) {
         free(inv);
         free(remap);
+        free(rep);
         return rc;
     }
     /* POS */
+    int snap_pos = j->vtx.a[0].comp_type == 4, snap_nrm = j->vtx.a[1].comp_type == 4;
     for (uint32_t v = 0; v < nv; v++) {
-        const double *I = inv + 24 * (size_t)j->vdraw[v];
+        const double *I = inv + DRAW_DOUBLES * (size_t)j->vdraw[v];
         const float *p = in->positions + 3 * (size_t)v;
         for (int r = 0; r < 3; r++)
             j->stored[3 * v + r] = I[4 * r] * p[0] + I[4 * r + 1] * p[1] + I[4 * r + 2] * p[2] + I[4 * r + 3];
+        if (snap_pos) snap(I + 12, p, j->stored + 3 * v, 0);
     }
-    rc = ga_vtx1_add(&j->vtx, 0, j->stored, nv, j->idx[0], err);
+    rc = reuse_or_add(j, 0, rep, in->positions, old->positions, old->position_index, j->stored, err);
     /* NRM */
     if (!rc && old->normals) {
         const float *n = in->normals ? in->normals : old->normals;
         for (uint32_t v = 0; v < nv; v++) {
-            const double *M = inv + 24 * (size_t)j->vdraw[v] + 12;
+            const double *M = inv + DRAW_DOUBLES * (size_t)j->vdraw[v] + 12;
             double o[3], len = 0;
             for (int r = 0; r < 3; r++) {
                 o[r] = M[r] * n[3 * v] + M[4 + r] * n[3 * v + 1] + M[8 + r] * n[3 * v + 2];
@@ -282,8 +378,9 @@ static int run(job *j, uint32_t shape, ga_error *err)
             }
             len = len > 0 ? sqrt(len) : 1.0;
             for (int r = 0; r < 3; r++) j->val[3 * v + r] = o[r] / len;
+            if (snap_nrm) snap(M + 12, n + 3 * (size_t)v, j->val + 3 * v, 1);
         }
-        rc = ga_vtx1_add(&j->vtx, 1, j->val, nv, j->idx[1], err);
+        rc = reuse_or_add(j, 1, rep, n, old->normals, old->normal_index, j->val, err);
     }
     for (uint32_t c = 0; c < old->ncolors && !rc; c++) {
         const float *src = in->has_colors ? in->colors[c] : old->colors[c];
@@ -296,6 +393,7 @@ static int run(job *j, uint32_t shape, ga_error *err)
         rc = ga_vtx1_add(&j->vtx, 4 + old->uv_channel[t], j->val, nv, j->idx[4 + old->uv_channel[t]], err);
     }
     free(inv);
+    free(rep);
     if (rc) {
         free(remap);
         return rc;
@@ -424,12 +522,9 @@ int ga_j3d_replace_mesh(ga_model *m, uint32_t shape, const ga_mesh_input *in, ga
     memset(&j, 0, sizeof j);
     j.m = m;
     j.in = in;
-    take_mesh t = {shape, {0}, 0};
-    int rc = ga_model_meshes_each(m, take, &t, err);
-    if (rc == 1) rc = GA_OK;
+    int rc = ga_model_mesh(m, shape, &j.old, err);
     if (rc) return rc;
-    if (!t.got) return ga_fail(err, GA_ERR_ARG, fmt, "shape", -1, "the model has no shape %u", shape);
-    j.old = t.mesh;
+    if (!j.old.positions) return ga_fail(err, GA_ERR_ARG, fmt, "shape", -1, "the model has no shape %u", shape);
     size_t n1 = (size_t)in->nverts + 1;
     j.vdraw = malloc(n1 * sizeof *j.vdraw);
     j.val = malloc(n1 * 4 * sizeof *j.val);
@@ -439,11 +534,7 @@ int ga_j3d_replace_mesh(ga_model *m, uint32_t shape, const ga_mesh_input *in, ga
     int bad = !j.vdraw || !j.val || !j.stored || !j.verts || !j.tris;
     for (int k = 0; k < GA_VTX_KEYS; k++) bad |= !(j.idx[k] = malloc(n1 * sizeof *j.idx[k]));
     rc = bad ? ga_nomem(err, fmt) : run(&j, shape, err);
-    ga_mesh *om = malloc(sizeof *om);
-    if (om) {
-        *om = j.old;
-        ga_meshes_free(om, 1);
-    }
+    ga_mesh_free(&j.old);
     free(j.world);
     ga_envelopes_free(&j.env);
     ga_vtx1_free(&j.vtx);
