@@ -755,6 +755,19 @@ class Model:
     @property
     def materials(self) -> tuple[Material, ...]: ...  # J3D
     def world_matrices(self, anim: Animation | None = None, frame: Frames = 0.0) -> array[float]: ...
+    # issue 34 (docs/model_writer.md, "Meshes"): shape i replaced; arrays in Model.meshes' layouts
+    def replace_mesh(
+        self,
+        i: int,
+        positions: Buffer | Iterable[float],
+        triangles: Buffer | Iterable[int],
+        normals: Buffer | Iterable[float] | None = None,
+        colors: Sequence[Buffer | Iterable[float]] | None = None,
+        uvs: Sequence[Buffer | Iterable[float]] | None = None,
+        joints: Buffer | Iterable[int] | None = None,
+        weights: Buffer | Iterable[float] | None = None,
+    ) -> None: ...
+    def _replace_chunk(self, index: int, data: Buffer, /) -> None: ...
 
 
 # ---------------------------------------------------------------- archives (RARC / CRAR)
