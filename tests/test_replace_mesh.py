@@ -174,6 +174,23 @@ def rigid_only_model():
                               draw=[(0, 0), (0, 1), (0, 2)], extra_chunks=extra)
 
 
+def tex_matrix_model():
+    """The rigid-only model's shape with a TEX0MTXIDX (attribute 1) per vertex."""
+    joints = [mm.joint("root"), mm.joint("a", translation=(0.0, 4.0, 0.0), rotation_raw=(0, 0, 8192)),
+              mm.joint("b", translation=(2.0, 0.0, 0.0))]
+    pos = [(x, y, 0.0) for y in (0.0, 1.0) for x in (0.0, 1.0, 2.0)]
+    arrays = {mm.POS: mm.vertex_array(pos, "s16", 8)}
+    attrs = [(mm.PNMTXIDX, mm.DIRECT), (1, mm.DIRECT), (mm.POS, mm.INDEX8)]
+    verts = [(3 * (i % 3), 30, i) for i in (0, 3, 1, 4, 2, 5)]
+    shp = mm.shape(attrs, [mm.packet([0, 1, 2], [("strip", verts)])], matrix_type=3)
+    nodes = [(mm.JOINT, 0), (mm.OPEN, 0), (mm.MATERIAL, 0), (mm.OPEN, 0), (mm.SHAPE, 0), (mm.CLOSE, 0),
+             (mm.CLOSE, 0), (mm.END, 0)]
+    extra = [("VTX1", mm.vtx1_body(arrays)), ("SHP1", mm.shp1_body([shp])),
+             ("MAT3", mm.mat3_body([mm.material("m")]))]
+    return mm.write_j3d_model(joints, [-1, 0, 1], nodes=nodes, envelopes=[], inverse_binds=[],
+                              draw=[(0, 0), (0, 1), (0, 2)], extra_chunks=extra)
+
+
 FIXTURES = {
     "skinned": lambda: mm.mesh_model(),
     "billboard": lambda: mm.mesh_model(rigid_matrix_type=1),
@@ -452,3 +469,12 @@ def test_meshes_of_other_families_cannot_be_replaced():
     model = gameanim.load_model(mm.write_bk_model([((0.0, 0.0, 0.0), 1, -1)], 1.0))
     with pytest.raises(ValueError):
         model.replace_mesh(0, array("f", [0, 0, 0] * 3), array("I", [0, 1, 2]))
+
+
+def test_shapes_with_texture_matrix_indices_are_refused():
+    model = gameanim.load_model(tex_matrix_model())
+    s = model.meshes[0]
+    chunks = model.chunks
+    with pytest.raises(ValueError, match="texture matrix"):
+        model.replace_mesh(0, s.positions, s.triangles)
+    assert model.chunks == chunks

@@ -276,9 +276,6 @@ int ga_model_meshes_each(const ga_model *m, ga_mesh_fn fn, void *ctx, ga_error *
  * frees its arrays. */
 int ga_model_mesh(const ga_model *m, uint32_t i, ga_mesh *out, ga_error *err);
 void ga_mesh_free(ga_mesh *mesh);
-/* The decoder's normal matrix of a 3x4 draw matrix (row-major): the
- * inverse transpose of its 3x3, 9 doubles (the 3x3 itself when singular). */
-void ga_j3d_normal_matrix(const double *m, double *n);
 int ga_model_textures(const ga_model *m, ga_texture **out, uint32_t *n, ga_error *err);
 void ga_textures_free(ga_texture *t, uint32_t n);
 int ga_model_materials(const ga_model *m, ga_material **out, uint32_t *n, ga_error *err);

@@ -225,6 +225,17 @@ int ga_shp1_encode(const ga_model *m, uint32_t shape, const ga_shape_input *s, c
     for (int k = 1; k < 8; k++)
         if (o.off[k] > o.size) return bad(err, m, base + 0x0C + 4 * k, "SHP1 table offset");
 
+    /* texture-matrix indices (TEXnMTXIDX) would need values per vertex that
+     * no mesh array carries: such a shape is refused */
+    uint32_t od = ga_get_u16be(o.c + o.off[0] + 0x28 * (size_t)shape + 4);
+    for (size_t at = (size_t)o.off[3] + od; at + 8 <= o.size; at += 8) {
+        uint32_t attr = ga_get_u32be(o.c + at);
+        if (attr == 0xFF) break;
+        if (attr >= 1 && attr <= 8 && ga_get_u32be(o.c + at + 4) != 0)
+            return ga_fail(err, GA_ERR_ARG, m->format, "SHP1 vertex descriptor", (long long)(base + at),
+                           "shape %u uses texture matrix indices (attribute %u), which replace_mesh cannot write", shape,
+                           attr);
+    }
     /* the new shape's descriptor list */
     uint8_t desc[8 * 22];
     size_t dn = 0;

@@ -215,11 +215,6 @@ static void inverse_transpose(const double *m, double *n)
     for (int k = 0; k < 9; k++) n[k] = co[k] / det;
 }
 
-void ga_j3d_normal_matrix(const double *m, double *n)
-{
-    inverse_transpose(m, n);
-}
-
 static int build_skin(const ga_model *m, const ga_reader *r, skin *sk)
 {
     memset(sk, 0, sizeof *sk);

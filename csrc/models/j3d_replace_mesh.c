@@ -38,38 +38,32 @@ static int inverse34(const double *m, double *out)
     return 1;
 }
 
-/* Per draw matrix: the inverse (12), the matrix (12), its normal matrix (9). */
-#define DRAW_DOUBLES 33
+/* Per draw matrix: the inverse (12) and the matrix (12). */
+#define DRAW_DOUBLES 24
 
-/* What the decoder reads from a float32 value s through the draw matrix:
- * a position (M s + t, M: 12 doubles) or a normal (normalised N s, N: 9). */
-static int reproduces(const double *M, const float *s, const float *want, int normal)
+/* What the decoder reads from a float32 position s through the draw
+ * matrix M (12 doubles): M s + t, rounded to float32. */
+static int reproduces(const double *M, const float *s, const float *want)
 {
-    double o[3], len = 0;
-    for (int r = 0; r < 3; r++) {
-        o[r] = normal ? M[3 * r] * s[0] + M[3 * r + 1] * s[1] + M[3 * r + 2] * s[2]
-                      : M[4 * r] * s[0] + M[4 * r + 1] * s[1] + M[4 * r + 2] * s[2] + M[4 * r + 3];
-        len += o[r] * o[r];
-    }
-    len = sqrt(len);
     for (int r = 0; r < 3; r++)
-        if ((float)(normal ? (len > 0 ? o[r] / len : 0.0) : o[r]) != want[r]) return 0;
+        if ((float)(M[4 * r] * s[0] + M[4 * r + 1] * s[1] + M[4 * r + 2] * s[2] + M[4 * r + 3]) != want[r]) return 0;
     return 1;
 }
 
-/* F32 arrays: the float32 value (within one ulp per component of the
- * computed one) that the decoder turns back into exactly `want`, so that
- * an unchanged vertex finds its stored entry (the inverse matrix loses
- * the last bit otherwise).  val keeps the computed value when none does. */
-static void snap(const double *M, const float *want, double *val, int normal)
+/* F32 positions: the float32 value (within one ulp per component of the
+ * computed one) that the decoder turns back into exactly `want`; val
+ * keeps the computed value when none does.  (Unchanged vertices find
+ * their stored entry by index, reuse_or_add; this makes a moved or new
+ * one read back bit for bit.) */
+static void snap(const double *M, const float *want, double *val)
 {
     float s[3] = {(float)val[0], (float)val[1], (float)val[2]}, t[3];
-    if (reproduces(M, s, want, normal)) return;
+    if (reproduces(M, s, want)) return;
     for (int c = 1; c < 27; c++) {
         int d[3] = {c % 3, c / 3 % 3, c / 9};
         for (int k = 0; k < 3; k++)
             t[k] = d[k] == 0 ? s[k] : nextafterf(s[k], d[k] == 1 ? INFINITY : -INFINITY);
-        if (reproduces(M, t, want, normal)) {
+        if (reproduces(M, t, want)) {
             for (int k = 0; k < 3; k++) val[k] = t[k];
             return;
         }
@@ -346,7 +340,6 @@ static int run(job *j, uint32_t shape, ga_error *err)
         else
             for (int k = 0; k < 12; k++) M[k] = j->world[16 * (size_t)j->env.draw_index[d] + k];
         if (!inverse34(M, I)) rc = arg(err, m, "joints", "the rest matrix of vertex %u's skinning is singular", v);
-        ga_j3d_normal_matrix(M, M + 12);
         done[d] = 1;
     }
     free(done);
@@ -357,13 +350,13 @@ static int run(job *j, uint32_t shape, ga_error *err)
         return rc;
     }
     /* POS */
-    int snap_pos = j->vtx.a[0].comp_type == 4, snap_nrm = j->vtx.a[1].comp_type == 4;
+    int snap_pos = j->vtx.a[0].comp_type == 4;
     for (uint32_t v = 0; v < nv; v++) {
         const double *I = inv + DRAW_DOUBLES * (size_t)j->vdraw[v];
         const float *p = in->positions + 3 * (size_t)v;
         for (int r = 0; r < 3; r++)
             j->stored[3 * v + r] = I[4 * r] * p[0] + I[4 * r + 1] * p[1] + I[4 * r + 2] * p[2] + I[4 * r + 3];
-        if (snap_pos) snap(I + 12, p, j->stored + 3 * v, 0);
+        if (snap_pos) snap(I + 12, p, j->stored + 3 * v);
     }
     rc = reuse_or_add(j, 0, rep, in->positions, old->positions, old->position_index, j->stored, err);
     /* NRM */
@@ -378,7 +371,6 @@ static int run(job *j, uint32_t shape, ga_error *err)
             }
             len = len > 0 ? sqrt(len) : 1.0;
             for (int r = 0; r < 3; r++) j->val[3 * v + r] = o[r] / len;
-            if (snap_nrm) snap(M + 12, n + 3 * (size_t)v, j->val + 3 * v, 1);
         }
         rc = reuse_or_add(j, 1, rep, n, old->normals, old->normal_index, j->val, err);
     }
