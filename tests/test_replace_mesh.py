@@ -478,3 +478,54 @@ def test_shapes_with_texture_matrix_indices_are_refused():
     with pytest.raises(ValueError, match="texture matrix"):
         model.replace_mesh(0, s.positions, s.triangles)
     assert model.chunks == chunks
+
+
+# ---------------------------------------------------------------- add_mesh (INF1 / SHP1 / DRW1 side)
+
+
+def inf1_nodes(model):
+    c = chunk(model, "INF1")
+    at, out = struct.unpack_from(">I", c, 0x14)[0], []
+    while True:
+        t, v = struct.unpack_from(">HH", c, at)
+        out.append((t, v))
+        if t == 0:
+            return out
+        at += 4
+
+
+def test_add_mesh_appends_a_shape_under_the_first_joint():
+    model = gameanim.load_model(mm.mesh_model())
+    before = model.meshes
+    pos, uvs, tris = grid(4, 3)
+    nv = len(pos) // 3
+    colors = array("f", [0.25, 0.5, 0.75, 1.0] * nv)
+    joints, weights = array("I", [1, 2] * nv), array("f", [0.4, 0.6] * nv)
+    model.add_mesh(1, pos, tris, normals=array("f", [0, 0, 1] * nv), colors=[colors], uvs=[uvs], joints=joints,
+                   weights=weights)
+    after = model.meshes
+    assert len(after) == len(before) + 1
+    for a, b in zip(before, after):
+        assert same_mesh(a, b)
+    new = after[-1]
+    assert new.material == 1
+    assert_same_triangles(triangles(Given(pos, tris, [uvs], [colors], joints, weights, 2)), triangles(new), 0.01)
+    nodes = inf1_nodes(model)
+    k = nodes.index((0x12, len(before)))  # the shape node, right after its material node and an open
+    assert nodes[k - 2:k + 2] == [(0x11, 1), (0x01, 0), (0x12, len(before)), (0x02, 0)]
+    assert nodes[:2] == [(0x10, 0), (0x01, 0)] and nodes[2:6] == nodes[k - 2:k + 2]  # inside the first joint
+    assert model.info["inf1_packet_count"] == sum(len(p) for _, _, p in parse_shp1(chunk(model, "SHP1")))
+
+
+def test_add_mesh_without_weights_is_rigid_on_the_first_joint_and_checks_the_material():
+    model = gameanim.load_model(mm.mesh_model())
+    pos, uvs, tris = grid(3, 3)
+    nv = len(pos) // 3
+    with pytest.raises(ValueError, match="material"):
+        model.add_mesh(7, pos, tris, normals=array("f", [0, 0, 1] * nv), colors=[array("f", [1.0] * 4 * nv)],
+                       uvs=[uvs])
+    model.add_mesh(0, pos, tris, normals=array("f", [0, 0, 1] * nv), colors=[array("f", [1.0] * 4 * nv)], uvs=[uvs])
+    new = model.meshes[-1]
+    assert set(new.joints) == {0} and set(new.weights) == {1.0}
+    assert_same_triangles(triangles(Given(pos, tris), uv=False, color=False, weights=False),
+                          triangles(new, uv=False, color=False, weights=False), 0.01)

@@ -220,15 +220,17 @@ int ga_shp1_encode(const ga_model *m, uint32_t shape, const ga_shape_input *s, c
     if (o.size < 0x2C) return bad(err, m, base, "SHP1 header");
     o.count = ga_get_u16be(o.c + 8);
     for (int k = 0; k < 8; k++) o.off[k] = ga_get_u32be(o.c + 0x0C + 4 * k);
-    if (shape >= o.count) return ga_fail(err, GA_ERR_ARG, m->format, "SHP1", -1, "no shape %u", shape);
+    if (shape > o.count) return ga_fail(err, GA_ERR_ARG, m->format, "SHP1", -1, "no shape %u", shape);
+    int adding = shape == o.count; /* a new shape after the others (add_mesh) */
+    if (o.count + adding > 0xFFFF) return ga_fail(err, GA_ERR_ENCODE, m->format, "SHP1", -1, "65535 shapes");
     if (o.off[0] > o.size || (size_t)o.count * 0x28 > o.size - o.off[0]) return bad(err, m, base + 0x0C, "SHP1 shape table");
     for (int k = 1; k < 8; k++)
         if (o.off[k] > o.size) return bad(err, m, base + 0x0C + 4 * k, "SHP1 table offset");
 
     /* texture-matrix indices (TEXnMTXIDX) would need values per vertex that
      * no mesh array carries: such a shape is refused */
-    uint32_t od = ga_get_u16be(o.c + o.off[0] + 0x28 * (size_t)shape + 4);
-    for (size_t at = (size_t)o.off[3] + od; at + 8 <= o.size; at += 8) {
+    uint32_t od = adding ? 0 : ga_get_u16be(o.c + o.off[0] + 0x28 * (size_t)shape + 4);
+    for (size_t at = (size_t)o.off[3] + od; !adding && at + 8 <= o.size; at += 8) {
         uint32_t attr = ga_get_u32be(o.c + at);
         if (attr == 0xFF) break;
         if (attr >= 1 && attr <= 8 && ga_get_u32be(o.c + at + 4) != 0)
@@ -269,13 +271,17 @@ int ga_shp1_encode(const ga_model *m, uint32_t shape, const ga_shape_input *s, c
         return ga_nomem(err, m->format);
     }
     size_t start = ga_j3d_chunk_begin(b, "SHP1");
-    ga_buf_u16be(b, (uint16_t)o.count);
+    ga_buf_u16be(b, (uint16_t)(o.count + adding));
     ga_buf_u16be(b, 0xFFFF);
     size_t offs = b->len;
     for (int k = 0; k < 8; k++) ga_buf_u32be(b, 0);
     size_t recs = b->len;
     ga_buf_set_u32be(b, offs, (uint32_t)(recs - start));
     ga_buf_put(b, o.c + o.off[0], (size_t)o.count * 0x28);
+    if (adding) {
+        static const uint8_t fresh[0x28] = {0, 0xFF, [0x0A] = 0xFF, [0x0B] = 0xFF};
+        ga_buf_put(b, fresh, sizeof fresh);
+    }
     ga_j3d_pad(b, start, 4);
     /* remap and names as stored */
     int rc = GA_OK;
@@ -285,6 +291,7 @@ int ga_shp1_encode(const ga_model *m, uint32_t shape, const ga_shape_input *s, c
         if (k == 1 && (size_t)o.count * 2 < end - o.off[k]) end = o.off[k] + (size_t)o.count * 2;
         ga_buf_set_u32be(b, offs + 4 * k, (uint32_t)(b->len - start));
         ga_buf_put(b, o.c + o.off[k], end - o.off[k]);
+        if (k == 1 && adding) ga_buf_u16be(b, (uint16_t)o.count); /* the identity remap */
         ga_j3d_pad(b, start, 4);
     }
     /* descriptors: the stored lists, the new one appended unless one matches */
@@ -310,7 +317,7 @@ int ga_shp1_encode(const ga_model *m, uint32_t shape, const ga_shape_input *s, c
     ga_buf mt, md, pl;
     ga_buf_init(&mt), ga_buf_init(&md), ga_buf_init(&pl);
     uint32_t npackets = 0, mt_n = 0;
-    for (uint32_t i = 0; i < o.count && !rc; i++) {
+    for (uint32_t i = 0; i < o.count + adding && !rc; i++) {
         size_t rec = recs + 0x28 * (size_t)i;
         const uint8_t *orec = o.c + o.off[0] + 0x28 * (size_t)i;
         ga_buf_set_u16be(b, rec + 6, (uint16_t)npackets);

@@ -33,6 +33,11 @@ typedef struct ga_mesh_input {
 } ga_mesh_input;
 
 int ga_j3d_replace_mesh(ga_model *m, uint32_t shape, const ga_mesh_input *in, ga_error *err);
+/* A new shape after the others, drawn with MAT3 material `material`, its
+ * nodes inside the first joint in INF1; the arrays it is given are its
+ * channels (omitted joints: rigid on joint 0).  TODO (MAT3 part of issue
+ * 34): a material instance of its own (j3d_replace_mesh.c). */
+int ga_j3d_add_mesh(ga_model *m, uint32_t material, const ga_mesh_input *in, ga_error *err);
 
 
 /* ------------------------------------------------------------------ */

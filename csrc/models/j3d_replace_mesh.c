@@ -85,6 +85,7 @@ static long owner_joint(const ga_model *m, uint32_t shape)
         if (type == 0) break;
         if (type == 1 && depth < 63) last[++depth] = -1;
         else if (type == 2 && depth > 0) depth--;
+        else if (type == 0x10 && shape == UINT32_MAX) return value; /* (add_mesh: the first joint) */
         else if (type == 0x10) last[depth] = value;
         else if (type == 0x11) continue;
         else if (type == 0x12 && value == shape)
@@ -92,6 +93,38 @@ static long owner_joint(const ga_model *m, uint32_t shape)
                 if (last[d] >= 0) return last[d];
     }
     return -1;
+}
+
+/* INF1 with a new shape's nodes (material, open, shape, close) right inside
+ * the first joint, and the new packet and vertex counts. */
+static int inf1_with_shape(const ga_model *m, long inf1, uint32_t material, uint32_t shape, uint32_t packets,
+                           uint32_t vertices, ga_buf *b, ga_error *err)
+{
+    const ga_model_chunk *c = &m->chunks[inf1];
+    const uint8_t *d = m->data + c->offset;
+    uint32_t hier = ga_get_u32be(d + 0x14);
+    if (c->size < 0x18 || hier < 0x18 || hier > c->size)
+        return ga_fail(err, GA_ERR_FORMAT, m->format, "INF1 hierarchy offset", (long long)c->offset + 0x14, "outside INF1");
+    size_t start = ga_j3d_chunk_begin(b, "INF1");
+    ga_buf_put(b, d + 8, hier - 8);
+    ga_buf_set_u32be(b, start + 0x0C, packets);
+    ga_buf_set_u32be(b, start + 0x10, vertices);
+    const uint16_t node[4][2] = {{0x11, (uint16_t)material}, {0x01, 0}, {0x12, (uint16_t)shape}, {0x02, 0}};
+    int done = 0;
+    for (size_t at = hier; at + 4 <= c->size; at += 4) {
+        uint16_t type = ga_get_u16be(d + at);
+        ga_buf_put(b, d + at, 4);
+        if (type == 0) break;
+        if (type != 0x10 || done) continue;
+        int open = at + 8 <= c->size && ga_get_u16be(d + at + 4) == 0x01;
+        if (open) ga_buf_put(b, d + (at += 4), 4); /* inside the joint's children */
+        else ga_buf_u16be(b, 0x01), ga_buf_u16be(b, 0);
+        for (int k = 0; k < 4; k++) ga_buf_u16be(b, node[k][0]), ga_buf_u16be(b, node[k][1]);
+        if (!open) ga_buf_u16be(b, 0x02), ga_buf_u16be(b, 0);
+        done = 1;
+    }
+    if (!done) return ga_fail(err, GA_ERR_ARG, m->format, "INF1", -1, "the hierarchy has no joint to hold a shape");
+    return ga_j3d_chunk_end(b, start) == GA_OK ? GA_OK : ga_nomem(err, m->format);
 }
 
 typedef struct job {
@@ -107,9 +140,8 @@ typedef struct job {
     ga_dl_vertex *verts;
     uint32_t *tris;
     double *stored;       /* stored positions (for the box) */
-    ga_buf chunks[6];
-    uint32_t chunk_index[6];
-    uint32_t nchunks;
+    int adding;           /* add_mesh: the shape is new (shape = the SHP1 count) */
+    uint32_t material;    /* add_mesh: its material */
 } job;
 
 static int arg(ga_error *err, const ga_model *m, const char *field, const char *msg, uint32_t v)
@@ -438,8 +470,10 @@ static int run(job *j, uint32_t shape, ga_error *err)
     if (!rc && ga_vtx1_encode(&j->vtx, &vtxb) != GA_OK) rc = ga_nomem(err, m->format);
     if (!rc && rewrite && (ga_evp1_encode(&j->env, &evp) != GA_OK || ga_drw1_encode(&j->env, &drw) != GA_OK))
         rc = ga_nomem(err, m->format);
-    /* INF1's packet and vertex counts */
-    if (!rc && inf1 >= 0) {
+    /* INF1's packet and vertex counts (and a new shape's nodes) */
+    if (!rc && inf1 >= 0 && j->adding) {
+        rc = inf1_with_shape(m, inf1, j->material, shape, packets, j->vtx.a[0].count, &inf, err);
+    } else if (!rc && inf1 >= 0) {
         const ga_model_chunk *c = &m->chunks[inf1];
         ga_buf_put(&inf, m->data + c->offset, c->size);
         if (!inf.failed && c->size >= 0x14) {
@@ -448,7 +482,7 @@ static int run(job *j, uint32_t shape, ga_error *err)
         }
     }
     /* JNT1: the owning joint's box grown to hold the new geometry, in its frame */
-    long owner = owner_joint(m, shape);
+    long owner = owner_joint(m, j->adding ? UINT32_MAX : shape);
     if (!rc && jnt1 >= 0 && owner >= 0 && (uint32_t)owner < m->nbones && nv) {
         const ga_model_chunk *c = &m->chunks[jnt1];
         size_t rec = ga_get_u32be(m->data + c->offset + 0x0C) + 0x40 * (size_t)m->bones[owner].data_index;
@@ -503,6 +537,33 @@ static int run(job *j, uint32_t shape, ga_error *err)
     return rc;
 }
 
+/* The job's per-vertex buffers; -1 when out of memory (free_job frees). */
+static int alloc_job(job *j, const ga_mesh_input *in)
+{
+    size_t n1 = (size_t)in->nverts + 1;
+    j->vdraw = malloc(n1 * sizeof *j->vdraw);
+    j->val = malloc(n1 * 4 * sizeof *j->val);
+    j->stored = malloc(n1 * 3 * sizeof *j->stored);
+    j->verts = malloc(n1 * sizeof *j->verts);
+    j->tris = malloc(((size_t)in->ntris * 3 + 1) * sizeof *j->tris);
+    int bad = !j->vdraw || !j->val || !j->stored || !j->verts || !j->tris;
+    for (int k = 0; k < GA_VTX_KEYS; k++) bad |= !(j->idx[k] = malloc(n1 * sizeof *j->idx[k]));
+    return bad ? -1 : 0;
+}
+
+static void free_job(job *j)
+{
+    free(j->world);
+    ga_envelopes_free(&j->env);
+    ga_vtx1_free(&j->vtx);
+    free(j->vdraw);
+    free(j->val);
+    free(j->stored);
+    free(j->verts);
+    free(j->tris);
+    for (int k = 0; k < GA_VTX_KEYS; k++) free(j->idx[k]);
+}
+
 int ga_j3d_replace_mesh(ga_model *m, uint32_t shape, const ga_mesh_input *in, ga_error *err)
 {
     const char *fmt = m->format ? m->format : "bmd";
@@ -517,24 +578,61 @@ int ga_j3d_replace_mesh(ga_model *m, uint32_t shape, const ga_mesh_input *in, ga
     int rc = ga_model_mesh(m, shape, &j.old, err);
     if (rc) return rc;
     if (!j.old.positions) return ga_fail(err, GA_ERR_ARG, fmt, "shape", -1, "the model has no shape %u", shape);
-    size_t n1 = (size_t)in->nverts + 1;
-    j.vdraw = malloc(n1 * sizeof *j.vdraw);
-    j.val = malloc(n1 * 4 * sizeof *j.val);
-    j.stored = malloc(n1 * 3 * sizeof *j.stored);
-    j.verts = malloc(n1 * sizeof *j.verts);
-    j.tris = malloc(((size_t)in->ntris * 3 + 1) * sizeof *j.tris);
-    int bad = !j.vdraw || !j.val || !j.stored || !j.verts || !j.tris;
-    for (int k = 0; k < GA_VTX_KEYS; k++) bad |= !(j.idx[k] = malloc(n1 * sizeof *j.idx[k]));
-    rc = bad ? ga_nomem(err, fmt) : run(&j, shape, err);
+    rc = alloc_job(&j, in) ? ga_nomem(err, fmt) : run(&j, shape, err);
     ga_mesh_free(&j.old);
-    free(j.world);
-    ga_envelopes_free(&j.env);
-    ga_vtx1_free(&j.vtx);
-    free(j.vdraw);
-    free(j.val);
-    free(j.stored);
-    free(j.verts);
-    free(j.tris);
-    for (int k = 0; k < GA_VTX_KEYS; k++) free(j.idx[k]);
+    free_job(&j);
+    return rc;
+}
+
+int ga_j3d_add_mesh(ga_model *m, uint32_t material, const ga_mesh_input *in, ga_error *err)
+{
+    const char *fmt = m->format ? m->format : "bmd";
+    if (m->family != GA_RIG_J3D) return ga_fail(err, GA_ERR_ARG, fmt, "model", -1, "not a J3D model");
+    if (!in->positions || !in->triangles) return ga_fail(err, GA_ERR_ARG, fmt, "positions", -1, "positions and triangles are required");
+    if (!in->joints != !in->weights) return ga_fail(err, GA_ERR_ARG, fmt, "joints", -1, "joints and weights go together");
+    long shp1 = ga_j3d_find_chunk(m, "SHP1"), mat3 = ga_j3d_find_chunk(m, "MAT3");
+    if (shp1 < 0 || mat3 < 0 || m->chunks[shp1].size < 0x0C || m->chunks[mat3].size < 0x0C)
+        return ga_fail(err, GA_ERR_ARG, fmt, "SHP1", -1, "the model has no SHP1 / MAT3 chunk to add a shape to");
+    uint32_t nmat = ga_get_u16be(m->data + m->chunks[mat3].offset + 8);
+    if (material >= nmat) return ga_fail(err, GA_ERR_ARG, fmt, "material", -1, "material %u of %u", material, nmat);
+    /* TODO(issue 34, MAT3 part): the runtime keeps one material instance per
+     * shape (j3d_writer.md fact 7), so the new shape needs a new MAT3
+     * material instance copied from `material` (the materials helper's
+     * instance call), and its INF1 material node must name that instance.
+     * Until then the new shape's node names `material` itself, which
+     * decodes everywhere but shares the instance in the game. */
+    ga_mesh_input own = *in;
+    uint32_t *joints = NULL;
+    float *weights = NULL;
+    if (!in->joints) { /* rigid on the first joint */
+        joints = calloc((size_t)in->nverts + 1, sizeof *joints);
+        weights = malloc(((size_t)in->nverts + 1) * sizeof *weights);
+        if (!joints || !weights) {
+            free(joints);
+            free(weights);
+            return ga_nomem(err, fmt);
+        }
+        for (uint32_t v = 0; v < in->nverts; v++) weights[v] = 1.0f;
+        own.joints = joints, own.weights = weights, own.influences = 1;
+    }
+    job j;
+    memset(&j, 0, sizeof j);
+    j.m = m;
+    j.in = &own;
+    j.adding = 1;
+    j.material = material;
+    /* the "old" shape: none, with the channels the arrays give */
+    j.old.normals = (float *)in->normals;
+    j.old.ncolors = in->has_colors ? in->ncolors : 0;
+    j.old.nuvs = in->has_uvs ? in->nuvs : 0;
+    for (uint32_t k = 0; k < 2; k++) j.old.color_channel[k] = (uint8_t)k;
+    for (uint32_t k = 0; k < 8; k++) j.old.uv_channel[k] = (uint8_t)k;
+    own.has_colors = own.has_uvs = 1;
+    own.ncolors = j.old.ncolors, own.nuvs = j.old.nuvs;
+    int rc = alloc_job(&j, &own) ? ga_nomem(err, fmt) : run(&j, ga_get_u16be(m->data + m->chunks[shp1].offset + 8), err);
+    memset(&j.old, 0, sizeof j.old); /* (nothing of it is owned) */
+    free_job(&j);
+    free(joints);
+    free(weights);
     return rc;
 }

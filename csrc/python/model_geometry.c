@@ -1,4 +1,4 @@
-/* Model.replace_mesh (issue 34, docs/model_writer.md "Meshes"): the
+/* Model.replace_mesh and Model.add_mesh (issue 34, docs/model_writer.md "Meshes"): the
  * arguments as buffers, then ga_j3d_replace_mesh (csrc/models/
  * j3d_mesh_write.h), which re-encodes and splices every chunk it reaches
  * at once.  Glue only.  The GIL stays held: the model changes under it. */
@@ -60,15 +60,18 @@ static int get_channels(ga_state *st, PyObject *obj, const char *what, arg_buf *
     return 0;
 }
 
-PyObject *Model_replace_mesh(PyObject *self, PyObject *args, PyObject *kw)
+/* replace_mesh (adding 0: `index` is the shape) and add_mesh (1: the material). */
+static PyObject *mesh_edit(PyObject *self, PyObject *args, PyObject *kw, int adding)
 {
-    static char *kwlist[] = {"i", "positions", "triangles", "normals", "colors", "uvs", "joints", "weights", NULL};
+    static char *replace_kw[] = {"i", "positions", "triangles", "normals", "colors", "uvs", "joints", "weights", NULL};
+    static char *add_kw[] = {"material", "positions", "triangles", "normals", "colors", "uvs", "joints", "weights", NULL};
     ModelObject *o = (ModelObject *)self;
     ga_state *st = STATE_OF(self);
     unsigned int shape;
     PyObject *pos_o, *tri_o, *nrm_o = Py_None, *clr_o = Py_None, *uv_o = Py_None, *jnt_o = Py_None, *wt_o = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "IOO|OOOOO:replace_mesh", kwlist, &shape, &pos_o, &tri_o, &nrm_o,
-                                     &clr_o, &uv_o, &jnt_o, &wt_o))
+    if (!PyArg_ParseTupleAndKeywords(args, kw, adding ? "IOO|OOOOO:add_mesh" : "IOO|OOOOO:replace_mesh",
+                                     adding ? add_kw : replace_kw, &shape, &pos_o, &tri_o, &nrm_o, &clr_o, &uv_o,
+                                     &jnt_o, &wt_o))
         return NULL;
     if (o->readers) {
         PyErr_SetString(PyExc_RuntimeError,
@@ -130,7 +133,7 @@ PyObject *Model_replace_mesh(PyObject *self, PyObject *args, PyObject *kw)
         in.weights = wt.view.buf;
     }
     ga_error err;
-    if (ga_j3d_replace_mesh(&o->m, shape, &in, &err) != GA_OK) {
+    if ((adding ? ga_j3d_add_mesh(&o->m, shape, &in, &err) : ga_j3d_replace_mesh(&o->m, shape, &in, &err)) != GA_OK) {
         raise_error(st, &err);
         goto done;
     }
@@ -141,4 +144,14 @@ done:
     for (int k = 0; k < 2; k++) release(&clr[k]);
     for (int k = 0; k < 8; k++) release(&uv[k]);
     return result;
+}
+
+PyObject *Model_replace_mesh(PyObject *self, PyObject *args, PyObject *kw)
+{
+    return mesh_edit(self, args, kw, 0);
+}
+
+PyObject *Model_add_mesh(PyObject *self, PyObject *args, PyObject *kw)
+{
+    return mesh_edit(self, args, kw, 1);
 }

@@ -29,8 +29,9 @@ int model_splice(ga_state *st, ModelObject *o, uint32_t index, const uint8_t *ch
  * Edits that splice several chunks at once call it (model_splice does). */
 int model_edited(ga_state *st, ModelObject *o);
 
-/* Model.replace_mesh (model_geometry.c) */
+/* Model.replace_mesh, Model.add_mesh (model_geometry.c) */
 PyObject *Model_replace_mesh(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *Model_add_mesh(PyObject *self, PyObject *args, PyObject *kw);
 
 /* Model._replace_chunk (model_edit.c) */
 PyObject *Model_replace_chunk(PyObject *self, PyObject *args);
