@@ -456,6 +456,9 @@ def test_inf1_counts_follow_vtx1_and_shp1():
     (lambda m, s: m.replace_mesh(0, s.positions, s.triangles, joints=s.joints,
                                  weights=array("f", [0.0] * len(s.weights))), "no weight"),
     (lambda m, s: m.replace_mesh(9, s.positions, s.triangles), "no shape"),
+    (lambda m, s: m.replace_mesh(0, array("f", [math.nan] * len(s.positions)), s.triangles), "non-finite"),
+    (lambda m, s: m.replace_mesh(0, s.positions, s.triangles,
+                                 uvs=[array("f", [math.inf] * len(s.uvs[0]))]), "non-finite"),
 ])
 def test_bad_arguments_raise_and_leave_the_model_unchanged(call, message):
     model = gameanim.load_model(mm.mesh_model())

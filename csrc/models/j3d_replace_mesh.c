@@ -314,7 +314,14 @@ static int run(job *j, uint32_t shape, ga_error *err)
     for (size_t t = 0; t < 3 * (size_t)in->ntris; t++)
         if (in->triangles[t] >= nv) return arg(err, m, "triangles", "a corner names vertex %u, past the vertices", in->triangles[t]);
     for (size_t k = 0; k < 3 * (size_t)nv; k++)
-        if (!isfinite(in->positions[k])) return arg(err, m, "positions", "a non-finite position (vertex %u)", (uint32_t)(k / 3));
+        if (!isfinite(in->positions[k]) || (in->normals && !isfinite(in->normals[k])))
+            return arg(err, m, "positions", "a non-finite position or normal (vertex %u)", (uint32_t)(k / 3));
+    for (uint32_t c = 0; in->has_colors && c < in->ncolors; c++)
+        for (size_t k = 0; k < 4 * (size_t)nv; k++)
+            if (!isfinite(in->colors[c][k])) return arg(err, m, "colors", "a non-finite colour (vertex %u)", (uint32_t)(k / 4));
+    for (uint32_t t = 0; in->has_uvs && t < in->nuvs; t++)
+        for (size_t k = 0; k < 2 * (size_t)nv; k++)
+            if (!isfinite(in->uvs[t][k])) return arg(err, m, "uvs", "a non-finite UV (vertex %u)", (uint32_t)(k / 2));
 
     double zero = 0.0;
     if (!(j->world = malloc(((size_t)m->nbones + 1) * 16 * sizeof *j->world))) return ga_nomem(err, m->format);
