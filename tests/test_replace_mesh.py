@@ -532,3 +532,19 @@ def test_add_mesh_without_weights_is_rigid_on_the_first_joint_and_checks_the_mat
     assert set(new.joints) == {0} and set(new.weights) == {1.0}
     assert_same_triangles(triangles(Given(pos, tris), uv=False, color=False, weights=False),
                           triangles(new, uv=False, color=False, weights=False), 0.01)
+
+
+def test_a_drw1_out_of_order_is_rewritten_and_only_the_other_shapes_tables_renumbered(monkeypatch):
+    # envelope 0 first, then the joints: DRW1 is rewritten as joints, envelopes, envelopes again
+    monkeypatch.setattr(mm, "MESH_DRAW", [(1, 0), (0, 0), (0, 1), (0, 2), (1, 1)])
+    model = gameanim.load_model(mm.mesh_model())
+    before, shp_before = model.meshes, parse_shp1(chunk(model, "SHP1"))
+    s = before[0]
+    nv = len(s.positions) // 3
+    joints, weights = array("I", [0, 2] * nv), array("f", [0.5, 0.5] * nv)  # a set the file lacks
+    model.replace_mesh(0, s.positions, s.triangles, joints=joints, weights=weights)
+    assert parse_drw1(chunk(model, "DRW1")) == [(0, 0), (0, 1), (0, 2)] + [(1, 0), (1, 1), (1, 2)] * 2
+    assert same_mesh(before[1], model.meshes[1])
+    _, attrs, packets = parse_shp1(chunk(model, "SHP1"))[1]
+    assert [p[2] for p in packets] == [p[2] for p in shp_before[1][2]]  # the display list as it was
+    assert [p[1] for p in shp_before[1][2]] == [[2]] and [p[1] for p in packets] == [[1]]  # joint 1: entry 2 -> 1
