@@ -75,8 +75,8 @@ void ga_vtx1_free(ga_vtx1_edit *v);
 int ga_vtx1_add(ga_vtx1_edit *v, int key, const double *values, uint32_t n, uint32_t *out, ga_error *err);
 /* A whole VTX1 chunk. */
 int ga_vtx1_encode(const ga_vtx1_edit *v, ga_buf *b);
-/* The stored value of entry i as the decoder reads it (positions and UVs
- * scaled by the shift; normals raw). */
+/* The stored value of entry i (positions and UVs scaled by the shift,
+ * normals by the GX's fixed 6 / 14 fraction bits, colours 0..1). */
 void ga_vtx1_value(const ga_vtx_array *a, int key, uint32_t i, double *out);
 
 /* ------------------------------------------------------------------ */
