@@ -729,6 +729,12 @@ class Material:
     def z_mode_raw(self) -> tuple[int, int, int] | None: ...
 
 
+# Model.replace_mesh / add_mesh arguments: any buffer or iterable of numbers
+_Floats: TypeAlias = Buffer | Iterable[float]
+_Ints: TypeAlias = Buffer | Iterable[int]
+_Channels: TypeAlias = Sequence[Buffer | Iterable[float]]
+
+
 class Model:
     """A model file's skeleton, geometry, materials and textures, read-only (gameanim.load_model)."""
 
@@ -778,6 +784,14 @@ class Model:
         *,
         palette_format: Literal["IA8", "RGB565", "RGB5A3"] | None = None,
     ) -> None: ...
+    # issue 34 (docs/model_writer.md, "Meshes"): arrays in Model.meshes' layouts
+    def replace_mesh(self, i: int, positions: _Floats, triangles: _Ints, normals: _Floats | None = None,
+                     colors: _Channels | None = None, uvs: _Channels | None = None, joints: _Ints | None = None,
+                     weights: _Floats | None = None) -> None: ...
+    def add_mesh(self, material: int, positions: _Floats, triangles: _Ints, normals: _Floats | None = None,
+                 colors: _Channels | None = None, uvs: _Channels | None = None, joints: _Ints | None = None,
+                 weights: _Floats | None = None) -> None: ...
+    def _replace_chunk(self, index: int, data: Buffer, /) -> None: ...
 
 
 # ---------------------------------------------------------------- archives (RARC / CRAR)

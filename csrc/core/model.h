@@ -178,6 +178,7 @@ typedef struct ga_mesh {
     float *weights;
     uint32_t *position_index; /* per vertex: its VTX1 position index */
     uint32_t *draw_index;     /* per vertex: its DRW1 entry */
+    uint32_t *normal_index;   /* per vertex: its VTX1 normal index; NULL without NRM */
 } ga_mesh;
 
 typedef struct ga_texture {
@@ -279,6 +280,11 @@ void ga_meshes_free(ga_mesh *meshes, uint32_t n);
  * shape's buffers live at a time, so they stay in the cache for fn. */
 typedef int (*ga_mesh_fn)(void *ctx, uint32_t i, uint32_t count, ga_mesh *mesh);
 int ga_model_meshes_each(const ga_model *m, ga_mesh_fn fn, void *ctx, ga_error *err);
+/* Shape i alone (the others are not decoded: the model writer's view of
+ * one shape); out is zeroed when the model has no shape i.  ga_mesh_free
+ * frees its arrays. */
+int ga_model_mesh(const ga_model *m, uint32_t i, ga_mesh *out, ga_error *err);
+void ga_mesh_free(ga_mesh *mesh);
 int ga_model_textures(const ga_model *m, ga_texture **out, uint32_t *n, ga_error *err);
 void ga_textures_free(ga_texture *t, uint32_t n);
 int ga_model_materials(const ga_model *m, ga_material **out, uint32_t *n, ga_error *err);

@@ -309,6 +309,7 @@ static void mesh_free(ga_mesh *s)
     free(s->weights);
     free(s->position_index);
     free(s->draw_index);
+    free(s->normal_index);
 }
 
 void ga_meshes_free(ga_mesh *meshes, uint32_t n)
@@ -615,11 +616,12 @@ static int fill_mesh(geo *g, const vertex_set *vs, const desc_attr *desc, int nd
     size_t n1 = nv ? nv : 1;
     s->positions = malloc(n1 * 3 * sizeof(float));
     s->normals = has[1] ? malloc(n1 * 3 * sizeof(float)) : NULL;
+    s->normal_index = has[1] ? malloc(n1 * sizeof(uint32_t)) : NULL;
     s->joints = calloc(n1 * K, sizeof(uint32_t));
     s->weights = calloc(n1 * K, sizeof(float));
     s->position_index = malloc(n1 * sizeof(uint32_t));
     s->draw_index = malloc(n1 * sizeof(uint32_t));
-    int bad = !s->positions || (has[1] && !s->normals) || !s->joints || !s->weights || !s->position_index ||
+    int bad = !s->positions || (has[1] && (!s->normals || !s->normal_index)) || !s->joints || !s->weights || !s->position_index ||
               !s->draw_index;
     for (int c = 0; c < 2; c++)
         if (has[2 + c]) {
@@ -645,6 +647,7 @@ static int fill_mesh(geo *g, const vertex_set *vs, const desc_attr *desc, int nd
                 (float)(dm->m[4 * row] * p[0] + dm->m[4 * row + 1] * p[1] + dm->m[4 * row + 2] * p[2] + dm->m[4 * row + 3]);
         if (has[1]) {
             double nrm[3], o[3], len = 0;
+            s->normal_index[v] = key[2];
             read_components(&g->arrays[1], d, key[2], 3, 0, nrm);
             for (int row = 0; row < 3; row++) {
                 o[row] = dm->n[3 * row] * nrm[0] + dm->n[3 * row + 1] * nrm[1] + dm->n[3 * row + 2] * nrm[2];
@@ -761,7 +764,8 @@ static void shape_materials(const ga_model *m, int32_t *materials, uint32_t n)
     }
 }
 
-int ga_model_meshes_each(const ga_model *m, ga_mesh_fn fn, void *ctx, ga_error *err)
+/* Shapes first..last-1 (clamped to the count) through fn. */
+static int meshes_range(const ga_model *m, uint32_t first, uint32_t last, ga_mesh_fn fn, void *ctx, ga_error *err)
 {
     const ga_model_chunk *c;
     ga_reader r;
@@ -795,7 +799,7 @@ int ga_model_meshes_each(const ga_model *m, ga_mesh_fn fn, void *ctx, ga_error *
     int32_t *materials = malloc(count * sizeof *materials);
     if (!materials) rc = ga_nomem(err, m->format);
     else shape_materials(m, materials, count);
-    for (uint32_t i = 0; i < count && !rc; i++) {
+    for (uint32_t i = first; i < count && i < last && !rc; i++) {
         ga_mesh s;
         memset(&s, 0, sizeof s);
         rc = read_shape(&g, i, shapes + 0x28 * (size_t)i, &s);
@@ -806,6 +810,36 @@ int ga_model_meshes_each(const ga_model *m, ga_mesh_fn fn, void *ctx, ga_error *
     free(materials);
     free_skin(&g.sk);
     return rc;
+}
+
+int ga_model_meshes_each(const ga_model *m, ga_mesh_fn fn, void *ctx, ga_error *err)
+{
+    return meshes_range(m, 0, UINT32_MAX, fn, ctx, err);
+}
+
+static int take_one(void *ctx, uint32_t i, uint32_t count, ga_mesh *mesh)
+{
+    (void)i, (void)count;
+    *(ga_mesh *)ctx = *mesh;
+    memset(mesh, 0, sizeof *mesh); /* (taken: not freed) */
+    return GA_OK;
+}
+
+int ga_model_mesh(const ga_model *m, uint32_t i, ga_mesh *out, ga_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = meshes_range(m, i, i + 1, take_one, out, err);
+    if (rc) {
+        mesh_free(out);
+        memset(out, 0, sizeof *out);
+    }
+    return rc;
+}
+
+void ga_mesh_free(ga_mesh *mesh)
+{
+    mesh_free(mesh);
+    memset(mesh, 0, sizeof *mesh);
 }
 
 typedef struct meshes_out {

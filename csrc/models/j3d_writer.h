@@ -40,5 +40,9 @@ int ga_j3d_chunk_end(ga_buf *b, size_t start);
  * the loader decoded up front (bones, EVP1, DRW1).  On failure m is
  * unchanged. */
 int ga_j3d_splice(ga_model *m, uint32_t index, const uint8_t *chunk, size_t size, ga_error *err);
+/* The same for n chunks at once (indices ascending, each chunk whole from
+ * an encoder): one rebuild and one re-decode, so an edit that reaches
+ * several chunks is applied whole or not at all. */
+int ga_j3d_splice_chunks(ga_model *m, uint32_t n, const uint32_t *index, const ga_buf *chunks, ga_error *err);
 
 #endif

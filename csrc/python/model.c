@@ -389,6 +389,17 @@ static PyMethodDef Model_methods[] = {
     {"save", (PyCFunction)(void (*)(void))Model_save, METH_VARARGS | METH_KEYWORDS,
      "save(path, *, compression=<self.compression>, regenerate=False): to_bytes() written atomically (temporary "
      "file + rename): a failed save leaves the old file."},
+    {"replace_mesh", (PyCFunction)(void (*)(void))Model_replace_mesh, METH_VARARGS | METH_KEYWORDS,
+     "replace_mesh(i, positions, triangles, normals=None, colors=None, uvs=None, joints=None, weights=None)\n\n"
+     "Replaces shape i (Model.meshes[i]) with a new mesh in the layouts of Model.meshes: positions and normals in "
+     "model space at the rest pose, triangles counter-clockwise from the front, colors and uvs lists per channel, "
+     "joints / weights at any fixed width.  An omitted array keeps the shape's own (same vertex count).  "
+     "Re-encodes VTX1 (append-only), SHP1, and EVP1/DRW1, JNT1, INF1 as needed (docs/model_writer.md)."},
+    {"add_mesh", (PyCFunction)(void (*)(void))Model_add_mesh, METH_VARARGS | METH_KEYWORDS,
+     "add_mesh(material, positions, triangles, normals=None, colors=None, uvs=None, joints=None, weights=None)\n\n"
+     "Adds a shape after the others (Model.meshes[-1]) drawn with MAT3 material `material`, in the layouts of "
+     "Model.meshes; the arrays given are its channels (no joints: rigid on joint 0).  Its INF1 nodes go inside the "
+     "first joint.  Until MAT3 instances can be added it names the material itself (docs/model_writer.md)."},
     {"_replace_chunk", Model_replace_chunk, METH_VARARGS,
      "_replace_chunk(index, data)\n\nReplaces chunk index (of Model.chunks) with data, a whole chunk (tag, size, "
      "body; a multiple of 32 bytes), and decodes the model afresh.  The primitive under the edit methods."},

@@ -17,6 +17,11 @@ int model_splice(ga_state *st, ModelObject *o, uint32_t index, const uint8_t *ch
         raise_error(st, &err);
         return -1;
     }
+    return model_edited(st, o);
+}
+
+int model_edited(ga_state *st, ModelObject *o)
+{
     o->edited = 1;
     Py_CLEAR(o->bones);
     Py_CLEAR(o->chunks);

@@ -24,6 +24,15 @@ int model_fill(ga_state *st, ModelObject *o);
  * -1 with a Python error set on failure (the model is then unchanged). */
 int model_splice(ga_state *st, ModelObject *o, uint32_t index, const uint8_t *chunk, size_t size);
 
+/* After ga_model's chunks were replaced in place: drops the decoded
+ * records, marks the model edited and rebuilds the load-time records.
+ * Edits that splice several chunks at once call it (model_splice does). */
+int model_edited(ga_state *st, ModelObject *o);
+
+/* Model.replace_mesh, Model.add_mesh (model_geometry.c) */
+PyObject *Model_replace_mesh(PyObject *self, PyObject *args, PyObject *kw);
+PyObject *Model_add_mesh(PyObject *self, PyObject *args, PyObject *kw);
+
 /* Model._replace_chunk (model_edit.c) */
 PyObject *Model_replace_chunk(PyObject *self, PyObject *args);
 /* Model.replace_texture (model_textures.c) */
