@@ -74,9 +74,6 @@ int ga_mat3_append(ga_mat3 *x, uint32_t field, const uint8_t *item, int reuse, u
 /* Writes the whole chunk (tag, size, tables, padded to 32). */
 int ga_mat3_write(const ga_mat3 *x, ga_buf *out, ga_error *err);
 
-/* A name's JUTNameTab key (the hash stored beside it). */
-uint16_t ga_mat3_name_key(const char *s);
-
 /* Init record of material i (through the remap) and the remap entry. */
 uint8_t *ga_mat3_record(ga_mat3 *x, uint32_t i);
 uint16_t ga_mat3_remap(const ga_mat3 *x, uint32_t i);

@@ -5,13 +5,7 @@
 
 #include <string.h>
 
-uint16_t ga_mat3_name_key(const char *s)
-{
-    /* JUTNameTab::calcKeyCode: key * 3 + c over the bytes as signed chars */
-    uint16_t key = 0;
-    while (*s) key = (uint16_t)(key * 3 + (int)(signed char)*s++);
-    return key;
-}
+#include "jut_names.h"
 
 int ga_mat3_own_record(ga_mat3 *x, uint32_t i, ga_error *err)
 {
@@ -96,7 +90,7 @@ static int append_name(ga_mat3 *x, const char *name, ga_error *err)
         ga_buf_put(&b, d + 4 + 4 * (size_t)q, 2);
         ga_buf_u16be(&b, (uint16_t)(ga_get_u16be(d + 6 + 4 * (size_t)q) + 4));
     }
-    ga_buf_u16be(&b, ga_mat3_name_key(name));
+    ga_buf_u16be(&b, ga_jut_name_key(name));
     ga_buf_u16be(&b, (uint16_t)(end + 4));
     ga_buf_put(&b, d + strings, end - strings);
     ga_buf_put(&b, name, nlen + 1);

@@ -8,6 +8,7 @@
  * the decoder does not keep (lights, post texture matrices, the unused
  * bytes of records) is not written. */
 #include "j3d_mat3.h"
+#include "jut_names.h"
 #include "j3d_writer.h"
 
 #include <stdlib.h>
@@ -164,7 +165,7 @@ static void names(ga_buf *b, const ga_material *mats, uint32_t n)
     ga_buf_u16be(b, 0xFFFF);
     for (uint32_t i = 0; i < count; i++) {
         const char *s = mats[i].name ? mats[i].name : "";
-        ga_buf_u16be(b, ga_mat3_name_key(s));
+        ga_buf_u16be(b, ga_jut_name_key(s));
         ga_buf_u16be(b, (uint16_t)off);
         off += strlen(s) + 1;
     }
