@@ -179,25 +179,13 @@ int ga_envelopes_finish(ga_envelopes *e, const float *world, uint32_t *remap)
 
 int ga_evp1_encode(const ga_envelopes *e, ga_buf *b)
 {
-    size_t start = ga_j3d_chunk_begin(b, "EVP1");
-    ga_buf_u16be(b, (uint16_t)e->n);
-    ga_buf_u16be(b, 0xFFFF);
-    size_t offs = b->len;
-    for (int k = 0; k < 4; k++) ga_buf_u32be(b, 0);
-    if (e->n) { /* (a model without envelopes keeps zero offsets) */
-        ga_buf_set_u32be(b, offs, (uint32_t)(b->len - start));
-        for (uint32_t k = 0; k < e->n; k++) ga_buf_u8(b, (uint8_t)(e->first[k + 1] - e->first[k]));
-        ga_j3d_pad(b, start, 2);
-        ga_buf_set_u32be(b, offs + 4, (uint32_t)(b->len - start));
-        for (size_t q = 0; q < e->nw; q++) ga_buf_u16be(b, e->joints[q]);
-        ga_j3d_pad(b, start, 4);
-        ga_buf_set_u32be(b, offs + 8, (uint32_t)(b->len - start));
-        for (size_t q = 0; q < e->nw; q++) ga_buf_f32be(b, e->weights[q]);
-        ga_buf_set_u32be(b, offs + 12, (uint32_t)(b->len - start));
-        for (uint32_t j = 0; j < e->nbinds; j++)
-            for (int k = 0; k < 12; k++) ga_buf_f32be(b, e->binds[j][k]);
-    }
-    return ga_j3d_chunk_end(b, start);
+    uint8_t *counts = malloc(e->n ? e->n : 1);
+    if (!counts) return GA_ERR_NOMEM;
+    for (uint32_t k = 0; k < e->n; k++) counts[k] = (uint8_t)(e->first[k + 1] - e->first[k]);
+    int rc = ga_j3d_put_evp1(b, e->n, counts, e->joints, e->weights, e->nw, e->nbinds,
+                             (const float (*)[12])e->binds);
+    free(counts);
+    return rc;
 }
 
 int ga_drw1_encode(const ga_envelopes *e, ga_buf *b)

@@ -57,27 +57,35 @@ int ga_j3d_encode_inf1(const ga_model *m, ga_buf *out, ga_error *err)
  * The joint indices follow the u8 counts unaligned (as in Nintendo's
  * files; RiiStudio notes the misalignment), the weights start 8-aligned,
  * the inverse binds (one 3x4 per joint) follow the weights. */
-int ga_j3d_encode_evp1(const ga_model *m, ga_buf *out, ga_error *err)
+int ga_j3d_put_evp1(ga_buf *out, uint32_t n, const uint8_t *counts, const uint16_t *joints, const float *weights,
+                    size_t nw, uint32_t nbinds, const float (*binds)[12])
 {
     size_t start = ga_j3d_chunk_begin(out, "EVP1");
-    uint32_t n = m->n_envelopes;
     ga_buf_u16be(out, (uint16_t)n);
     ga_buf_u16be(out, 0xFFFF);
     size_t offsets = out->len;
     ga_buf_fill(out, 0, 16);
-    if (n) {
+    if (n) { /* (a model without envelopes keeps zero offsets) */
         ga_buf_set_u32be(out, offsets, (uint32_t)(out->len - start));
-        ga_buf_put(out, m->envelope_counts, n);
+        ga_buf_put(out, counts, n);
         ga_buf_set_u32be(out, offsets + 4, (uint32_t)(out->len - start));
-        for (uint32_t i = 0; i < m->n_envelope_weights; i++) ga_buf_u16be(out, m->envelope_joints[i]);
+        for (size_t i = 0; i < nw; i++) ga_buf_u16be(out, joints[i]);
         ga_j3d_pad(out, start, 8);
         ga_buf_set_u32be(out, offsets + 8, (uint32_t)(out->len - start));
-        for (uint32_t i = 0; i < m->n_envelope_weights; i++) ga_buf_f32be(out, m->envelope_weights[i]);
+        for (size_t i = 0; i < nw; i++) ga_buf_f32be(out, weights[i]);
         ga_buf_set_u32be(out, offsets + 12, (uint32_t)(out->len - start));
-        for (uint32_t i = 0; i < m->n_inverse_binds; i++)
-            for (int k = 0; k < 12; k++) ga_buf_f32be(out, m->inverse_binds[i][k]);
+        for (uint32_t i = 0; i < nbinds; i++)
+            for (int k = 0; k < 12; k++) ga_buf_f32be(out, binds[i][k]);
     }
-    return done(m, out, start, err);
+    return ga_j3d_chunk_end(out, start);
+}
+
+int ga_j3d_encode_evp1(const ga_model *m, ga_buf *out, ga_error *err)
+{
+    int rc = ga_j3d_put_evp1(out, m->n_envelopes, m->envelope_counts, m->envelope_joints, m->envelope_weights,
+                             m->n_envelope_weights, m->n_inverse_binds, (const float (*)[12])m->inverse_binds);
+    if (rc != GA_OK || out->failed) return ga_nomem(err, m->format);
+    return GA_OK;
 }
 
 /* The DRW1 entries the runtime uses: all of them, less a trailing copy

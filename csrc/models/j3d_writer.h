@@ -45,4 +45,12 @@ int ga_j3d_splice(ga_model *m, uint32_t index, const uint8_t *chunk, size_t size
  * several chunks is applied whole or not at all. */
 int ga_j3d_splice_chunks(ga_model *m, uint32_t n, const uint32_t *index, const ga_buf *chunks, ga_error *err);
 
+/* EVP1 as Nintendo lays it out (j3d_encode_skeleton.c): n envelopes of
+ * counts[k] (joint, weight) pairs, nw pairs in all, then nbinds inverse
+ * binds (3x4 row-major); joint indices right after the counts, weights
+ * 8-aligned (docs/model_writer.md), Nintendo's padding; zero offsets when
+ * n is 0.  Used by regenerate and by the mesh edits. */
+int ga_j3d_put_evp1(ga_buf *out, uint32_t n, const uint8_t *counts, const uint16_t *joints, const float *weights,
+                    size_t nw, uint32_t nbinds, const float (*binds)[12]);
+
 #endif
