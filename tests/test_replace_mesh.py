@@ -499,7 +499,7 @@ def inf1_nodes(model):
 
 def test_add_mesh_appends_a_shape_under_the_first_joint():
     model = gameanim.load_model(mm.mesh_model())
-    before = model.meshes
+    before, materials = model.meshes, model.materials
     pos, uvs, tris = grid(4, 3)
     nv = len(pos) // 3
     colors = array("f", [0.25, 0.5, 0.75, 1.0] * nv)
@@ -511,11 +511,15 @@ def test_add_mesh_appends_a_shape_under_the_first_joint():
     for a, b in zip(before, after):
         assert same_mesh(a, b)
     new = after[-1]
-    assert new.material == 1
+    # its own material instance (the runtime keeps one per shape), a copy of material 1
+    assert new.material == len(materials) and len(model.materials) == len(materials) + 1
+    copy, source = model.materials[-1], materials[1]
+    assert copy.name == source.name and copy.entry == source.entry
+    assert [m.entry for m in model.materials[:-1]] == [m.entry for m in materials]
     assert_same_triangles(triangles(Given(pos, tris, [uvs], [colors], joints, weights, 2)), triangles(new), 0.01)
     nodes = inf1_nodes(model)
     k = nodes.index((0x12, len(before)))  # the shape node, right after its material node and an open
-    assert nodes[k - 2:k + 2] == [(0x11, 1), (0x01, 0), (0x12, len(before)), (0x02, 0)]
+    assert nodes[k - 2:k + 2] == [(0x11, len(materials)), (0x01, 0), (0x12, len(before)), (0x02, 0)]
     assert nodes[:2] == [(0x10, 0), (0x01, 0)] and nodes[2:6] == nodes[k - 2:k + 2]  # inside the first joint
     assert model.info["inf1_packet_count"] == sum(len(p) for _, _, p in parse_shp1(chunk(model, "SHP1")))
 
@@ -532,6 +536,22 @@ def test_add_mesh_without_weights_is_rigid_on_the_first_joint_and_checks_the_mat
     assert set(new.joints) == {0} and set(new.weights) == {1.0}
     assert_same_triangles(triangles(Given(pos, tris), uv=False, color=False, weights=False),
                           triangles(new, uv=False, color=False, weights=False), 0.01)
+
+
+def test_add_mesh_refuses_a_model_with_mdl3():
+    data = mm.mesh_model(kind="bdl")
+    at = mm.find_chunk(data, b"TEX1")  # an MDL3 chunk (its contents unread here) before TEX1
+    mdl3 = mm.chunk("MDL3", bytes(24))
+    data = data[:at] + mdl3 + data[at:]
+    count = struct.unpack_from(">I", data, 12)[0]
+    data = data[:8] + struct.pack(">II", len(data), count + 1) + data[16:]
+    model = gameanim.load_model(data)
+    assert "MDL3" in [t for t, _ in model.chunks]
+    before = model.to_bytes()
+    pos, uvs, tris = grid(2, 2)
+    with pytest.raises(ValueError, match="MDL3"):
+        model.add_mesh(0, pos, tris)
+    assert model.to_bytes() == before
 
 
 def test_a_drw1_out_of_order_is_rewritten_and_only_the_other_shapes_tables_renumbered(monkeypatch):

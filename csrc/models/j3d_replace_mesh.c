@@ -10,6 +10,7 @@
  * below 1e-4 are dropped and the rest renormalised; equal weight sets
  * share one envelope.  The geometry decoder (j3d_geometry.c) is the exact
  * inverse used by the tests. */
+#include "j3d_mat3.h"
 #include "j3d_mesh_write.h"
 
 #include <math.h>
@@ -141,7 +142,8 @@ typedef struct job {
     uint32_t *tris;
     double *stored;       /* stored positions (for the box) */
     int adding;           /* add_mesh: the shape is new (shape = the SHP1 count) */
-    uint32_t material;    /* add_mesh: its material */
+    uint32_t material;    /* add_mesh: the material it copies */
+    uint32_t new_material; /* add_mesh: the new instance (MAT3 appends it) */
 } job;
 
 static int arg(ga_error *err, const ga_model *m, const char *field, const char *msg, uint32_t v)
@@ -478,8 +480,16 @@ static int run(job *j, uint32_t shape, ga_error *err)
     if (!rc && rewrite && (ga_evp1_encode(&j->env, &evp) != GA_OK || ga_drw1_encode(&j->env, &drw) != GA_OK))
         rc = ga_nomem(err, m->format);
     /* INF1's packet and vertex counts (and a new shape's nodes) */
+    ga_buf mat;
+    ga_buf_init(&mat);
+    long mat3 = ga_j3d_find_chunk(m, "MAT3");
+    if (!rc && j->adding) {
+        uint32_t copy;
+        rc = ga_j3d_mat3_add_copy(m, j->material, NULL, &copy, &mat, err);
+        if (!rc && copy != j->new_material) rc = arg(err, m, "material", "MAT3 appended instance %u", copy);
+    }
     if (!rc && inf1 >= 0 && j->adding) {
-        rc = inf1_with_shape(m, inf1, j->material, shape, packets, j->vtx.a[0].count, &inf, err);
+        rc = inf1_with_shape(m, inf1, j->new_material, shape, packets, j->vtx.a[0].count, &inf, err);
     } else if (!rc && inf1 >= 0) {
         const ga_model_chunk *c = &m->chunks[inf1];
         ga_buf_put(&inf, m->data + c->offset, c->size);
@@ -529,11 +539,12 @@ static int run(job *j, uint32_t shape, ga_error *err)
     if (!rc && (inf.failed || jnt.failed)) rc = ga_nomem(err, m->format);
     if (!rc) {
         /* ascending chunk order */
-        struct { long at; ga_buf *b; } list[6] = {{inf1, &inf}, {vtx1, &vtxb}, {evp1, &evp}, {drw1, &drw}, {jnt1, &jnt}, {shp1, &shp}};
-        uint32_t n = 0, index[6];
-        ga_buf bufs[6];
+        struct { long at; ga_buf *b; } list[7] = {{inf1, &inf}, {vtx1, &vtxb}, {evp1, &evp}, {drw1, &drw}, {jnt1, &jnt},
+                                                  {shp1, &shp}, {mat3, &mat}};
+        uint32_t n = 0, index[7];
+        ga_buf bufs[7];
         for (uint32_t pass = 0; pass < m->nchunks; pass++)
-            for (int k = 0; k < 6; k++)
+            for (int k = 0; k < 7; k++)
                 if (list[k].at == (long)pass && list[k].b->len) {
                     index[n] = pass;
                     bufs[n++] = *list[k].b;
@@ -541,6 +552,7 @@ static int run(job *j, uint32_t shape, ga_error *err)
         rc = ga_j3d_splice_chunks(m, n, index, bufs, err);
     }
     ga_buf_free(&shp), ga_buf_free(&vtxb), ga_buf_free(&evp), ga_buf_free(&drw), ga_buf_free(&inf), ga_buf_free(&jnt);
+    ga_buf_free(&mat);
     return rc;
 }
 
@@ -602,12 +614,14 @@ int ga_j3d_add_mesh(ga_model *m, uint32_t material, const ga_mesh_input *in, ga_
         return ga_fail(err, GA_ERR_ARG, fmt, "SHP1", -1, "the model has no SHP1 / MAT3 chunk to add a shape to");
     uint32_t nmat = ga_get_u16be(m->data + m->chunks[mat3].offset + 8);
     if (material >= nmat) return ga_fail(err, GA_ERR_ARG, fmt, "material", -1, "material %u of %u", material, nmat);
-    /* TODO(issue 34, MAT3 part): the runtime keeps one material instance per
-     * shape (j3d_writer.md fact 7), so the new shape needs a new MAT3
-     * material instance copied from `material` (the materials helper's
-     * instance call), and its INF1 material node must name that instance.
-     * Until then the new shape's node names `material` itself, which
-     * decodes everywhere but shares the instance in the game. */
+    /* The runtime keeps one material instance per shape (j3d_writer.md
+     * fact 7): the new shape draws with a new MAT3 instance copied from
+     * `material` (sharing its init record), named after it.  A BDL would
+     * also need an MDL3 entry for that instance, which is not written yet. */
+    if (ga_j3d_find_chunk(m, "MDL3") >= 0)
+        return ga_fail(err, GA_ERR_ARG, fmt, "MDL3", -1,
+                       "adding a shape to a model with MDL3 (a BDL) needs an MDL3 display list for its new material "
+                       "instance, which the writer does not make yet");
     ga_mesh_input own = *in;
     uint32_t *joints = NULL;
     float *weights = NULL;
@@ -628,6 +642,7 @@ int ga_j3d_add_mesh(ga_model *m, uint32_t material, const ga_mesh_input *in, ga_
     j.in = &own;
     j.adding = 1;
     j.material = material;
+    j.new_material = nmat; /* the copy's index: MAT3 appends it */
     /* the "old" shape: none, with the channels the arrays give */
     j.old.normals = (float *)in->normals;
     j.old.ncolors = in->has_colors ? in->ncolors : 0;

@@ -399,7 +399,8 @@ static PyMethodDef Model_methods[] = {
      "add_mesh(material, positions, triangles, normals=None, colors=None, uvs=None, joints=None, weights=None)\n\n"
      "Adds a shape after the others (Model.meshes[-1]) drawn with MAT3 material `material`, in the layouts of "
      "Model.meshes; the arrays given are its channels (no joints: rigid on joint 0).  Its INF1 nodes go inside the "
-     "first joint.  Until MAT3 instances can be added it names the material itself (docs/model_writer.md)."},
+     "first joint, and it draws with a new MAT3 instance copied from `material` (index len(Model.materials)).  "
+     "ValueError on a model with MDL3 (docs/model_writer.md)."},
     {"_replace_chunk", Model_replace_chunk, METH_VARARGS,
      "_replace_chunk(index, data)\n\nReplaces chunk index (of Model.chunks) with data, a whole chunk (tag, size, "
      "body; a multiple of 32 bytes), and decodes the model afresh.  The primitive under the edit methods."},
