@@ -538,6 +538,19 @@ def test_add_mesh_without_weights_is_rigid_on_the_first_joint_and_checks_the_mat
                           triangles(new, uv=False, color=False, weights=False), 0.01)
 
 
+def test_a_game_model_with_an_added_and_a_replaced_mesh_passes_the_loader_checks():
+    model = gameanim.load_model(mm.game_model())
+    assert gameanim.check_model(model) == []
+    pos, uvs, tris = grid(3, 3)
+    nv = len(pos) // 3
+    model.add_mesh(1, pos, tris, normals=array("f", [0, 0, 1] * nv), colors=[array("f", [1.0] * 4 * nv)], uvs=[uvs])
+    old = model.meshes[0]
+    moved = array("f", (v + 0.5 for v in old.positions))
+    model.replace_mesh(0, moved, old.triangles)
+    problems = [p for p in gameanim.check_model(model.to_bytes()) if not p.startswith("warning:")]
+    assert problems == []
+
+
 def test_add_mesh_refuses_a_model_with_mdl3():
     data = mm.mesh_model(kind="bdl")
     at = mm.find_chunk(data, b"TEX1")  # an MDL3 chunk (its contents unread here) before TEX1
