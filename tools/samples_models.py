@@ -13,6 +13,12 @@ gameanim's encoders for the animations).
   and chest (stored in bind space), a box on each limb joint and the head
   (rigid, stored in its joint's space), two CMPR textures;
   figure_skinned_walk.bck.
+* models/j3d/figure_skinned-edited.bdl: figure_skinned.bdl edited by
+  gameanim's model writer (issue 34): the head box half as large again
+  (Model.replace_mesh), the cloth texture repainted (replace_texture, CMPR
+  again) and the skin material's colour tinted (set_material_colors).  The
+  name keeps it beside the original in listings, and out of its
+  animations (figure_skinned_*).
 * models/sm64ds/figure.bmd: the figure as an SM64DS bone table;
   figure_walk.bca.
 * models/bk/figure.bin: the figure as a Banjo-Kazooie model bone table
@@ -366,6 +372,27 @@ def skinned_j3d_file(joints):
         draw=draw, extra_chunks=extra)
 
 
+def edited_skinned(data):
+    """figure_skinned.bdl through the model writer (see the docstring)."""
+    model = gameanim.load_model(data)
+    head = JOINT["head"]
+    shape = next(i for i, m in enumerate(model.meshes) if set(m.joints) == {head})
+    mesh = model.meshes[shape]
+    n = len(mesh.positions) // 3
+    centre = [sum(mesh.positions[3 * v + k] for v in range(n)) / n for k in range(3)]
+    grown = [centre[i % 3] + (x - centre[i % 3]) * 1.5 for i, x in enumerate(mesh.positions)]
+    model.replace_mesh(shape, grown, mesh.triangles)
+    cloth = model.textures[0]
+    rgba = bytearray()
+    for y in range(cloth.height):
+        for x in range(cloth.width):
+            on = (x // 4 + y // 4) % 2
+            rgba += bytes((40, 90, 200, 255) if on else (230, 200, 60, 255))
+    model.replace_texture(0, bytes(rgba), cloth.width, cloth.height)
+    model.set_material_colors(1, colors=[(255, 190, 150, 255)])
+    return model.to_bytes()
+
+
 def sm64ds_file(joints):
     """The figure at 1/16 of the J3D size (SM64DS units are larger), its
     rotations at 4096 per turn."""
@@ -405,6 +432,7 @@ def generate():
     plain = figure()
     out["models/j3d/figure_skinned.bdl"] = skinned_j3d_file(plain)
     out["models/j3d/figure_skinned_walk.bck"] = bck(plain, walk_keys(32), 32)
+    out["models/j3d/figure_skinned-edited.bdl"] = edited_skinned(out["models/j3d/figure_skinned.bdl"])
     out["models/sm64ds/figure.bmd"] = sm64ds_file(plain)
     out["models/sm64ds/figure_walk.bca"] = bca(plain, walk_keys(32), 32)
 

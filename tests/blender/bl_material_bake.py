@@ -290,7 +290,7 @@ SAMPLE_MODELS = _sample_models()
 
 
 def test_the_sample_models_with_materials_are_known():
-    assert SAMPLE_MODELS == ["tev_showcase.bmd", "figure_skinned.bdl"]
+    assert SAMPLE_MODELS == ["tev_showcase.bmd", "figure_skinned-edited.bdl", "figure_skinned.bdl"]
 
 
 @pytest.mark.parametrize("name", SAMPLE_MODELS)
