@@ -18,7 +18,8 @@ gameanim's encoders for the animations).
   (Model.replace_mesh), the cloth texture repainted (replace_texture, CMPR
   again) and the skin material's colour tinted (set_material_colors).  The
   name keeps it beside the original in listings, and out of its
-  animations (figure_skinned_*).
+  animations (figure_skinned_*); figure_skinned-edited_walk.bck is the
+  same walk, so that the demo shows it in the row above the original.
 * models/sm64ds/figure.bmd: the figure as an SM64DS bone table;
   figure_walk.bca.
 * models/bk/figure.bin: the figure as a Banjo-Kazooie model bone table
@@ -433,6 +434,7 @@ def generate():
     out["models/j3d/figure_skinned.bdl"] = skinned_j3d_file(plain)
     out["models/j3d/figure_skinned_walk.bck"] = bck(plain, walk_keys(32), 32)
     out["models/j3d/figure_skinned-edited.bdl"] = edited_skinned(out["models/j3d/figure_skinned.bdl"])
+    out["models/j3d/figure_skinned-edited_walk.bck"] = out["models/j3d/figure_skinned_walk.bck"]  # (its demo row)
     out["models/sm64ds/figure.bmd"] = sm64ds_file(plain)
     out["models/sm64ds/figure_walk.bca"] = bca(plain, walk_keys(32), 32)
 
