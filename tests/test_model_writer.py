@@ -3,8 +3,10 @@ save, regenerate"): an unedited model is the bytes it was loaded from, in
 any wrapper it is asked for; an edited one is its new file; save is
 atomic; regenerate=True encodes INF1, EVP1, DRW1 and JNT1 afresh from the
 decoded model, byte for byte the chunks tools/make_models.py writes in
-Nintendo's layout (../shared/formats/j3d_writer.md 5.2), and the
-re-read model equals the original.  Expected bytes come from the pure
+Nintendo's layout (../shared/formats/j3d_writer.md 5.2), and MAT3 re-pooled
+(compared decoded: every Material attribute equal), or refuses with a
+FormatError naming MAT3 when the stored MAT3 does not decode; the re-read
+model equals the original.  Expected bytes come from the pure
 Python fixture writer or from references written here from the notes."""
 import errno
 import os
@@ -17,6 +19,7 @@ import gameanim._save
 from model_fixtures import make_models as mm
 
 SKELETON = ("INF1", "EVP1", "DRW1", "JNT1")
+REGENERATED = SKELETON + ("MAT3",)  # the chunks regenerate re-encodes (docs/model_writer.md)
 PADDING = b"This is padding data to alignment."  # j3d_writer.md section 2
 
 
@@ -94,6 +97,37 @@ def _records(model, kind):
         return [_record(x) for x in getattr(model, kind)]
     except gameanim.FormatError as e:
         return ("FormatError", str(e))
+
+
+def _opaque_mat3(data):
+    """Whether the model's MAT3 is an opaque filler that does not decode
+    (write_j3d_model's default extra chunks)."""
+    return _records(gameanim.load_model(data), "materials")[0] == "FormatError"
+
+
+def _real_mat3():
+    return mm.mat3_body(mm.rich_materials(3, 5))
+
+
+def _with_real_mat3(data):
+    """data with its MAT3 chunk replaced by a real one (file size updated)."""
+    at = mm.find_chunk(data, b"MAT3")
+    size = struct.unpack_from(">I", data, at + 4)[0]
+    out = data[:at] + mm.chunk("MAT3", _real_mat3()) + data[at + size:]
+    return out[:8] + struct.pack(">I", len(out)) + out[12:]
+
+
+def _same_regenerated(model, again):
+    """Every chunk regenerate does not re-encode kept byte for byte, the
+    skeleton chunks byte for byte (the fixtures are in Nintendo's layout),
+    MAT3 compared decoded, and the whole model equal."""
+    before, after = model.chunks, again.chunks
+    assert [t for t, _ in after] == [t for t, _ in before]
+    for (tag, old), (_, new) in zip(before, after):
+        if tag != "MAT3":
+            assert new == old, tag
+    assert [_record(x) for x in again.materials] == [_record(x) for x in model.materials]
+    _same_model(model, again)
 
 
 # ---------------------------------------------------------------- to_bytes
@@ -224,17 +258,29 @@ def test_a_failing_encode_writes_nothing(tmp_path):
 @pytest.mark.parametrize("name", sorted(GENERATED))
 def test_regenerate_reproduces_the_skeleton_chunks_and_the_model(name):
     data = GENERATED[name]()
+    if _opaque_mat3(data):  # see test_regenerate_refuses_a_mat3_that_does_not_decode
+        data = _with_real_mat3(data)
     model = gameanim.load_model(data)
     out = model.to_bytes(regenerate=True)
     assert out[:8] == data[:8] and out[0x10:0x20] == b"SVR3" + b"\xff" * 12
     assert struct.unpack_from(">II", out, 8) == (len(out), len(model.chunks))
     again = gameanim.load_model(out)
-    before, after = model.chunks, again.chunks
-    assert [t for t, _ in after] == [t for t, _ in before]
-    for (tag, old), (_, new) in zip(before, after):
-        assert new == old, tag  # byte for byte: the fixtures are in Nintendo's layout
-    assert out == data  # every other chunk is kept until its encoder lands
-    _same_model(model, again)
+    _same_regenerated(model, again)
+    assert again.to_bytes(regenerate=True) == out  # a fixed point
+
+
+@pytest.mark.parametrize("name", sorted(n for n in GENERATED if _opaque_mat3(GENERATED[n]())))
+def test_regenerate_refuses_a_mat3_that_does_not_decode(name, tmp_path):
+    """regenerate never keeps the stored bytes of a chunk it re-encodes: a
+    MAT3 that does not decode is a FormatError naming MAT3, and save writes
+    nothing."""
+    model = gameanim.load_model(GENERATED[name]())
+    with pytest.raises(gameanim.FormatError, match="MAT3"):
+        model.to_bytes(regenerate=True)
+    with pytest.raises(gameanim.FormatError, match="MAT3"):
+        model.save(tmp_path / "m.bmd", regenerate=True)
+    assert os.listdir(tmp_path) == []
+    assert model.to_bytes() == GENERATED[name]()  # the plain write is unaffected
 
 
 def test_regenerate_covers_the_skeleton_chunks_and_ignores_their_stored_bytes():
@@ -318,15 +364,17 @@ def test_regenerate_of_an_edited_model_encodes_the_edit():
     model._replace_chunk(index, _jnt1_translated(model.chunks[index][1], 1, -7.25))
     out = gameanim.load_model(model.to_bytes(regenerate=True))
     assert out.bones[1].translation[0] == -7.25
-    assert out.chunks == model.chunks
+    _same_regenerated(model, out)
 
 
 def test_regenerate_is_wrapped_as_asked():
     data = mm.mesh_model()
     model = gameanim.load_model(gameanim.compress("yay0", data))
     out = model.to_bytes(regenerate=True)
-    assert out[:4] == b"Yay0" and _unwrap(out) == data
-    assert model.to_bytes(compression=None, regenerate=True) == data
+    plain = model.to_bytes(compression=None, regenerate=True)
+    assert out[:4] == b"Yay0" and _unwrap(out) == plain
+    assert plain[:8] == data[:8] and struct.unpack_from(">I", plain, 8)[0] == len(plain)
+    _same_regenerated(gameanim.load_model(data), gameanim.load_model(plain))
 
 
 @pytest.mark.parametrize("draw", [
@@ -337,7 +385,8 @@ def test_regenerate_is_wrapped_as_asked():
 ])
 def test_regenerated_draw_tables_are_nintendos_and_stable(draw):
     data = mm.write_j3d_model(_joints(), envelopes=[[(0, 0.5), (1, 0.5)], [(2, 1.0)]],
-                              inverse_binds=[[1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0]] * 4, draw=draw)
+                              inverse_binds=[[1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0]] * 4, draw=draw,
+                              extra_chunks=[("SHP1", b"opaque shape data"), ("MAT3", _real_mat3())])
     # reference: the entries, then their envelope entries again, unless the
     # table already ends with that copy (j3d_writer.md fact 4)
     env = [e for e in draw if e[0] == 1]
@@ -350,3 +399,26 @@ def test_regenerated_draw_tables_are_nintendos_and_stable(draw):
     got = [(drw1[kinds_at + i], struct.unpack_from(">H", drw1, index_at + 2 * i)[0]) for i in range(n)]
     assert got == expected
     assert gameanim.load_model(first).to_bytes(regenerate=True) == first
+
+
+def test_regenerate_re_pools_mat3():
+    """MAT3 is encoded afresh, not copied: two materials with the same
+    colour, stored in two entries (make_models writes no sharing), share
+    one entry after regenerate (j3d_writer.md section 1 "MAT3")."""
+    colour = (10, 20, 30, 40)
+    data = mm.write_j3d_model(_joints(), extra_chunks=[
+        ("MAT3", mm.mat3_body([mm.material("a", color=colour), mm.material("b", color=colour)]))])
+
+    def colour_indices(out):
+        mat3 = dict(gameanim.load_model(out).chunks)["MAT3"]
+        records, colours = struct.unpack_from(">I", mat3, 0x0C)[0], struct.unpack_from(">I", mat3, 0x20)[0]
+        index = [struct.unpack_from(">H", mat3, records + 0x14C * i + 0x08)[0] for i in range(2)]
+        return index, [mat3[colours + 4 * i:colours + 4 * i + 4] for i in index]
+
+    assert colour_indices(data) == ([0, 1], [bytes(colour)] * 2)  # the stored layout
+    model = gameanim.load_model(data)
+    out = model.to_bytes(regenerate=True)
+    assert colour_indices(out) == ([0, 0], [bytes(colour)] * 2)
+    again = gameanim.load_model(out)
+    assert [m.name for m in again.materials] == ["a", "b"]
+    _same_regenerated(model, again)

@@ -1,6 +1,8 @@
 /* The regenerate registry and the whole-file writer (j3d_regenerate.h). */
 #include "j3d_regenerate.h"
 
+#include "j3d_mat3.h"
+
 #include <string.h>
 
 /* One line per chunk that regenerate re-encodes; the rest keep their
@@ -10,6 +12,7 @@ const ga_j3d_chunk_codec ga_j3d_regenerators[] = {
     {"EVP1", ga_j3d_encode_evp1},
     {"DRW1", ga_j3d_encode_drw1},
     {"JNT1", ga_j3d_encode_jnt1},
+    {"MAT3", ga_j3d_encode_mat3},
     {NULL, NULL},
 };
 
