@@ -83,10 +83,20 @@ EOF
 fi
 
 # -- a wine prefix ----------------------------------------------------------
-if command -v wine >/dev/null 2>&1 && [ ! -f "$cross/wineprefix/system.reg" ]; then
-    echo "== $cross/wineprefix (wineboot)"
-    WINEPREFIX="$cross/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" \
-        wineboot --init >/dev/null 2>&1 || true
-    WINEPREFIX="$cross/wineprefix" wineserver -w 2>/dev/null || true
+# (checked by its kernel32.dll: a wineboot that fails half-way, as one did
+# once on a loaded machine, leaves system.reg but no system32, and every
+# Windows program then fails with "could not load kernel32.dll"; so a
+# broken prefix is made again, up to three times)
+wine_ready() { [ -f "$cross/wineprefix/drive_c/windows/system32/kernel32.dll" ]; }
+if command -v wine >/dev/null 2>&1 && ! wine_ready; then
+    for attempt in 1 2 3; do
+        echo "== $cross/wineprefix (wineboot, attempt $attempt)"
+        rm -rf "$cross/wineprefix"
+        WINEPREFIX="$cross/wineprefix" WINEDEBUG=-all WINEDLLOVERRIDES="mscoree,mshtml=" \
+            wineboot --init >/dev/null 2>&1 || true
+        WINEPREFIX="$cross/wineprefix" wineserver -w 2>/dev/null || true
+        wine_ready && break
+    done
+    wine_ready || { echo "wineboot did not make a usable prefix in $cross/wineprefix" >&2; exit 1; }
 fi
 echo "== cross toolchains ready in $cross"
