@@ -197,3 +197,25 @@ def test_the_menu_operator_writes_the_model(api, ga, tmp_path):
     assert bpy.ops.export_scene.gameanim_model(filepath=str(out), armature=arm.name) == {"FINISHED"}
     m = ga.load_model(str(out))
     assert m.meshes[1].positions != ga.load_model(mm.game_model()).meshes[1].positions
+
+
+def test_envelope_vertices_go_back_to_their_stored_positions(api, ga, tmp_path):
+    """mesh_model's inverse binds do not match its rest pose (the body
+    joint is rotated), so the import stores x = E^-1 p: a UV edit alone
+    re-encodes the shape, and its positions come back as the source's."""
+    src = ga.load_model(mm.mesh_model())
+    path, arm = _import(api, tmp_path, mm.mesh_model())
+    obj = _shape(0)
+    obj.data.uv_layers["UV0"].data[0].uv = (0.75, 0.25)
+    result = _export(api, arm, tmp_path / "out.bmd")
+    assert any(c.startswith("shape 0") and "UVs" in c for c in result.changed), result.text()
+    m = ga.load_model(str(tmp_path / "out.bmd"))
+
+    def points(mesh):
+        p = mesh.positions
+        return sorted(tuple(round(c / POS_QUANTUM) for c in p[i:i + 3]) for i in range(0, len(p), 3))
+
+    got, want = points(m.meshes[0]), points(src.meshes[0])
+    assert set(got) == set(want)
+    assert (0.75, 0.25) in {(round(a, 3), round(1.0 - b, 3)) for uv in m.meshes[0].uvs
+                            for a, b in zip(uv[0::2], uv[1::2])}
