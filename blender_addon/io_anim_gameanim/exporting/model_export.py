@@ -16,11 +16,10 @@ import os
 from array import array
 
 from .. import native
-from ..importing import materials_from_model as mfm
-from ..importing.model_mesh import SKIN_PROP, Skin, _positions
-from ..shared import archive_members
+from ..shared import archive_members, kind_mapping
 from ..shared import model_edit_plan as plan
-from ..shared.model_rig import INDEX_PROP
+from ..shared.model_rig import (HELPER_PROP, INDEX_PROP, MESH_MATERIAL_PROP, OWNER_MODEL_PROP, SKIN_PROP,
+                                TEXTURE_PROP)
 from . import export_archive
 from .export_tracks import ExportError
 
@@ -94,7 +93,7 @@ def _joint_of_bones(arm):
     for b in arm.data.bones:
         if SKIN_PROP in b:
             out[b.name] = int(b[SKIN_PROP])
-        elif INDEX_PROP in b and "gameanim_ssc_helper" not in b:
+        elif INDEX_PROP in b and HELPER_PROP not in b:
             out[b.name] = int(b[INDEX_PROP])
     return out
 
@@ -187,7 +186,8 @@ def _changed_shape(mesh, r, skin, size):
     nv = len(mesh.positions) // 3
     if r.nv != nv or array("I", mesh.triangles) != r.corner_verts:
         return ["topology"]
-    if not plan.same_floats(_positions(mesh, skin), r.co, POS_TOL * size):
+    # (compared in model space: p = E x, the import's x = E^-1 p inverted)
+    if not plan.same_floats(mesh.positions, plan.to_model_space(r.co, r.weights, *skin), POS_TOL * size):
         what.append("positions")
     cu = dict(zip(mesh.uv_channels, mesh.corner_uvs))
     if set(cu) != set(r.uvs) or any(not plan.same_floats(cu[ch], r.uvs[ch], 1e-6) for ch in cu):
@@ -210,8 +210,7 @@ def _mesh_arrays(r, skin, name, shape=None):
     if empty:
         raise ExportError(f"{name}: {len(empty)} vertex(es) have no weight on a joint of the model (vertex "
                           f"{empty[0]} first): weight every vertex to a joint bone")
-    pos = plan.to_model_space(r.co, r.weights, [tuple(tuple(row) for row in c) for c in skin.rest_skin],
-                              skin.identity)
+    pos = plan.to_model_space(r.co, r.weights, *skin)
     uv_ch = list(shape.uv_channels) if shape is not None else sorted(r.uvs)
     col_ch = list(shape.color_channels) if shape is not None else sorted(set(r.colors) | set(r.corner_colors))
     missing = [f"UV{c}" for c in uv_ch if c not in r.uvs] + \
@@ -235,8 +234,8 @@ def _mesh_arrays(r, skin, name, shape=None):
 
 def _model_materials(model_stem):
     import bpy
-    return {int(m[mfm.MATERIAL_PROP]): m for m in bpy.data.materials
-            if mfm.MATERIAL_PROP in m and m.get(mfm.MODEL_PROP) == model_stem}
+    return {int(m[MESH_MATERIAL_PROP]): m for m in bpy.data.materials
+            if MESH_MATERIAL_PROP in m and m.get(OWNER_MODEL_PROP) == model_stem}
 
 
 def _node_values(node):
@@ -254,12 +253,12 @@ def _material_edits(model, stem, result):
         if i >= len(model.materials) or bm.node_tree is None:
             continue
         mat = model.materials[i]
-        gnode = bm.node_tree.nodes.get(mfm.GROUP_NODE)
+        gnode = bm.node_tree.nodes.get(kind_mapping.TEV_GROUP_NODE)
         if gnode is None:
             continue
         inputs = _node_values(gnode)
         konst, tev = plan.group_colours(inputs, mat.konst_colors, mat.tev_colors)
-        fed = json.loads(bm.get(mfm.MAT_COLOR_INPUTS_PROP) or "[]")
+        fed = json.loads(bm.get(kind_mapping.MAT_COLOR_INPUTS_PROP) or "[]")
         values = {}
         for t in fed:
             node = bm.node_tree.nodes.get(t[2]) if len(t) > 2 else gnode
@@ -286,9 +285,9 @@ def _material_edits(model, stem, result):
 def _texture_edits(model, stem, result):
     import bpy
     for img in bpy.data.images:
-        if mfm.TEXTURE_PROP not in img or img.get(mfm.MODEL_PROP) != stem:
+        if TEXTURE_PROP not in img or img.get(OWNER_MODEL_PROP) != stem:
             continue
-        k = int(img[mfm.TEXTURE_PROP])
+        k = int(img[TEXTURE_PROP])
         if k >= len(model.textures):
             continue
         tex = model.textures[k]
@@ -315,7 +314,7 @@ def _mesh_edits(model, arm, stem, result):
     meshes = list(model.meshes)
     if not meshes:
         return
-    skin = Skin(model)
+    skin = plan.rest_skin(model)
     size = max([1.0] + [abs(c) for m in meshes for c in m.positions])
     joints_of = _joint_of_bones(arm)
     mats = {bm: i for i, bm in _model_materials(stem).items()}

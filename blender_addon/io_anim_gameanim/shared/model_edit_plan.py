@@ -198,3 +198,43 @@ def material_colour0(fed, values, colour):
             if k < len(v):
                 out[ch] = to_bytes_colour([v[k]])[0]
     return tuple(out)
+
+
+def _affine_inverse(m):
+    """Inverse of a 3x4 affine matrix (rows), or None when singular."""
+    a = [row[:3] for row in m]
+    det = (a[0][0] * (a[1][1] * a[2][2] - a[1][2] * a[2][1]) - a[0][1] * (a[1][0] * a[2][2] - a[1][2] * a[2][0]) +
+           a[0][2] * (a[1][0] * a[2][1] - a[1][1] * a[2][0]))
+    if abs(det) < 1e-12:
+        return None
+    inv = [[(a[(c + 1) % 3][(r + 1) % 3] * a[(c + 2) % 3][(r + 2) % 3] -
+             a[(c + 1) % 3][(r + 2) % 3] * a[(c + 2) % 3][(r + 1) % 3]) / det for c in range(3)] for r in range(3)]
+    t = [row[3] for row in m]
+    return [inv[r] + [-sum(inv[r][k] * t[k] for k in range(3))] for r in range(3)]
+
+
+def _affine_mul(a, b):
+    return [[sum(a[r][k] * b[k][c] for k in range(3)) + (a[r][3] if c == 3 else 0.0) for c in range(4)]
+            for r in range(3)]
+
+
+def rest_skin(model):
+    """(C_k, identity_k) of every joint: C_k = W_k(rest) B_k, the rest
+    skinning of the import (importing/model_mesh.Skin, in plain Python):
+    B_k the inverse bind when the model has an invertible one, else the
+    inverse of the rest world matrix; identity_k: C_k is the identity
+    within 1e-5 of the model's size."""
+    w = model.world_matrices()
+    world = [[list(w[16 * i + 4 * r:16 * i + 4 * r + 4]) for r in range(3)] for i in range(len(w) // 16)]
+    ibs = list(getattr(model, "inverse_binds", ()) or ())
+    scale = max([1.0] + [abs(m[r][3]) for m in world for r in range(3)])
+    out, identity = [], []
+    for k, wk in enumerate(world):
+        b = [list(ibs[k][4 * r:4 * r + 4]) for r in range(3)] if k < len(ibs) else None
+        if b is None or _affine_inverse(b) is None:
+            b = _affine_inverse(wk) or [[float(r == c) for c in range(4)] for r in range(3)]
+        c = _affine_mul(wk, b)
+        out.append(c)
+        identity.append(all(abs(c[r][col] - (1.0 if r == col else 0.0)) <= 1e-5 * scale
+                            for r in range(3) for col in range(4)))
+    return out, identity
