@@ -21,12 +21,14 @@ bl_info = {
 
 
 def register():
-    from . import operators
+    from . import model_operator, operators
 
     operators.register()
+    model_operator.register()
 
 
 def unregister():
-    from . import operators
+    from . import model_operator, operators
 
+    model_operator.unregister()
     operators.unregister()

@@ -33,7 +33,7 @@ from .shared.imported_action import original_bytes
 from .shared.options import ExportOptions, ImportOptions, make_export_options, make_options
 
 __all__ = ["import_files", "import_file", "import_folder", "import_archive", "ImportOptions", "ImportResult", "ImportReport",
-           "original_bytes", "collect_files", "export_action", "export_materials", "export_actions",
+           "original_bytes", "collect_files", "export_action", "export_materials", "export_actions", "export_model",
            "ExportOptions", "ExportResult", "ExportError", "add_texture_mapping", "default_export_options"]
 
 
@@ -150,3 +150,15 @@ def add_texture_mapping(material, uv_slot=0, calc_type="basic", center=(0.5, 0.5
 
 def default_export_options(**kw):
     return make_export_options(None, **kw)
+
+
+def export_model(path, armature, member=""):
+    """Writes the model `armature` was imported from, with its edits, to
+    `path` (empty: over the source file or archive member; an archive:
+    its member `member`, or the one the model came from).  Returns the
+    result (what was re-encoded, notes, warnings); raises ExportError and
+    leaves the file as it was when nothing can be written
+    (docs/blender.md, Export a model)."""
+    from .exporting import model_export
+
+    return model_export.export_model(armature, path, member=member)

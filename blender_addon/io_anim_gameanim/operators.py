@@ -283,14 +283,20 @@ class _ExportBase:
         except (exporter.ExportError, TypeError, ValueError, OSError) as e:
             self.report({"ERROR"}, f"Export failed, nothing written: {e}")
             return {"CANCELLED"}
-        for n in result.notes:
-            self.report({"INFO"}, n)
-        for w in result.warnings:
-            self.report({"WARNING"}, w)
-        self.report({"INFO"}, result.summary())
+        report_result(self, result)
         if result.member:
             show_archive_popup(context, result)
         return {"FINISHED"}
+
+
+def report_result(op, result):
+    """An export's notes, warnings and summary in the status bar (also
+    File > Export > Game Model's, model_operator.py)."""
+    for n in result.notes:
+        op.report({"INFO"}, n)
+    for w in result.warnings:
+        op.report({"WARNING"}, w)
+    op.report({"INFO"}, result.summary())
 
 
 def show_archive_popup(context, result):

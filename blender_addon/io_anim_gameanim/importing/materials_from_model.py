@@ -13,12 +13,12 @@ import json
 from functools import lru_cache
 
 from .. import compat
-from ..shared import kind_mapping, tev_graph
+from ..shared import kind_mapping, model_rig, tev_graph
 from . import tev_nodes
 
-MATERIAL_PROP = "gameanim_material"  # on a material: its MAT3 index
-TEXTURE_PROP = "gameanim_texture"    # on an image: its TEX1 index
-MODEL_PROP = "gameanim_model"        # on the images and materials of one model import: its name
+MATERIAL_PROP = model_rig.MESH_MATERIAL_PROP  # on a material: its MAT3 index
+TEXTURE_PROP = model_rig.TEXTURE_PROP          # on an image: its TEX1 index
+MODEL_PROP = model_rig.OWNER_MODEL_PROP        # on the images and materials of one model import: its name
 TEXMAP_NODE = "gameanim texmap"      # + " <n>": the Image Texture node of texmap n (what a BTP switches)
 GROUP_NODE = kind_mapping.TEV_GROUP_NODE  # the material's TEV group node
 MAT_COLOR_INPUTS_PROP = kind_mapping.MAT_COLOR_INPUTS_PROP  # JSON: the inputs material colour 0 feeds

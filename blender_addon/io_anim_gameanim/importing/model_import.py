@@ -39,6 +39,7 @@ def build_models(ga, paths, report, context, progress=None, opts=None, mats=None
         helpers = f", {len(built.helpers)} hidden helper bone(s) for scale compensation" if built.helpers else ""
         fr.built = f"armature {built.obj.name!r} ({len(built.names)} joint(s){calc}{helpers})"
         fr.owners.append(built.obj.name)
+        _record_source(built.obj, path)
         rigs.append(built)
         model_mesh.import_geometry(ga, model, built, context, opts, fr, mats, skin)
     if not rigs and len(others) == len(paths):
@@ -46,3 +47,13 @@ def build_models(ga, paths, report, context, progress=None, opts=None, mats=None
     for built in rigs:
         apply_import_scale(built.obj, opts)
     return others, rigs
+
+
+def _record_source(obj, path):
+    """What File > Export > Game Model needs to load the model again
+    (exporting/model_export.py): the archive and member it came from, and
+    the armature's name at import (the images and materials carry it)."""
+    obj["gameanim_model_stem"] = obj.name
+    if isinstance(path, archive_members.MemberSource):
+        obj["gameanim_model_archive"] = path.archive
+        obj["gameanim_model_member"] = path.member

@@ -25,12 +25,11 @@ import bpy
 from mathutils import Matrix, Vector
 
 from .. import compat
-from ..shared.model_rig import HELPER_PROP
+from ..shared.model_rig import HELPER_PROP, SKIN_PROP
 
 from .materials_from_model import DEPTH_TEST_OFF_PROP
 from .rig_from_model import HELPER_COLLECTION
 
-SKIN_PROP = "gameanim_skin"  # on a skin bone: the joint number it follows
 SKIN_PREFIX = "SKIN "
 SHEAR_SUFFIX = " shear"
 EPS = 1e-6

@@ -44,6 +44,10 @@ HELPER_PROP = "gameanim_ssc_helper"  # on a helper bone: the joint bone's name
 INDEX_PROP = "gameanim_index"
 BONE_ID_PROP = "gameanim_bone_id"
 SSC_PROP = "gameanim_scale_compensate"
+SKIN_PROP = "gameanim_skin"          # on a skin bone (importing/model_mesh.py): the joint number it follows
+MESH_MATERIAL_PROP = "gameanim_material"  # on a material a model import built: its MAT3 index
+TEXTURE_PROP = "gameanim_texture"    # on an image a model import built: its TEX1 index
+OWNER_MODEL_PROP = "gameanim_model"  # on those images and materials: the armature's name at import
 
 
 def is_delta_family(model_format):
