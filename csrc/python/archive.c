@@ -58,10 +58,9 @@ PyObject *mod_open_archive(PyObject *mod, PyObject *args, PyObject *kw)
 {
     ga_state *st = state_of_module(mod);
     static char *kwlist[] = {"source", "max_decoded_size", NULL};
-    PyObject *source, *max_decoded = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:open_archive", kwlist, &source, &max_decoded)) return NULL;
-    ga_decode_opts opts = {0};
-    if (parse_max_decoded(max_decoded, &opts.max_decoded_size) < 0) return NULL;
+    PyObject *source;
+    ga_decode_opts opts;
+    if (parse_source_args(args, kw, "O|$O:open_archive", kwlist, &source, &opts) < 0) return NULL;
     PyObject *src = source_bytes(st, source);
     if (!src) return NULL;
     /* an immutable copy: the parse runs without the GIL and the archive

@@ -27,10 +27,9 @@ PyObject *mod_check_model(PyObject *mod, PyObject *args, PyObject *kw)
 {
     ga_state *st = state_of_module(mod);
     static char *kwlist[] = {"data", "max_decoded_size", NULL};
-    PyObject *source, *max_decoded = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:check_model", kwlist, &source, &max_decoded)) return NULL;
-    ga_decode_opts opts = {0};
-    if (parse_max_decoded(max_decoded, &opts.max_decoded_size) < 0) return NULL;
+    PyObject *source;
+    ga_decode_opts opts;
+    if (parse_source_args(args, kw, "O|$O:check_model", kwlist, &source, &opts) < 0) return NULL;
     PyObject *model;
     if (PyObject_TypeCheck(source, st->ModelType)) {
         model = Py_NewRef(source);

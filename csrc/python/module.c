@@ -30,10 +30,9 @@ static PyObject *mod_load_model(PyObject *mod, PyObject *args, PyObject *kw)
 {
     ga_state *st = state_of_module(mod);
     static char *kwlist[] = {"source", "max_decoded_size", NULL};
-    PyObject *source, *max_decoded = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:load_model", kwlist, &source, &max_decoded)) return NULL;
-    ga_decode_opts opts = {0};
-    if (parse_max_decoded(max_decoded, &opts.max_decoded_size) < 0) return NULL;
+    PyObject *source;
+    ga_decode_opts opts;
+    if (parse_source_args(args, kw, "O|$O:load_model", kwlist, &source, &opts) < 0) return NULL;
     PyObject *data = source_bytes(st, source);
     if (!data) return NULL;
     PyObject *res = model_from_data(st, data, &opts);
@@ -63,10 +62,9 @@ static PyObject *mod_detect(PyObject *mod, PyObject *args, PyObject *kw)
 {
     ga_state *st = state_of_module(mod);
     static char *kwlist[] = {"", "max_decoded_size", NULL};
-    PyObject *source, *max_decoded = Py_None;
-    if (!PyArg_ParseTupleAndKeywords(args, kw, "O|$O:detect", kwlist, &source, &max_decoded)) return NULL;
-    ga_decode_opts opts = {0};
-    if (parse_max_decoded(max_decoded, &opts.max_decoded_size) < 0) return NULL;
+    PyObject *source;
+    ga_decode_opts opts;
+    if (parse_source_args(args, kw, "O|$O:detect", kwlist, &source, &opts) < 0) return NULL;
     PyObject *data = source_bytes(st, source);
     if (!data) return NULL;
     Py_buffer view;

@@ -2,6 +2,8 @@
  * binding shares (state.h). */
 #include "state.h"
 
+#include <string.h>
+
 ga_state *state_of_module(PyObject *mod)
 {
     return (ga_state *)PyModule_GetState(mod);
@@ -29,6 +31,15 @@ int parse_max_decoded(PyObject *o, uint64_t *out)
     }
     *out = overflow > 0 ? UINT64_MAX : (uint64_t)v; /* (the absolute limits still hold) */
     return 0;
+}
+
+int parse_source_args(PyObject *args, PyObject *kw, const char *format, char **kwlist, PyObject **source,
+                      ga_decode_opts *opts)
+{
+    PyObject *max_decoded = Py_None;
+    memset(opts, 0, sizeof *opts);
+    if (!PyArg_ParseTupleAndKeywords(args, kw, format, kwlist, source, &max_decoded)) return -1;
+    return parse_max_decoded(max_decoded, &opts->max_decoded_size);
 }
 
 /* The records' layout: the head, then the fields (binding.h). */

@@ -8,6 +8,8 @@
 #include <Python.h>
 #include <stdint.h>
 
+#include "gameanim.h" /* ga_decode_opts */
+
 /* ------------------------------------------------------------------ */
 /* Module state (state.c)                                             */
 
@@ -42,5 +44,11 @@ ga_state *state_of_type(PyTypeObject *tp);
 /* max_decoded_size= of the loading functions: None for the default limit
  * (docs/limits.md), else a positive number of bytes.  -1 with an exception. */
 int parse_max_decoded(PyObject *o, uint64_t *out);
+/* The arguments of the functions that read a file, `(source, *,
+ * max_decoded_size=None)` as the format string and kwlist name them:
+ * *source (borrowed) and *opts (zeroed, then its size limit).  -1 with an
+ * exception. */
+int parse_source_args(PyObject *args, PyObject *kw, const char *format, char **kwlist, PyObject **source,
+                      ga_decode_opts *opts);
 
 #endif
