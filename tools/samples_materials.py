@@ -106,11 +106,18 @@ def showcase():
     for q in range(4):
         nodes += [(mm.MATERIAL, q), (mm.OPEN, 0), (mm.SHAPE, q), (mm.CLOSE, 0)]
     nodes += [(mm.CLOSE, 0), (mm.END, 0)]
-    extra = [("VTX1", mm.vtx1_body(arrays)), ("SHP1", mm.shp1_body(shapes)), ("MAT3", mm.mat3_body(_materials())),
-             ("TEX1", mm.tex1_body(_textures()))]
-    return mm.write_j3d_model([mm.joint("root")], nodes=nodes, calc="basic", kind="bmd",
-                              envelopes=[], inverse_binds=[[1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0]],
-                              draw=[(0, 0)], extra_chunks=extra)
+    # laid out as the game's loader needs it (gameanim.check_model): Nintendo's chunk order, INF1's
+    # counts, the root's box around the quads
+    lo = tuple(min(p[k] for p in pos) for k in range(3))
+    hi = tuple(max(p[k] for p in pos) for k in range(3))
+    radius = max(sum(v * v for v in p) for p in pos) ** 0.5
+    root = mm.joint("root", bound_min=lo, bound_max=hi, bound_radius=radius)
+    return mm.j3d_file([mm.inf1_chunk(nodes, "basic", packet_count=len(shapes), vertex_count=len(pos)),
+                        mm.chunk("VTX1", mm.vtx1_body(arrays)),
+                        mm.evp1_chunk([], [[1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0]]), mm.drw1_chunk([(0, 0)]),
+                        mm.jnt1_chunk([root]), mm.chunk("SHP1", mm.shp1_body(shapes)),
+                        mm.chunk("MAT3", mm.mat3_body(_materials())), mm.chunk("TEX1", mm.tex1_body(_textures()))],
+                       "bmd")
 
 
 def cutout_pattern():

@@ -16,7 +16,7 @@ gameanim's encoders for the animations).
 * models/j3d/figure_skinned-edited.bdl: figure_skinned.bdl edited by
   gameanim's model writer (issue 34): the head box half as large again
   (Model.replace_mesh), the cloth texture repainted (replace_texture, CMPR
-  again) and the skin material's colour tinted (set_material_colors).  The
+  again) and the head material's colour tinted (set_material_colors).  The
   name keeps it beside the original in listings, and out of its
   animations (figure_skinned_*); figure_skinned-edited_walk.bck is the
   same walk, so that the demo shows it in the row above the original.
@@ -283,30 +283,59 @@ def _box(lo, hi):
     return pos, nrm, quads
 
 
+def _rest_worlds(joints):
+    """Each joint's rest world matrix (3x4 rows) under the Basic rule:
+    parent . T . Rz . Ry . Rx (the figure has no rest scales)."""
+    out = []
+    for j in joints:
+        rx, ry, rz = (v * J3D_ROT for v in j["rot_raw"])
+        cx, sx, cy, sy, cz, sz = math.cos(rx), math.sin(rx), math.cos(ry), math.sin(ry), math.cos(rz), math.sin(rz)
+        rot = [[cy * cz, sx * sy * cz - cx * sz, cx * sy * cz + sx * sz],
+               [cy * sz, sx * sy * sz + cx * cz, cx * sy * sz - sx * cz],
+               [-sy, sx * cy, cx * cy]]
+        local = [rot[r] + [float(j["translation"][r])] for r in range(3)]
+        if j["parent"] < 0:
+            out.append(local)
+            continue
+        p = out[j["parent"]]
+        out.append([[sum(p[r][k] * local[k][c] for k in range(3)) + (p[r][3] if c == 3 else 0.0)
+                     for c in range(4)] for r in range(3)])
+    return out
+
+
+def _inverse_rigid(m):
+    """The inverse of a 3x4 rotation + translation, as 12 floats."""
+    rt = [[m[c][r] for c in range(3)] for r in range(3)]
+    t = [-sum(rt[r][k] * m[k][3] for k in range(3)) for r in range(3)]
+    return [v for r in range(3) for v in rt[r] + [t[r]]]
+
+
 def skinned_j3d_file(joints):
     """The figure (no rest rotations on the torso) with a mesh: see the
-    module's docstring.  Exact: positions are integers, the torso's inverse
-    binds are translations by minus the joints' rest positions (sums of
-    integers), weights are binary fractions."""
+    module's docstring.  Laid out as the game's loader needs it
+    (gameanim.check_model, docs/model_writer.md): the chunks in
+    Nintendo's order with INF1's counts, DRW1 as the joints, the envelopes
+    and the envelopes again, one material instance per shape, normals as
+    s16, each joint's box around its rigid geometry.  The torso is exact:
+    its positions are integers, its joints' inverse binds are translations
+    by minus their rest positions, its weights binary fractions."""
     mm = make_models
-    world = []  # rest positions of the joints (the torso's rotations are zero)
-    for j in joints:
-        p = world[j["parent"]] if j["parent"] >= 0 else (0.0, 0.0, 0.0)
-        world.append(tuple(p[k] + j["translation"][k] for k in range(3)))
+    worlds = _rest_worlds(joints)
+    world = [tuple(w[r][3] for r in range(3)) for w in worlds]  # rest positions
     hips, spine, chest = JOINT["hips"], JOINT["spine"], JOINT["chest"]
     envelopes = [[(hips, 1.0)], [(hips, 0.5), (spine, 0.5)], [(spine, 0.5), (chest, 0.5)], [(chest, 1.0)]]
-    inverse_binds = []
-    for w in world:
-        inverse_binds.append([1.0, 0.0, 0.0, -w[0], 0.0, 1.0, 0.0, -w[1], 0.0, 0.0, 1.0, -w[2]])
+    inverse_binds = [_inverse_rigid(w) for w in worlds]
+    njoints = len(joints)
+    # Nintendo's DRW1: one rigid entry per joint, the envelopes, the envelopes again
+    draw = [(0, j) for j in range(njoints)] + [(1, e) for e in range(len(envelopes))] * 2
     pos, nrm, uv = [], [], []
-    draw = [(1, e) for e in range(len(envelopes))]
     # the torso: four rings (one per envelope) of 4 corners around Y, in model space
     ring_y = [world[hips][1] - 6, world[spine][1], world[chest][1], world[JOINT["neck"]][1]]
     corners = [(-9, -5), (9, -5), (9, 5), (-9, 5)]
     for r, y in enumerate(ring_y):
         for k, (x, z) in enumerate(corners + corners[:1]):
             pos.append((float(x), y, float(z)))
-            nrm.append((x, 0, z))
+            nrm.append((x / math.hypot(x, z), 0.0, z / math.hypot(x, z)))
             uv.append((k / 4.0, r / 3.0))
     attrs = [(mm.PNMTXIDX, mm.DIRECT), (mm.POS, mm.INDEX16), (mm.NRM, mm.INDEX16), (mm.TEX0, mm.INDEX16)]
     strips = []
@@ -317,47 +346,54 @@ def skinned_j3d_file(joints):
                 i = 5 * rr + k
                 strip.append((3 * rr, i, i, i))
         strips.append(("strip", strip))
-    torso = mm.shape(attrs, [mm.packet([0, 1, 2, 3], strips)], matrix_type=3)
+    torso = mm.shape(attrs, [mm.packet([njoints + e for e in range(len(envelopes))], strips)], matrix_type=3)
     # rigid boxes, each in its joint's space: limbs towards their child, the head upwards
     limbs = ["upperarm_L", "forearm_L", "upperarm_R", "forearm_R", "thigh_L", "shin_L", "thigh_R", "shin_R", "head"]
     rigid_attrs = [(mm.POS, mm.INDEX16), (mm.NRM, mm.INDEX16), (mm.TEX0, mm.INDEX16)]
     shapes = [torso]
+    bounds = {}  # joint -> (min, max, radius) of its geometry in its space
     for name in limbs:
         j = JOINT[name]
         kids = [k for k, jj in enumerate(joints) if jj["parent"] == j]
         end = joints[kids[0]]["translation"] if kids else (0.0, 14.0, 0.0)
         lo = tuple(min(0.0, end[k]) - 3.0 for k in range(3))
         hi = tuple(max(0.0, end[k]) + 3.0 for k in range(3))
+        bounds[j] = (lo, hi, max(math.hypot(*(max(abs(lo[k]), abs(hi[k])) for k in range(3))), 0.0))
         bpos, bnrm, quads = _box(lo, hi)
         base = len(pos)
         pos += bpos
         nrm += bnrm
         uv += [(float(c % 4 in (1, 2)), float(c % 4 in (2, 3))) for c in range(len(bpos))]
-        draw.append((0, j))
         verts = [(base + i,) * 3 for q in quads for i in q]
-        shapes.append(mm.shape(rigid_attrs, [mm.packet([len(draw) - 1], [("quads", verts)])]))
-    arrays = {mm.POS: mm.vertex_array(pos, "s16", 4), mm.NRM: mm.vertex_array(nrm, "s8"),
+        shapes.append(mm.shape(rigid_attrs, [mm.packet([j], [("quads", verts)])]))
+    # the hips' box holds the torso (model space, less the hips' rest position)
+    lo = tuple(min(p[k] for p in pos[:20]) - world[hips][k] for k in range(3))
+    hi = tuple(max(p[k] for p in pos[:20]) - world[hips][k] for k in range(3))
+    bounds[hips] = (lo, hi, math.hypot(*(max(abs(lo[k]), abs(hi[k])) for k in range(3))))
+    arrays = {mm.POS: mm.vertex_array(pos, "s16", 4),
+              mm.NRM: mm.vertex_array([tuple(round(v * 16384) for v in n) for n in nrm], "s16", 14),
               mm.TEX0: mm.vertex_array(uv, "u16", 14)}
     textures = [mm.texture("cloth", "CMPR", 32, 32, _checker_cmpr(32, 0xFC00, 0x21A8), wrap_s=1, wrap_t=1),
                 mm.texture("skin", "CMPR", 16, 16, _checker_cmpr(16, 0xFE8C, 0xF5A8), wrap_s=2, wrap_t=2)]
-    # each texture times its material colour (white; the figure has no vertex colours)
+    # each texture times its material colour (white; the figure has no vertex colours); one
+    # material instance per shape (a J3D material draws one shape), named after its part:
+    # skin on the head and forearms, cloth elsewhere
     lit = dict(channel=(0, 0, 0, 0, 0, 0), stages=((0, 0, 4),), tev=(mm.TEV_MODULATE,))
-    materials = [mm.material("cloth", textures=(0,), **lit), mm.material("skin", textures=(1,), **lit)]
-    # INF1: the skeleton, with the torso under the hips (material 0) and each box under its joint
-    # (material 1 for the head and forearms, 0 for the rest)
-    children = {i: [k for k, j in enumerate(joints) if j["parent"] == i] for i in range(-1, len(joints))}
+    skin = {"head", "forearm_L", "forearm_R"}
+    parts = ["torso"] + limbs
+    materials = [mm.material(part, textures=(1 if part in skin else 0,), **lit) for part in parts]
+    # INF1: the skeleton, with the torso under the hips and each box under its joint
+    children = {i: [k for k, j in enumerate(joints) if j["parent"] == i] for i in range(-1, njoints)}
     shape_of = {JOINT[n]: 1 + i for i, n in enumerate(limbs)}
-    shape_of_hips = 0
-    skin = {JOINT["head"], JOINT["forearm_L"], JOINT["forearm_R"]}
     nodes = []
 
     def visit(j):
         nodes.append((mm.JOINT, j))
-        shapes_here = ([shape_of_hips] if j == hips else []) + ([shape_of[j]] if j in shape_of else [])
+        shapes_here = ([0] if j == hips else []) + ([shape_of[j]] if j in shape_of else [])
         if shapes_here or children[j]:
             nodes.append((mm.OPEN, 0))
-            for sh in shapes_here:
-                nodes.extend([(mm.MATERIAL, 1 if j in skin else 0), (mm.OPEN, 0), (mm.SHAPE, sh), (mm.CLOSE, 0)])
+            for sh in shapes_here:  # material instance i draws shape i
+                nodes.extend([(mm.MATERIAL, sh), (mm.OPEN, 0), (mm.SHAPE, sh), (mm.CLOSE, 0)])
             for k in children[j]:
                 visit(k)
             nodes.append((mm.CLOSE, 0))
@@ -365,12 +401,16 @@ def skinned_j3d_file(joints):
     for r in children[-1]:
         visit(r)
     nodes.append((mm.END, 0))
-    extra = [("VTX1", mm.vtx1_body(arrays)), ("SHP1", mm.shp1_body(shapes)), ("MAT3", mm.mat3_body(materials)),
-             ("TEX1", mm.tex1_body(textures))]
-    return mm.write_j3d_model(
-        [mm.joint(j["name"], scale=j["scale"], rotation_raw=j["rot_raw"], translation=j["translation"])
-         for j in joints], nodes=nodes, calc="basic", kind="bdl", envelopes=envelopes, inverse_binds=inverse_binds,
-        draw=draw, extra_chunks=extra)
+    records = []
+    for i, j in enumerate(joints):
+        lo, hi, radius = bounds.get(i, ((0.0,) * 3, (0.0,) * 3, 0.0))
+        records.append(mm.joint(j["name"], scale=j["scale"], rotation_raw=j["rot_raw"], translation=j["translation"],
+                                bound_min=lo, bound_max=hi, bound_radius=radius))
+    packets = len(shapes)
+    return mm.j3d_file([mm.inf1_chunk(nodes, "basic", packet_count=packets, vertex_count=len(pos)),
+                        mm.chunk("VTX1", mm.vtx1_body(arrays)), mm.evp1_chunk(envelopes, inverse_binds),
+                        mm.drw1_chunk(draw), mm.jnt1_chunk(records), mm.chunk("SHP1", mm.shp1_body(shapes)),
+                        mm.chunk("MAT3", mm.mat3_body(materials)), mm.chunk("TEX1", mm.tex1_body(textures))], "bdl")
 
 
 def edited_skinned(data):
@@ -390,7 +430,8 @@ def edited_skinned(data):
             on = (x // 4 + y // 4) % 2
             rgba += bytes((40, 90, 200, 255) if on else (230, 200, 60, 255))
     model.replace_texture(0, bytes(rgba), cloth.width, cloth.height)
-    model.set_material_colors(1, colors=[(255, 190, 150, 255)])
+    model.set_material_colors(next(i for i, m in enumerate(model.materials) if m.name == "head"),
+                              colors=[(255, 190, 150, 255)])
     return model.to_bytes()
 
 
