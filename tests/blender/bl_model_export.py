@@ -145,6 +145,38 @@ def test_what_the_format_cannot_hold_is_reported(api, ga, tmp_path):
     assert any("UV8" in n for n in result.notes)
 
 
+def test_colours_beyond_two_and_weights_off_the_joints_are_reported(api, ga, tmp_path):
+    """A third colour attribute and a vertex group of a bone that is no
+    joint of the model are named in the notes; the rest is written."""
+    src = ga.load_model(mm.game_model())
+    path, arm = _import(api, tmp_path, mm.game_model())
+    obj = _shape(0)
+    me = obj.data
+    k = len(me.color_attributes)
+    for c in range(k, 3):
+        me.color_attributes.new(f"Col{c}", "FLOAT_COLOR", "POINT")
+    extra = me.color_attributes[-1].name
+    obj.vertex_groups.new(name="not_a_joint").add([0], 0.5, "REPLACE")
+    me.vertices[1].co.x += 0.5
+    result = _export(api, arm, tmp_path / "out.bmd")
+    assert any(repr(extra) in n and "colour" in n for n in result.notes), result.notes
+    assert any("not_a_joint" in n for n in result.notes), result.notes
+    m = ga.load_model(str(tmp_path / "out.bmd"))
+    assert len(m.meshes[0].colors) == len(src.meshes[0].colors)
+    assert set(m.meshes[0].joints) <= set(range(len(src.bones)))
+
+
+def test_an_image_larger_than_the_format_allows_is_reported_not_written(api, ga, tmp_path):
+    src = ga.load_model(mm.game_model())
+    path, arm = _import(api, tmp_path, mm.game_model())
+    img = next(i for i in bpy.data.images if i.get(mfm.TEXTURE_PROP) == 2)
+    img.scale(2048, 8)
+    result = _export(api, arm, tmp_path / "out.bmd")
+    assert any("2048x8" in w and "texture 2 not written" in w for w in result.warnings), result.warnings
+    m = ga.load_model(str(tmp_path / "out.bmd"))
+    assert bytes(m.textures[2].pixels) == bytes(src.textures[2].pixels)
+
+
 def test_export_into_the_archive_member(api, ga, tmp_path):
     sys.path.insert(0, str(ROOT / "tools"))
     import make_archives as mk  # (the project's archive writer)
