@@ -820,6 +820,10 @@ def seed_models():
         "bk_model.bin": write_bk_model([((0.0, 0.0, 0.0), 1, -1), ((0.0, 10.0, 0.0), 2, 0), ((1.0, 2.0, 3.0), 3, 1)],
                                        45.0),
     }
+    try:  # a game BDL with the MDL3 gameanim's encoder makes from its MAT3 and TEX1
+        out["j3d_game.bdl"] = mesh_model(kind="bdl", game=True)
+    except ImportError:
+        pass
     return out
 
 
