@@ -464,42 +464,100 @@ static int check_material(const ga_model *m, const ga_material *mt, uint32_t i, 
     return GA_OK;
 }
 
-int ga_j3d_encode_mdl3(const ga_model *m, ga_buf *out, ga_error *err)
+/* The stored MDL3 of m, for the lists rebuild keeps: its bytes and the
+ * table offsets, checked to hold `need` materials' entries. */
+typedef struct stored {
+    const uint8_t *d;
+    size_t size, base;
+    uint32_t count, lists, patches, mtx;
+} stored;
+
+static int open_stored(const ga_model *m, uint32_t need, stored *s, ga_error *err)
+{
+    const char *fmt = m->format ? m->format : "bdl";
+    long ci = ga_j3d_find_chunk(m, "MDL3");
+    if (ci < 0) return ga_fail(err, GA_ERR_ARG, fmt, "MDL3", -1, "the model has no MDL3 chunk to keep lists of");
+    const ga_model_chunk *c = &m->chunks[ci];
+    s->d = m->data + c->offset, s->size = c->size, s->base = c->offset;
+    if (s->size < 0x24)
+        return ga_fail(err, GA_ERR_FORMAT, fmt, "MDL3 header", (long long)s->base, "the chunk is %zu bytes", s->size);
+    s->count = ga_get_u16be(s->d + 8), s->lists = ga_get_u32be(s->d + 0x0C), s->patches = ga_get_u32be(s->d + 0x10);
+    s->mtx = ga_get_u32be(s->d + 0x14);
+    if (s->count < need)
+        return ga_fail(err, GA_ERR_FORMAT, fmt, "MDL3 material count", (long long)(s->base + 8),
+                       "MDL3 holds %u display lists; MAT3 has %u materials before the edit", s->count, need);
+    if (s->lists > s->size || (s->size - s->lists) / 8 < need || s->patches > s->size ||
+        (s->size - s->patches) / 16 < need || s->mtx > s->size || (s->size - s->mtx) / 8 < need)
+        return ga_fail(err, GA_ERR_FORMAT, fmt, "MDL3 table offset", (long long)(s->base + 0x0C),
+                       "the list (0x%x), patch (0x%x) or matrix (0x%x) table of %u materials overruns the chunk",
+                       s->lists, s->patches, s->mtx, need);
+    for (uint32_t i = 0; i < need; i++) {
+        size_t e = s->lists + 8 * (size_t)i;
+        uint64_t from = (uint64_t)e + ga_get_u32be(s->d + e), len = ga_get_u32be(s->d + e + 4);
+        if (from + len > s->size || len > 0xFFFF)
+            return ga_fail(err, GA_ERR_FORMAT, fmt, "MDL3 display list", (long long)(s->base + e),
+                           "material %u's list (0x%llx + 0x%llx bytes) overruns the chunk", i,
+                           (unsigned long long)from, (unsigned long long)len);
+    }
+    return GA_OK;
+}
+
+/* extra: a material whose list is appended once more, for a new
+ * instance copying it (UINT32_MAX: none). */
+static int build(const ga_model *m, const uint8_t *keep, uint32_t nkeep, uint32_t extra, ga_buf *out, ga_error *err)
 {
     const char *fmt = m->format ? m->format : "bdl";
     ga_material *mats = NULL;
-    uint32_t n = 0, ntex = 0;
+    uint32_t n = 0, ntex = 0, kept = 0;
     tex_info *tex = NULL;
-    int rc = ga_model_materials(m, &mats, &n, err);
+    stored st;
+    memset(&st, 0, sizeof st);
+    for (uint32_t i = 0; keep && i < nkeep; i++)
+        if (keep[i]) kept = i + 1;
+    int rc = kept ? open_stored(m, kept, &st, err) : GA_OK;
+    if (rc == GA_OK) rc = ga_model_materials(m, &mats, &n, err);
     if (rc == GA_OK) rc = read_textures(m, &tex, &ntex, err);
     for (uint32_t i = 0; i < n && rc == GA_OK; i++) rc = check_material(m, &mats[i], i, ntex, err);
-    if (rc == GA_OK && n > 0xFFFF) rc = ga_fail(err, GA_ERR_LIMIT, fmt, "MDL3 count", -1, "%u materials", n);
+    if (rc == GA_OK && extra != UINT32_MAX && extra >= n)
+        rc = ga_fail(err, GA_ERR_ARG, fmt, "material", -1, "material %u of %u", extra, n);
+    uint32_t total = n + (extra != UINT32_MAX);
+    if (rc == GA_OK && total > 0xFFFF) rc = ga_fail(err, GA_ERR_LIMIT, fmt, "MDL3 count", -1, "%u materials", total);
     uint16_t(*patch)[GA_MDL3_PATCHES] = NULL;
     uint32_t(*words)[2] = NULL;
     size_t *dl_at = NULL, *dl_size = NULL;
     if (rc == GA_OK) {
-        patch = calloc(n ? n : 1, sizeof *patch);
-        words = calloc(n ? n : 1, sizeof *words);
-        dl_at = calloc(n ? n : 1, sizeof *dl_at);
-        dl_size = calloc(n ? n : 1, sizeof *dl_size);
+        patch = calloc(total ? total : 1, sizeof *patch);
+        words = calloc(total ? total : 1, sizeof *words);
+        dl_at = calloc(total ? total : 1, sizeof *dl_at);
+        dl_size = calloc(total ? total : 1, sizeof *dl_size);
         if (!patch || !words || !dl_at || !dl_size) rc = ga_nomem(err, fmt);
     }
     if (rc != GA_OK) goto done;
 
     size_t start = ga_j3d_chunk_begin(out, "MDL3");
-    ga_buf_u16be(out, (uint16_t)n);
+    ga_buf_u16be(out, (uint16_t)total);
     ga_buf_u16be(out, 0xFFFF);
     size_t fields = out->len;
     ga_buf_fill(out, 0, 6 * 4);
     ga_j3d_pad(out, start, 32);
     size_t table = out->len - start;
-    ga_buf_fill(out, 0, 8 * (size_t)n);
+    ga_buf_fill(out, 0, 8 * (size_t)total);
     ga_j3d_pad(out, start, 32);
     enc e = {out, 0, tex, ntex};
-    for (uint32_t i = 0; i < n; i++) {
-        const ga_material *mt = &mats[i];
+    for (uint32_t i = 0; i < total; i++) {
+        const ga_material *mt = &mats[i < n ? i : extra];
         e.dl = out->len;
         dl_at[i] = out->len - start;
+        if (i < kept && keep[i]) { /* the stored list, patch offsets and matrix words */
+            size_t en = st.lists + 8 * (size_t)i;
+            ga_buf_put(out, st.d + en + ga_get_u32be(st.d + en), ga_get_u32be(st.d + en + 4));
+            ga_j3d_pad_zero(out, e.dl, 32);
+            dl_size[i] = out->len - e.dl;
+            for (int k = 0; k < GA_MDL3_PATCHES; k++) patch[i][k] = ga_get_u16be(st.d + st.patches + 16 * (size_t)i + 2 * k);
+            words[i][0] = ga_get_u32be(st.d + st.mtx + 8 * (size_t)i);
+            words[i][1] = ga_get_u32be(st.d + st.mtx + 8 * (size_t)i + 4);
+            continue;
+        }
         patch[i][GA_MDL3_TEX_NO] = 0;
         texture_block(&e, mt);
         tev_block(&e, mt, &patch[i][GA_MDL3_TEV_REG]);
@@ -515,26 +573,26 @@ int ga_j3d_encode_mdl3(const ga_model *m, ga_buf *out, ga_error *err)
         }
     }
     size_t patches = out->len - start;
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < total; i++) {
         for (int k = 0; k < GA_MDL3_PATCHES; k++) ga_buf_u16be(out, patch[i][k]);
         ga_buf_fill(out, 0, 4);
     }
     size_t mtx = out->len - start;
-    for (uint32_t i = 0; i < n; i++) ga_buf_u32be(out, words[i][0]), ga_buf_u32be(out, words[i][1]);
+    for (uint32_t i = 0; i < total; i++) ga_buf_u32be(out, words[i][0]), ga_buf_u32be(out, words[i][1]);
     size_t modes = out->len - start;
-    for (uint32_t i = 0; i < n; i++) ga_buf_u8(out, mats[i].mode);
+    for (uint32_t i = 0; i < total; i++) ga_buf_u8(out, mats[i < n ? i : extra].mode);
     ga_j3d_pad(out, start, 4);
     size_t index = out->len - start;
-    for (uint32_t i = 0; i < n; i++) ga_buf_u16be(out, (uint16_t)i);
+    for (uint32_t i = 0; i < total; i++) ga_buf_u16be(out, (uint16_t)i);
     ga_j3d_pad(out, start, 4);
     size_t names_at = out->len - start;
-    const char **names = calloc(n ? n : 1, sizeof *names);
+    const char **names = calloc(total ? total : 1, sizeof *names);
     if (!names) {
         rc = ga_nomem(err, fmt);
         goto done;
     }
-    for (uint32_t i = 0; i < n; i++) names[i] = mats[i].name;
-    ga_jut_put_names(out, names, n);
+    for (uint32_t i = 0; i < total; i++) names[i] = mats[i < n ? i : extra].name;
+    ga_jut_put_names(out, names, total);
     free(names);
     if (out->failed) {
         rc = ga_nomem(err, fmt);
@@ -542,7 +600,7 @@ int ga_j3d_encode_mdl3(const ga_model *m, ga_buf *out, ga_error *err)
     }
     size_t offs[6] = {table, patches, mtx, modes, index, names_at};
     for (int k = 0; k < 6; k++) ga_buf_set_u32be(out, fields + 4 * (size_t)k, (uint32_t)offs[k]);
-    for (uint32_t i = 0; i < n; i++) {
+    for (uint32_t i = 0; i < total; i++) {
         size_t entry = table + 8 * (size_t)i;
         ga_buf_set_u32be(out, start + entry, (uint32_t)(dl_at[i] - entry));
         ga_buf_set_u32be(out, start + entry + 4, (uint32_t)dl_size[i]);
@@ -556,5 +614,68 @@ done:
     free(dl_size);
     free(tex);
     ga_materials_free(mats, n);
+    return rc;
+}
+
+int ga_j3d_encode_mdl3(const ga_model *m, ga_buf *out, ga_error *err)
+{
+    return build(m, NULL, 0, UINT32_MAX, out, err);
+}
+
+int ga_j3d_mdl3_rebuild(const ga_model *m, const uint8_t *keep, uint32_t nkeep, ga_buf *out, ga_error *err)
+{
+    return build(m, keep, nkeep, UINT32_MAX, out, err);
+}
+
+int ga_j3d_mdl3_add_copy(const ga_model *m, uint32_t k, ga_buf *out, ga_error *err)
+{
+    long ci = ga_j3d_find_chunk(m, "MAT3");
+    uint32_t n = ci >= 0 && m->chunks[ci].size >= 0x0C ? ga_get_u16be(m->data + m->chunks[ci].offset + 8) : 0;
+    uint8_t *keep = malloc(n ? n : 1);
+    if (!keep) return ga_nomem(err, m->format ? m->format : "bdl");
+    memset(keep, 1, n ? n : 1);
+    int rc = build(m, keep, n, k, out, err);
+    free(keep);
+    return rc;
+}
+
+int ga_j3d_mdl3_texture_changed(ga_model *m, uint32_t index, const uint8_t old_header[32], int *changed,
+                                ga_error *err)
+{
+    const char *fmt = m->format ? m->format : "bdl";
+    *changed = 0;
+    long ci = ga_j3d_find_chunk(m, "MDL3"), ti = ga_j3d_find_chunk(m, "TEX1");
+    if (ci < 0 || ti < 0) return GA_OK;
+    const ga_model_chunk *t = &m->chunks[ti];
+    const uint8_t *d = m->data + t->offset;
+    uint32_t at = t->size >= 0x10 ? ga_get_u32be(d + 0x0C) : 0;
+    if (t->size < 0x10 || at > t->size || (t->size - at) / TEX1_HEADER <= index)
+        return ga_fail(err, GA_ERR_FORMAT, fmt, "TEX1 header table", (long long)t->offset, "no texture %u", index);
+    const uint8_t *h = d + at + (size_t)TEX1_HEADER * index;
+    /* the fields the lists hold: all but the palette and image offsets */
+    if (memcmp(h, old_header, 0x0C) == 0 && memcmp(h + 0x10, old_header + 0x10, 0x0C) == 0) return GA_OK;
+    ga_material *mats;
+    uint32_t n;
+    int rc = ga_model_materials(m, &mats, &n, err);
+    if (rc) return rc;
+    uint8_t *keep = malloc(n ? n : 1);
+    int users = 0;
+    if (keep) {
+        for (uint32_t i = 0; i < n; i++) {
+            keep[i] = 1;
+            for (int s = 0; s < 8; s++)
+                if (mats[i].textures[s] == (int32_t)index) keep[i] = 0;
+            users += !keep[i];
+        }
+    }
+    ga_materials_free(mats, n);
+    if (!keep) return ga_nomem(err, fmt);
+    ga_buf out;
+    ga_buf_init(&out);
+    rc = users ? ga_j3d_mdl3_rebuild(m, keep, n, &out, err) : GA_OK;
+    free(keep);
+    if (!rc && users) rc = ga_j3d_splice(m, (uint32_t)ci, out.data, out.len, err);
+    if (!rc && users) *changed = 1;
+    ga_buf_free(&out);
     return rc;
 }

@@ -52,4 +52,25 @@ enum {
  * names a texture TEX1 does not hold. */
 int ga_j3d_encode_mdl3(const ga_model *m, ga_buf *out, ga_error *err);
 
+/* The same, keeping the stored lists of some materials: material i with
+ * i < nkeep and keep[i] non-zero takes its list, patch offsets and matrix
+ * words from m's stored MDL3 (FormatError when that does not hold them);
+ * the others are encoded.  Used by the edits that reach some materials
+ * (add_mesh's new instance, replace_texture's users), so that the lists
+ * of the other materials keep their bytes (j3d_writer.md section 1). */
+int ga_j3d_mdl3_rebuild(const ga_model *m, const uint8_t *keep, uint32_t nkeep, ga_buf *out, ga_error *err);
+/* add_mesh's MDL3: every stored list kept, and one more list, encoded
+ * from material k, for the MAT3 instance ga_j3d_mat3_add_copy appends
+ * (same init record, so the same registers; name and mode k's). */
+int ga_j3d_mdl3_add_copy(const ga_model *m, uint32_t k, ga_buf *out, ga_error *err);
+
+/* After TEX1 texture `index` was replaced in m (old_header: its 0x20-byte
+ * header before): when m has MDL3 and a field the lists hold changed
+ * (format, size, wrap, palette, filters, LOD, levels), the lists of the
+ * materials using the texture are encoded afresh, the others kept, and
+ * MDL3 is spliced into m.  *changed: whether MDL3 was replaced.  On
+ * failure m is unchanged. */
+int ga_j3d_mdl3_texture_changed(ga_model *m, uint32_t index, const uint8_t old_header[32], int *changed,
+                                ga_error *err);
+
 #endif
