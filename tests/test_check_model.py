@@ -119,7 +119,11 @@ def test_chunk_order(game):
 
 
 def test_bdl_needs_mdl3():
-    only(mm.mesh_model(kind="bdl", game=True), "without an MDL3 chunk")
+    only(mm.mesh_model(kind="bdl", game=True, mdl3=False), "without an MDL3 chunk")
+
+
+def test_game_bdl_with_its_mdl3_passes():
+    assert gameanim.check_model(gameanim.load_model(mm.mesh_model(kind="bdl", game=True))) == []
 
 
 def test_name_table_key(game):

@@ -551,9 +551,37 @@ def test_a_game_model_with_an_added_and_a_replaced_mesh_passes_the_loader_checks
     assert problems == []
 
 
-def test_add_mesh_refuses_a_model_with_mdl3():
+def _mdl3_lists(chunk):
+    """MDL3's lists, patch entries and matrix words (tww J3DMaterialDLBlock:
+    list table at 0x0C as {offset from the entry, size}, patches at 0x10,
+    16 bytes each, matrix words at 0x14, 8 bytes each)."""
+    n = struct.unpack_from(">H", chunk, 8)[0]
+    dl_tab, patch_tab, mtx_tab = struct.unpack_from(">3I", chunk, 0x0C)
+    out = []
+    for i in range(n):
+        off, size = struct.unpack_from(">II", chunk, dl_tab + 8 * i)
+        start = dl_tab + 8 * i + off
+        out.append((chunk[start:start + size], chunk[patch_tab + 16 * i:patch_tab + 16 * i + 16],
+                    chunk[mtx_tab + 8 * i:mtx_tab + 8 * i + 8]))
+    return out
+
+
+def test_add_mesh_on_a_bdl_gives_the_new_material_its_mdl3_list():
+    model = gameanim.load_model(mm.mesh_model(kind="bdl", game=True))
+    before = _mdl3_lists(chunk(model, "MDL3"))
+    pos, uvs, tris = grid(3, 3)
+    nv = len(pos) // 3
+    model.add_mesh(1, pos, tris, normals=array("f", [0, 0, 1] * nv), colors=[array("f", [1.0] * 4 * nv)], uvs=[uvs])
+    after = _mdl3_lists(chunk(model, "MDL3"))
+    assert len(after) == len(model.materials) == 3
+    assert after[:2] == before  # the stored lists keep their bytes
+    assert after[2] == before[1]  # the copy of material 1 draws with material 1's registers
+    assert [p for p in gameanim.check_model(model.to_bytes()) if not p.startswith("warning:")] == []
+
+
+def test_add_mesh_refuses_a_bdl_whose_mdl3_lacks_the_lists():
     data = mm.mesh_model(kind="bdl")
-    at = mm.find_chunk(data, b"TEX1")  # an MDL3 chunk (its contents unread here) before TEX1
+    at = mm.find_chunk(data, b"TEX1")  # an MDL3 stub (no lists) before TEX1
     mdl3 = mm.chunk("MDL3", bytes(24))
     data = data[:at] + mdl3 + data[at:]
     count = struct.unpack_from(">I", data, 12)[0]
@@ -562,7 +590,7 @@ def test_add_mesh_refuses_a_model_with_mdl3():
     assert "MDL3" in [t for t, _ in model.chunks]
     before = model.to_bytes()
     pos, uvs, tris = grid(2, 2)
-    with pytest.raises(ValueError, match="MDL3"):
+    with pytest.raises(gameanim.FormatError, match="MDL3"):
         model.add_mesh(0, pos, tris)
     assert model.to_bytes() == before
 

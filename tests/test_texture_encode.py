@@ -501,13 +501,21 @@ def test_replace_errors():
         bare.replace_texture(0, bytes(64), 4, 4)
 
 
-def test_a_bdl_refuses_header_changes_its_display_lists_hold():
+def test_a_bdl_whose_mdl3_lacks_the_lists_refuses_header_changes():
+    data = mm.mesh_model(kind="bdl", game=True, mdl3=False)  # texture 2: material 0 only
+    at = mm.find_chunk(data, b"TEX1")
+    data = data[:at] + mm.chunk("MDL3", bytes(24)) + data[at:]  # an MDL3 stub: no lists to keep
+    data = data[:8] + struct.pack(">II", len(data), struct.unpack_from(">I", data, 12)[0] + 1) + data[16:]
+    bdl = gameanim.load_model(data)
+    before = tex1(bdl), dict(bdl.chunks)["MDL3"]
+    with pytest.raises(gameanim.FormatError, match="MDL3"):  # material 1's list would have to be kept
+        bdl.replace_texture(2, bytes(16 * 16 * 4), 16, 16)
+    assert (tex1(bdl), dict(bdl.chunks)["MDL3"]) == before  # TEX1 put back
+    # every material uses texture 0 here: each list is encoded afresh, none kept
     model = gameanim.load_model(textured_model("bdl", mdl3=True))
-    with pytest.raises(ValueError, match="MDL3"):
-        model.replace_texture(0, bytes(8 * 8 * 4), 8, 8)
-    with pytest.raises(ValueError, match="MDL3"):
-        model.replace_texture(1, bytes(16 * 8 * 4), 16, 8, "RGBA8")
-    # same size and format: fine; a texture no material uses: anything
+    model.replace_texture(0, bytes(8 * 8 * 4), 8, 8)
+    assert struct.unpack_from(">H", dict(model.chunks)["MDL3"], 8)[0] == len(model.materials)
+    # same size and format: MDL3 is not reached; a texture no material uses: anything
     rgba = random_image(random.Random(1), 16, 16)
     model.replace_texture(0, rgba, 16, 16)
     assert model.textures[0].pixels == ref_image("I8", rgba)
@@ -517,6 +525,40 @@ def test_a_bdl_refuses_header_changes_its_display_lists_hold():
     bmd = gameanim.load_model(textured_model())
     bmd.replace_texture(0, bytes(8 * 8 * 4), 8, 8)
     assert bmd.textures[0].width == 8
+
+
+def _mdl3_list(chunk, i):
+    """Material i's display list (MDL3 list table at 0x0C: {offset from the
+    entry, size}) as BP writes {register: value} (opcode 0x61, u32 whose top
+    byte is the register); XF (0x10) loads skipped."""
+    dl_tab = struct.unpack_from(">I", chunk, 0x0C)[0]
+    off, size = struct.unpack_from(">II", chunk, dl_tab + 8 * i)
+    dl = chunk[dl_tab + 8 * i + off:][:size]
+    p, bp = 0, {}
+    while p < len(dl) and dl[p]:
+        if dl[p] == 0x61:
+            v = struct.unpack_from(">I", dl, p + 1)[0]
+            bp.setdefault(v >> 24, v & 0xFFFFFF)
+            p += 5
+        else:
+            p += 5 + 4 * (struct.unpack_from(">H", dl, p + 1)[0] + 1)
+    return dl, bp
+
+
+def test_a_bdl_texture_change_re_encodes_its_users_display_lists():
+    model = gameanim.load_model(mm.mesh_model(kind="bdl", game=True))  # material 0 uses texture 2 in slot 1
+    old = dict(model.chunks)["MDL3"]
+    model.replace_texture(2, random_image(random.Random(2), 16, 16), 16, 16, "I8")
+    new = dict(model.chunks)["MDL3"]
+    dl, bp = _mdl3_list(new, 0)
+    v = bp[0x89]  # TX_SETIMAGE0 of texture map 1: width - 1, height - 1 (10 bits each), format
+    assert (v & 0x3FF, v >> 10 & 0x3FF, v >> 20 & 0xF) == (15, 15, 1)
+    assert bp[0x95] == 2  # TX_SETIMAGE3: the texture number
+    assert _mdl3_list(new, 1)[0] == _mdl3_list(old, 1)[0]  # the other material keeps its list
+    assert [p for p in gameanim.check_model(model.to_bytes()) if not p.startswith("warning:")] == []
+    # an image-only replacement leaves MDL3 alone
+    model.replace_texture(2, random_image(random.Random(3), 16, 16), 16, 16)
+    assert dict(model.chunks)["MDL3"] == new
 
 
 def test_a_header_table_past_the_chunk_is_a_format_error():

@@ -648,7 +648,7 @@ MESH_POSITIONS = _RING + [(0.0, 20.0, 0.0), (-1.0, 0.0, 0.0), (1.0, 0.0, 0.0), (
 
 
 def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None, rigid_matrix_type=0, unordered=False,
-               game=False):
+               game=False, mdl3=True):
     """A small skinned, textured J3D model: three joints, a rigid shape, an
     envelope-skinned multi-matrix shape (strips, a fan, triangles and
     quads), colours and UVs, two materials and three textures (CMPR, C8
@@ -658,7 +658,8 @@ def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None, rigi
     shape's SHP1 matrix type (1, 2: billboards); unordered: each shape's
     vertex descriptor list names its attributes out of ascending order
     (reversed, as a real model's may), the display lists unchanged.
-    game: laid out as the game's loader needs (see game_model)."""
+    game: laid out as the game's loader needs (see game_model); a game
+    BDL also gets its MDL3 (with_mdl3) unless mdl3 is False."""
     joints = [joint("root"), joint("body", translation=(0.0, 10.0, 0.0), rotation_raw=(0, 0, 4096)),
               joint("head", translation=(0.0, 6.0, 0.0), scale=(1.0, 1.5, 1.0), scale_compensate=scale_compensate)]
     if game:  # MESH_BINDS are then the joints' inverse rest matrices; boxes hold the rigid geometry
@@ -710,11 +711,31 @@ def mesh_model(kind="bmd", calc="basic", scale_compensate=0xFF, binds=None, rigi
     extra = [("VTX1", vtx1_body(arrays)), ("SHP1", shp1_body([multi, rigid])), ("MAT3", mat3_body(materials)),
              ("TEX1", tex1_body(textures))]
     if game:  # the chunk order INF1, VTX1, EVP1, DRW1, JNT1, SHP1, MAT3, TEX1 and INF1's counts
-        return j3d_file([inf1_chunk(nodes, calc, packet_count=3, vertex_count=len(pos)), chunk(*extra[0]),
+        data = j3d_file([inf1_chunk(nodes, calc, packet_count=3, vertex_count=len(pos)), chunk(*extra[0]),
                          evp1_chunk(envelopes, binds), drw1_chunk(draw), jnt1_chunk(joints)] +
                         [chunk(t, b) for t, b in extra[1:]], kind)
+        return with_mdl3(data) if kind == "bdl" and mdl3 else data
     return write_j3d_model(joints, parents, nodes=nodes, calc=calc, kind=kind, envelopes=envelopes,
                            inverse_binds=binds, draw=draw, extra_chunks=extra)
+
+
+def with_mdl3(data):
+    """A BDL without MDL3 given an MDL3 chunk made by gameanim's encoder
+    (regenerate) from its MAT3 and TEX1, inserted before TEX1; every other
+    chunk keeps these bytes.  Needs gameanim importable; the tests check
+    the MDL3 independently (tests/test_model_mdl3.py)."""
+    import gameanim
+
+    count = struct.unpack_from(">H", data, find_chunk(data, b"MAT3") + 8)[0]
+    at = find_chunk(data, b"TEX1")
+
+    def insert(mdl3):
+        out = data[:at] + mdl3 + data[at:]
+        return out[:8] + struct.pack(">II", len(out), struct.unpack_from(">I", out, 12)[0] + 1) + out[16:]
+
+    stub = insert(chunk("MDL3", struct.pack(">HH", count, 0xFFFF) + bytes(24)))
+    regenerated = gameanim.load_model(stub).to_bytes(regenerate=True)
+    return insert(dict(gameanim.load_model(regenerated).chunks)["MDL3"])
 
 
 def game_model():
@@ -799,6 +820,10 @@ def seed_models():
         "bk_model.bin": write_bk_model([((0.0, 0.0, 0.0), 1, -1), ((0.0, 10.0, 0.0), 2, 0), ((1.0, 2.0, 3.0), 3, 1)],
                                        45.0),
     }
+    try:  # a game BDL with the MDL3 gameanim's encoder makes from its MAT3 and TEX1
+        out["j3d_game.bdl"] = mesh_model(kind="bdl", game=True)
+    except ImportError:
+        pass
     return out
 
 

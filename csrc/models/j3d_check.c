@@ -686,6 +686,7 @@ int ga_j3d_check(const ga_model *m, ga_check_list *out, ga_error *err)
     if (x.vtx1_ok) check_vtx1_use(&x);
     if (x.inf1) check_inf1_counts(&x);
     if (x.tex1) check_tex1(&x);
+    if (x.mdl3) chk_mdl3(&x);
 done:
     ga_materials_free(x.mats, x.nmats);
     free(x.shape_material);

@@ -56,4 +56,7 @@ void chk_add(chk *x, const char *fmt, ...)
  * used / max_index and x->packets. */
 void chk_shp1(chk *x);
 
+/* MDL3 (j3d_check_mdl3.c): the display lists and their patch offsets. */
+void chk_mdl3(chk *x);
+
 #endif

@@ -11,6 +11,7 @@
  * share one envelope.  The geometry decoder (j3d_geometry.c) is the exact
  * inverse used by the tests. */
 #include "j3d_mat3.h"
+#include "j3d_mdl3.h"
 #include "j3d_mesh_write.h"
 
 #include <math.h>
@@ -480,13 +481,15 @@ static int run(job *j, uint32_t shape, ga_error *err)
     if (!rc && rewrite && (ga_evp1_encode(&j->env, &evp) != GA_OK || ga_drw1_encode(&j->env, &drw) != GA_OK))
         rc = ga_nomem(err, m->format);
     /* INF1's packet and vertex counts (and a new shape's nodes) */
-    ga_buf mat;
-    ga_buf_init(&mat);
-    long mat3 = ga_j3d_find_chunk(m, "MAT3");
+    ga_buf mat, mdl;
+    ga_buf_init(&mat), ga_buf_init(&mdl);
+    long mat3 = ga_j3d_find_chunk(m, "MAT3"), mdl3 = ga_j3d_find_chunk(m, "MDL3");
     if (!rc && j->adding) {
         uint32_t copy;
         rc = ga_j3d_mat3_add_copy(m, j->material, NULL, &copy, &mat, err);
         if (!rc && copy != j->new_material) rc = arg(err, m, "material", "MAT3 appended instance %u", copy);
+        /* a BDL: the new instance's MDL3 list (the others keep theirs) */
+        if (!rc && mdl3 >= 0) rc = ga_j3d_mdl3_add_copy(m, j->material, &mdl, err);
     }
     if (!rc && inf1 >= 0 && j->adding) {
         rc = inf1_with_shape(m, inf1, j->new_material, shape, packets, j->vtx.a[0].count, &inf, err);
@@ -539,12 +542,12 @@ static int run(job *j, uint32_t shape, ga_error *err)
     if (!rc && (inf.failed || jnt.failed)) rc = ga_nomem(err, m->format);
     if (!rc) {
         /* ascending chunk order */
-        struct { long at; ga_buf *b; } list[7] = {{inf1, &inf}, {vtx1, &vtxb}, {evp1, &evp}, {drw1, &drw}, {jnt1, &jnt},
-                                                  {shp1, &shp}, {mat3, &mat}};
-        uint32_t n = 0, index[7];
-        ga_buf bufs[7];
+        struct { long at; ga_buf *b; } list[8] = {{inf1, &inf}, {vtx1, &vtxb}, {evp1, &evp}, {drw1, &drw}, {jnt1, &jnt},
+                                                  {shp1, &shp}, {mat3, &mat}, {mdl3, &mdl}};
+        uint32_t n = 0, index[8];
+        ga_buf bufs[8];
         for (uint32_t pass = 0; pass < m->nchunks; pass++)
-            for (int k = 0; k < 7; k++)
+            for (int k = 0; k < 8; k++)
                 if (list[k].at == (long)pass && list[k].b->len) {
                     index[n] = pass;
                     bufs[n++] = *list[k].b;
@@ -552,7 +555,7 @@ static int run(job *j, uint32_t shape, ga_error *err)
         rc = ga_j3d_splice_chunks(m, n, index, bufs, err);
     }
     ga_buf_free(&shp), ga_buf_free(&vtxb), ga_buf_free(&evp), ga_buf_free(&drw), ga_buf_free(&inf), ga_buf_free(&jnt);
-    ga_buf_free(&mat);
+    ga_buf_free(&mat), ga_buf_free(&mdl);
     return rc;
 }
 
@@ -616,12 +619,8 @@ int ga_j3d_add_mesh(ga_model *m, uint32_t material, const ga_mesh_input *in, ga_
     if (material >= nmat) return ga_fail(err, GA_ERR_ARG, fmt, "material", -1, "material %u of %u", material, nmat);
     /* The runtime keeps one material instance per shape (j3d_writer.md
      * fact 7): the new shape draws with a new MAT3 instance copied from
-     * `material` (sharing its init record), named after it.  A BDL would
-     * also need an MDL3 entry for that instance, which is not written yet. */
-    if (ga_j3d_find_chunk(m, "MDL3") >= 0)
-        return ga_fail(err, GA_ERR_ARG, fmt, "MDL3", -1,
-                       "adding a shape to a model with MDL3 (a BDL) needs an MDL3 display list for its new material "
-                       "instance, which the writer does not make yet");
+     * `material` (sharing its init record), named after it; a BDL's MDL3
+     * gets a list for it (ga_j3d_mdl3_add_copy), spliced with the rest. */
     ga_mesh_input own = *in;
     uint32_t *joints = NULL;
     float *weights = NULL;

@@ -60,34 +60,6 @@ static uint32_t levels_of(const uint8_t *h)
 
 static int is_pow2(uint32_t v) { return v && !(v & (v - 1)); }
 
-/* A BDL's MDL3 holds, per material, the image size, format, palette and
- * LOD of the textures it uses (TX_SETIMAGE0/TX_SETMODE/TLUT registers);
- * a header change of a texture in use would disagree with it. */
-static int check_mdl3(const ga_model *m, uint32_t index, const uint8_t *old, const uint8_t *now, ga_error *err)
-{
-    if (ga_j3d_find_chunk(m, "MDL3") < 0) return GA_OK;
-    if (old[0] == now[0] && memcmp(old + 2, now + 2, 4) == 0 && memcmp(old + 8, now + 8, 4) == 0 &&
-        old[0x18] == now[0x18])
-        return GA_OK;
-    ga_material *mats;
-    uint32_t nm;
-    int rc = ga_model_materials(m, &mats, &nm, err);
-    if (rc) return rc;
-    long user = -1;
-    for (uint32_t i = 0; i < nm && user < 0; i++)
-        for (int s = 0; s < 8; s++)
-            if (mats[i].textures[s] == (int32_t)index) user = (long)i;
-    char name[64] = "";
-    if (user >= 0 && mats[user].name) snprintf(name, sizeof name, " ('%.40s')", mats[user].name);
-    ga_materials_free(mats, nm);
-    if (user < 0) return GA_OK;
-    return ga_fail(err, GA_ERR_ARG, m->format, "TEX1", -1,
-                   "texture %u is used by material %ld%s, whose BDL display list (MDL3) holds the texture's size, "
-                   "format, palette and mip levels: replace it with a %ux%u %s image (same format), or load the "
-                   "model as a BMD without MDL3",
-                   index, user, name, ga_get_u16be(old + 2), ga_get_u16be(old + 4), ga_gx_format_name(old[0]));
-}
-
 /* Fills r's new header and bytes for its replacement image. */
 static int replace_record(const ga_model *m, record *r, ga_error *err)
 {
@@ -132,7 +104,7 @@ static int replace_record(const ga_model *m, record *r, ga_error *err)
         /* NEAR/LIN_MIP_*: 2, 4 -> NEAR, 3, 5 -> LINEAR */
         if (levels == 1 && h[0x14] >= 2 && h[0x14] <= 5) h[0x14] = (uint8_t)((h[0x14] & 1) ? 1 : 0);
     }
-    return check_mdl3(m, im->index, old, h, err);
+    return GA_OK;
 }
 
 int ga_j3d_tex1_encode(const ga_model *m, const ga_tex1_image *images, uint32_t n, ga_buf *out, uint32_t *chunk,

@@ -32,9 +32,9 @@ typedef struct ga_tex1_image {
  *
  * Errors: GA_ERR_ARG for a record index past the table, a side outside
  * 1..1024, a side not a power of two with mip levels or with repeat or
- * mirror wrap on that axis, and, on a BDL, a changed size, format, palette
- * layout or level count of a texture a material uses (its MDL3 display
- * list holds them); GA_ERR_FORMAT for a malformed TEX1. */
+ * mirror wrap on that axis; GA_ERR_FORMAT for a malformed TEX1.  On a
+ * BDL, the MDL3 lists of the materials using a changed header follow with
+ * ga_j3d_mdl3_texture_changed (j3d_mdl3.h). */
 int ga_j3d_tex1_encode(const ga_model *m, const ga_tex1_image *images, uint32_t n, ga_buf *out, uint32_t *chunk,
                        ga_error *err);
 

@@ -399,8 +399,8 @@ static PyMethodDef Model_methods[] = {
      "add_mesh(material, positions, triangles, normals=None, colors=None, uvs=None, joints=None, weights=None)\n\n"
      "Adds a shape after the others (Model.meshes[-1]) drawn with MAT3 material `material`, in the layouts of "
      "Model.meshes; the arrays given are its channels (no joints: rigid on joint 0).  Its INF1 nodes go inside the "
-     "first joint, and it draws with a new MAT3 instance copied from `material` (index len(Model.materials)).  "
-     "ValueError on a model with MDL3 (docs/model_writer.md)."},
+     "first joint, and it draws with a new MAT3 instance copied from `material` (index len(Model.materials)), "
+     "which on a BDL gets its own MDL3 display list (docs/model_writer.md)."},
     {"_replace_chunk", Model_replace_chunk, METH_VARARGS,
      "_replace_chunk(index, data)\n\nReplaces chunk index (of Model.chunks) with data, a whole chunk (tag, size, "
      "body; a multiple of 32 bytes), and decodes the model afresh.  The primitive under the edit methods."},
@@ -421,8 +421,8 @@ static PyMethodDef Model_methods[] = {
      "texture index (of Model.textures) with RGBA8 pixels (width * height * 4 bytes, top row first), encoded "
      "in format (None: the texture's own) with as many mip levels as it had, and re-encodes TEX1; the other "
      "textures keep their bytes.  ValueError for a bad size (1..1024; powers of two with mip levels or "
-     "repeat/mirror wrap), and on a BDL for a changed size, format or palette of a texture a material uses "
-     "(its MDL3 display list holds them).  docs/model_writer.md, Textures."},
+     "repeat/mirror wrap).  On a BDL a changed size, format or palette re-encodes the MDL3 display lists of "
+     "the materials using the texture.  docs/model_writer.md, Textures."},
     {NULL, NULL, 0, NULL},
 };
 

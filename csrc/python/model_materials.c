@@ -4,6 +4,7 @@
 #include "model_object.h"
 
 #include "../models/j3d_mat3.h"
+#include "../models/j3d_writer.h"
 
 #include <string.h>
 
@@ -119,9 +120,24 @@ PyObject *Model_set_material_colors(PyObject *self, PyObject *args, PyObject *kw
         else rc = ga_j3d_mdl3_patch_colors(mdl3.data, mdl3.len, ch->offset, i, &c, o->m.format, &err);
     }
     PyObject *res = NULL;
-    if (rc) raise_error(st, &err);
-    else if (splice_tag(st, o, "MAT3", &mat3) == 0 && (d < 0 || splice_tag(st, o, "MDL3", &mdl3) == 0))
-        res = Py_NewRef(Py_None);
+    if (rc) {
+        raise_error(st, &err);
+    } else if (d < 0) {
+        if (splice_tag(st, o, "MAT3", &mat3) == 0) res = Py_NewRef(Py_None);
+    } else if (o->readers) {
+        PyErr_SetString(PyExc_RuntimeError,
+                        "the model is being read by another thread; edit it when that call has returned");
+    } else { /* MAT3 and MDL3 in one splice: both change or neither */
+        uint32_t idx[2] = {(uint32_t)ga_j3d_find_chunk(&o->m, "MAT3"), (uint32_t)d};
+        ga_buf both[2] = {mat3, mdl3};
+        if (idx[0] > idx[1]) {
+            uint32_t t = idx[0];
+            idx[0] = idx[1], idx[1] = t;
+            both[0] = mdl3, both[1] = mat3;
+        }
+        if (ga_j3d_splice_chunks(&o->m, 2, idx, both, &err) != GA_OK) raise_error(st, &err);
+        else if (model_edited(st, o) == 0) res = Py_NewRef(Py_None);
+    }
     ga_buf_free(&mat3);
     ga_buf_free(&mdl3);
     return res;

@@ -4,8 +4,11 @@
 #include "model_object.h"
 
 #include "../models/gx_texture.h"
+#include "../models/j3d_mdl3.h"
 #include "../models/j3d_tex1_writer.h"
 #include "../models/j3d_writer.h"
+
+#include <string.h>
 
 /* A format name argument (None allowed when none_ok) -> id, or -2 with a
  * ValueError set; None -> -1. */
@@ -128,8 +131,33 @@ PyObject *Model_replace_texture(PyObject *self, PyObject *args, PyObject *kw)
     rc = ga_j3d_tex1_encode(&o->m, &im, 1, &out, &chunk, &err);
     Py_END_ALLOW_THREADS
     o->readers--;
-    if (rc) raise_error(st, &err);
-    else if (model_splice(st, o, chunk, out.data, out.len) == 0) res = Py_NewRef(Py_None);
+    if (rc) {
+        raise_error(st, &err);
+    } else if (ga_j3d_find_chunk(&o->m, "MDL3") < 0) {
+        if (model_splice(st, o, chunk, out.data, out.len) == 0) res = Py_NewRef(Py_None);
+    } else { /* a BDL: TEX1, then the MDL3 lists of the texture's users; TEX1 put back if MDL3 fails */
+        const ga_model_chunk *c = &o->m.chunks[chunk];
+        ga_buf saved;
+        ga_buf_init(&saved);
+        uint8_t header[32];
+        size_t h = c->size >= 0x10 ? c->offset + ga_get_u32be(o->m.data + c->offset + 0x0C) + 32 * (size_t)index : 0;
+        int changed = 0;
+        if (!h || h + 32 > c->offset + c->size) {
+            rc = ga_fail(&err, GA_ERR_FORMAT, o->m.format, "TEX1 header table", (long long)c->offset,
+                         "no texture %u", index);
+        } else {
+            memcpy(header, o->m.data + h, 32);
+            if (ga_buf_put(&saved, o->m.data + c->offset, c->size) != GA_OK) rc = ga_nomem(&err, o->m.format);
+        }
+        if (!rc) rc = ga_j3d_splice(&o->m, chunk, out.data, out.len, &err);
+        if (!rc && (rc = ga_j3d_mdl3_texture_changed(&o->m, index, header, &changed, &err)) != GA_OK) {
+            ga_error undo;
+            ga_j3d_splice(&o->m, chunk, saved.data, saved.len, &undo);
+        }
+        ga_buf_free(&saved);
+        if (rc) raise_error(st, &err);
+        else if (model_edited(st, o) == 0) res = Py_NewRef(Py_None);
+    }
     ga_buf_free(&out);
 done:
     PyBuffer_Release(&px);
