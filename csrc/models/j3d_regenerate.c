@@ -2,6 +2,7 @@
 #include "j3d_regenerate.h"
 
 #include "j3d_mat3.h"
+#include "j3d_tex1_writer.h"
 
 #include <string.h>
 
@@ -13,6 +14,7 @@ const ga_j3d_chunk_codec ga_j3d_regenerators[] = {
     {"DRW1", ga_j3d_encode_drw1},
     {"JNT1", ga_j3d_encode_jnt1},
     {"MAT3", ga_j3d_encode_mat3},
+    {"TEX1", ga_j3d_encode_tex1},
     {NULL, NULL},
 };
 
