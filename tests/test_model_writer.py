@@ -5,8 +5,9 @@ atomic; regenerate=True encodes INF1, EVP1, DRW1 and JNT1 afresh from the
 decoded model, byte for byte the chunks tools/make_models.py writes in
 Nintendo's layout (../shared/formats/j3d_writer.md 5.2), and MAT3 re-pooled
 (compared decoded: every Material attribute equal), or refuses with a
-FormatError naming MAT3 when the stored MAT3 does not decode; the re-read
-model equals the original.  Expected bytes come from the pure
+FormatError naming MAT3 when the stored MAT3 does not decode, and TEX1
+(compared decoded here; tests/test_model_regenerate_textures.py); the
+re-read model equals the original.  Expected bytes come from the pure
 Python fixture writer or from references written here from the notes."""
 import errno
 import os

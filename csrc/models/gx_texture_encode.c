@@ -19,7 +19,10 @@
  * exactly, else a median cut and k-means refinement choose the entries.
  * CMPR fits each 4x4 sub-block along its principal axis and refines the
  * endpoints by least squares, scored with the GX blend (3/8, 5/8); blocks
- * with a texel of alpha < 128 use the three-colour mode with transparency.
+ * with a texel of alpha < 128 use the three-colour mode with transparency;
+ * a block the fit leaves inexact tries its own exactly representable
+ * colours as endpoints (cmpr_exact), so decoded CMPR re-encodes exactly
+ * wherever its endpoints show.
  * Mip level l+1 is the 2x2 box filter of level l (rounded mean, (sum+2)>>2,
  * the edge texel repeated once a side is 1), each level encoded alone. */
 #include "gameanim.h"

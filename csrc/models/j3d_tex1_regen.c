@@ -13,10 +13,11 @@
  * in its order.
  *
  * Sharing: two headers share one copy of image data when their stored
- * image offsets are the same and their re-encoded bytes are equal (same
- * format, size and level count, and, for indexed formats, indices that
- * mean the same under both palettes); palettes likewise by stored offset
- * and equal bytes.  So the stored sharing is kept, and nothing is merged
+ * image offsets are the same and the re-encoded bytes of one start with
+ * those of the other (same format and size, for indexed formats indices
+ * that mean the same under both palettes; a header with fewer mip levels
+ * uses the first levels of the longer chain); palettes likewise by stored
+ * offset and bytes.  So the stored sharing is kept, and nothing is merged
  * that was stored apart.
  *
  * Layout (j3dview's writer, after Nintendo's files): the chunk header
@@ -47,15 +48,22 @@ typedef struct pieces {
     uint32_t n;
 } pieces;
 
-/* The piece of (key, bytes): an equal one already listed (taking
- * ownership of bytes: freed), else a new one. */
+/* The piece of (key, bytes), taking ownership of bytes: one already listed
+ * with the same key whose bytes start like these, or these like its (a
+ * header with fewer mip levels sharing the data; the longer bytes kept),
+ * else a new one. */
 static long add_piece(pieces *ps, size_t key, uint8_t *bytes, size_t len)
 {
-    for (uint32_t i = 0; i < ps->n; i++)
-        if (ps->p[i].key == key && ps->p[i].len == len && memcmp(ps->p[i].bytes, bytes, len) == 0) {
-            free(bytes);
-            return (long)i;
+    for (uint32_t i = 0; i < ps->n; i++) {
+        piece *p = &ps->p[i];
+        if (p->key != key || memcmp(p->bytes, bytes, len < p->len ? len : p->len) != 0) continue;
+        if (len > p->len) {
+            uint8_t *t = p->bytes;
+            p->bytes = bytes, p->len = len, bytes = t;
         }
+        free(bytes);
+        return (long)i;
+    }
     ps->p[ps->n] = (piece){key, bytes, len, 0};
     return (long)ps->n++;
 }
