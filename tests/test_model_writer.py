@@ -5,8 +5,9 @@ atomic; regenerate=True encodes INF1, EVP1, DRW1 and JNT1 afresh from the
 decoded model, byte for byte the chunks tools/make_models.py writes in
 Nintendo's layout (../shared/formats/j3d_writer.md 5.2), and MAT3 re-pooled
 (compared decoded: every Material attribute equal), or refuses with a
-FormatError naming MAT3 when the stored MAT3 does not decode; the re-read
-model equals the original.  Expected bytes come from the pure
+FormatError naming MAT3 when the stored MAT3 does not decode, and TEX1
+(compared decoded here; tests/test_model_regenerate_textures.py); the
+re-read model equals the original.  Expected bytes come from the pure
 Python fixture writer or from references written here from the notes."""
 import errno
 import os
@@ -19,7 +20,7 @@ import gameanim._save
 from model_fixtures import make_models as mm
 
 SKELETON = ("INF1", "EVP1", "DRW1", "JNT1")
-REGENERATED = SKELETON + ("MAT3", "MDL3")  # the chunks regenerate re-encodes (docs/model_writer.md)
+REGENERATED = SKELETON + ("MAT3", "MDL3", "TEX1")  # the chunks regenerate re-encodes (docs/model_writer.md)
 PADDING = b"This is padding data to alignment."  # j3d_writer.md section 2
 
 
@@ -120,13 +121,15 @@ def _with_real_mat3(data):
 def _same_regenerated(model, again):
     """Every chunk regenerate does not re-encode kept byte for byte, the
     skeleton chunks byte for byte (the fixtures are in Nintendo's layout),
-    MAT3 compared decoded, MDL3 left to tests/test_model_mdl3.py (it is
-    made from MAT3 and TEX1; the seeds' MDL3 is a stub), and the whole
+    MAT3 and TEX1 compared decoded (TEX1: the fixtures lay the data out
+    otherwise; tests/test_model_regenerate_textures.py), MDL3 left to
+    tests/test_model_mdl3.py (it is made from MAT3 and TEX1; the seeds' MDL3
+    is a stub), and the whole
     model equal."""
     before, after = model.chunks, again.chunks
     assert [t for t, _ in after] == [t for t, _ in before]
     for (tag, old), (_, new) in zip(before, after):
-        if tag not in ("MAT3", "MDL3"):
+        if tag not in ("MAT3", "MDL3", "TEX1"):
             assert new == old, tag
     assert [_record(x) for x in again.materials] == [_record(x) for x in model.materials]
     _same_model(model, again)

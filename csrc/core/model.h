@@ -193,6 +193,9 @@ typedef struct ga_texture {
     int16_t lod_bias;
     uint16_t width, height;
     uint8_t *pixels;      /* width * height * 4 RGBA8, top row first */
+    /* the header's other bytes (0x10 mipmap flag, 0x11 edge LOD, 0x12
+     * bias clamp, 0x13 max anisotropy, 0x19 unused), kept for the writer */
+    uint8_t mipmap, edge_lod, bias_clamp, max_aniso, byte_19;
 } ga_texture;
 
 #define GA_MAT_STAGES 16

@@ -66,4 +66,15 @@ int ga_gx_encode_check(int format, uint32_t width, uint32_t height, uint32_t lev
 int ga_gx_encode(int format, const uint8_t *rgba, uint32_t width, uint32_t height, uint32_t levels,
                  int palette_format, uint8_t *out, uint8_t *palette, struct ga_error *err);
 
+/* Palette entries (big-endian u16 of palette_format) to RGBA (the
+ * decoder's rule) and back (each colour's nearest entry value, by the
+ * rules above: exact for a colour the palette format can hold). */
+void ga_gx_palette_decode(int palette_format, const uint8_t *entries, uint32_t n, uint8_t *rgba);
+void ga_gx_palette_encode(int palette_format, const uint8_t *rgba, uint32_t n, uint8_t *entries);
+/* Tiles one level of palette indices (width * height, top row first) of
+ * an indexed format into out (ga_gx_image_size bytes; padding texels
+ * index 0).  -1 for a format that is not indexed or an index too wide for
+ * it (C4 16, C8 256, C14X2 16384). */
+int ga_gx_encode_indices(int format, const uint16_t *index, uint32_t width, uint32_t height, uint8_t *out);
+
 #endif

@@ -19,7 +19,10 @@
  * exactly, else a median cut and k-means refinement choose the entries.
  * CMPR fits each 4x4 sub-block along its principal axis and refines the
  * endpoints by least squares, scored with the GX blend (3/8, 5/8); blocks
- * with a texel of alpha < 128 use the three-colour mode with transparency.
+ * with a texel of alpha < 128 use the three-colour mode with transparency;
+ * a block the fit leaves inexact tries its own exactly representable
+ * colours as endpoints (cmpr_exact), so decoded CMPR re-encodes exactly
+ * wherever its endpoints show.
  * Mip level l+1 is the 2x2 box filter of level l (rounded mean, (sum+2)>>2,
  * the edge texel repeated once a side is 1), each level encoded alone. */
 #include "gameanim.h"
@@ -559,6 +562,35 @@ static cmpr_fit cmpr_fit_block(const int (*px)[3], int n, int four)
     return best;
 }
 
+/* A block that came from a CMPR decode holds at most four distinct colours,
+ * usually its two endpoints among them: when the fit is not exact, try
+ * every ordered pair of the block's distinct colours that RGB565 holds
+ * exactly as endpoints, in the four-colour mode (when allowed) and the
+ * three-colour one, keeping an exact result (so a decoded CMPR image
+ * encodes back to itself wherever its endpoints show). */
+static void cmpr_exact(cmpr_fit *best, const int (*px)[3], int n, int four)
+{
+    uint16_t c[4];
+    int nc = 0;
+    for (int i = 0; i < n; i++) {
+        uint8_t p[3] = {(uint8_t)px[i][0], (uint8_t)px[i][1], (uint8_t)px[i][2]};
+        uint16_t v = enc565(p);
+        if ((int)expand(v >> 11, 5) != px[i][0] || (int)expand((v >> 5) & 63, 6) != px[i][1] ||
+            (int)expand(v & 31, 5) != px[i][2])
+            continue; /* not an endpoint */
+        int seen = 0;
+        for (int k = 0; k < nc; k++) seen |= c[k] == v;
+        if (seen) continue;
+        if (nc == 4) return; /* not a decoded CMPR block: leave the fit */
+        c[nc++] = v;
+    }
+    for (int a = 0; a < nc && best->err; a++)
+        for (int b = 0; b < nc && best->err; b++) {
+            if (four && a != b) try_ends(best, c[a], c[b], 1, px, n);
+            try_ends(best, c[a], c[b], 0, px, n);
+        }
+}
+
 /* One 4x4 sub-block at texel (x0, y0) of a w x h image into 8 bytes. */
 static void cmpr_sub(const uint8_t *img, uint32_t w, uint32_t h, uint32_t x0, uint32_t y0, uint8_t *out)
 {
@@ -581,6 +613,7 @@ static void cmpr_sub(const uint8_t *img, uint32_t w, uint32_t h, uint32_t x0, ui
     uint16_t e0 = 0, e1 = 0;
     if (n) {
         cmpr_fit f = cmpr_fit_block((const int(*)[3])px, n, !transparent);
+        if (f.err) cmpr_exact(&f, (const int(*)[3])px, n, !transparent);
         e0 = f.e0;
         e1 = f.e1;
         for (int i = 0; i < n; i++) code[pos[i]] = f.idx[i];
@@ -767,4 +800,50 @@ done:
     free(ix);
     free(pyramid);
     return rc;
+}
+
+/* ------------------------------------------------------------------ */
+/* Palettes and indices given by the caller (regenerate)                */
+
+void ga_gx_palette_decode(int palette_format, const uint8_t *entries, uint32_t n, uint8_t *rgba)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        int c[4];
+        dec_entry(palette_format, (uint16_t)(entries[2 * i] << 8 | entries[2 * i + 1]), c);
+        for (int k = 0; k < 4; k++) rgba[4 * i + k] = (uint8_t)c[k];
+    }
+}
+
+void ga_gx_palette_encode(int palette_format, const uint8_t *rgba, uint32_t n, uint8_t *entries)
+{
+    for (uint32_t i = 0; i < n; i++) {
+        uint16_t v = enc_entry(palette_format, rgba + 4 * i);
+        entries[2 * i] = (uint8_t)(v >> 8), entries[2 * i + 1] = (uint8_t)v;
+    }
+}
+
+int ga_gx_encode_indices(int format, const uint16_t *index, uint32_t width, uint32_t height, uint8_t *out)
+{
+    const fmt_block *f = NULL;
+    for (size_t i = 0; i < sizeof BLOCKS / sizeof BLOCKS[0]; i++)
+        if (BLOCKS[i].format == format && ga_gx_is_indexed(format)) f = &BLOCKS[i];
+    if (!f) return -1;
+    uint32_t limit = format == GA_GX_C4 ? 16u : format == GA_GX_C8 ? 256u : 16384u;
+    for (uint32_t by = 0; by < height; by += f->bh)
+        for (uint32_t bx = 0; bx < width; bx += f->bw, out += f->bytes) {
+            memset(out, 0, f->bytes);
+            for (uint32_t y = 0; y < f->bh; y++)
+                for (uint32_t x = 0; x < f->bw; x++) {
+                    if (bx + x >= width || by + y >= height) continue;
+                    uint32_t v = index[(size_t)(by + y) * width + bx + x], t = y * f->bw + x;
+                    if (v >= limit) return -1;
+                    if (format == GA_GX_C4)
+                        out[t >> 1] |= (uint8_t)(t & 1 ? v : v << 4);
+                    else if (format == GA_GX_C8)
+                        out[t] = (uint8_t)v;
+                    else
+                        out[2 * t] = (uint8_t)(v >> 8), out[2 * t + 1] = (uint8_t)v;
+                }
+        }
+    return 0;
 }

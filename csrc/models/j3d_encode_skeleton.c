@@ -22,8 +22,9 @@ static int done(const ga_model *m, ga_buf *out, size_t start, ga_error *err)
 }
 
 /* JUTNameTab (fact 10) with the keys computed, written by the animation
- * writers' table writer (core/jut_names.h); its u16 offsets must hold. */
-static int name_table(ga_buf *out, const char *const *names, uint32_t n, const char *format, ga_error *err)
+ * writers' table writer (core/jut_names.h); its u16 offsets must hold
+ * (j3d_writer.h). */
+int ga_j3d_put_names(ga_buf *out, const char *const *names, uint32_t n, const char *format, ga_error *err)
 {
     size_t at = 4 + 4 * (size_t)n;
     for (uint32_t i = 0; i + 1 < n; i++) at += strlen(names[i] ? names[i] : "") + 1;
@@ -185,7 +186,7 @@ int ga_j3d_encode_jnt1(const ga_model *m, ga_buf *out, ga_error *err)
         const char **names = malloc(m->nbones * sizeof *names);
         if (!names) return ga_nomem(err, m->format);
         for (uint32_t j = 0; j < m->nbones; j++) names[j] = m->bones[j].name;
-        int rc = name_table(out, names, m->nbones, m->format, err);
+        int rc = ga_j3d_put_names(out, names, m->nbones, m->format, err);
         free(names);
         if (rc != GA_OK) return rc;
     }

@@ -3,6 +3,7 @@
 
 #include "j3d_mat3.h"
 #include "j3d_mdl3.h"
+#include "j3d_tex1_writer.h"
 
 #include <string.h>
 
@@ -15,6 +16,7 @@ const ga_j3d_chunk_codec ga_j3d_regenerators[] = {
     {"JNT1", ga_j3d_encode_jnt1},
     {"MAT3", ga_j3d_encode_mat3},
     {"MDL3", ga_j3d_encode_mdl3},
+    {"TEX1", ga_j3d_encode_tex1},
     {NULL, NULL},
 };
 

@@ -38,4 +38,13 @@ typedef struct ga_tex1_image {
 int ga_j3d_tex1_encode(const ga_model *m, const ga_tex1_image *images, uint32_t n, ga_buf *out, uint32_t *chunk,
                        ga_error *err);
 
+/* TEX1 encoded afresh from m's decoded textures (the regenerate registry,
+ * j3d_regenerate.h; j3d_tex1_regen.c): every image and mip level
+ * re-encoded from its decoded texels in its own format, palette format
+ * and palette size (non-CMPR formats decode to the same RGBA; CMPR is
+ * re-fitted), headers from the decoded fields, stored sharing kept, the
+ * name table rebuilt.  GA_ERR_FORMAT when TEX1 does not decode or a mip
+ * chain runs past the chunk. */
+int ga_j3d_encode_tex1(const ga_model *m, ga_buf *out, ga_error *err);
+
 #endif

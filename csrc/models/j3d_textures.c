@@ -67,6 +67,11 @@ static int tex1_header(const ga_reader *r, const ga_model_chunk *c, size_t h, ga
     t->max_lod = (int8_t)p[0x17];
     t->mip_count = p[0x18];
     t->lod_bias = (int16_t)ga_get_u16be(p + 0x1A);
+    t->mipmap = p[0x10];
+    t->edge_lod = p[0x11];
+    t->bias_clamp = p[0x12];
+    t->max_aniso = p[0x13];
+    t->byte_19 = p[0x19];
     if (!ga_gx_format_name(t->format))
         return ga_fail(r->err, GA_ERR_FORMAT, r->format, "TEX1 format", (long long)h,
                        "texture format %u is not a GX texture format (I4 0, I8 1, IA4 2, IA8 3, RGB565 4, RGB5A3 5, "

@@ -45,6 +45,11 @@ int ga_j3d_splice(ga_model *m, uint32_t index, const uint8_t *chunk, size_t size
  * several chunks is applied whole or not at all. */
 int ga_j3d_splice_chunks(ga_model *m, uint32_t n, const uint32_t *index, const ga_buf *chunks, ga_error *err);
 
+/* A JUTNameTab of n names (NULL: "") with the keys computed
+ * (core/jut_names.h), no padding after it; GA_ERR_LIMIT when the names
+ * overflow its u16 string offsets (j3d_encode_skeleton.c). */
+int ga_j3d_put_names(ga_buf *out, const char *const *names, uint32_t n, const char *format, ga_error *err);
+
 /* EVP1 as Nintendo lays it out (j3d_encode_skeleton.c): n envelopes of
  * counts[k] (joint, weight) pairs, nw pairs in all, then nbinds inverse
  * binds (3x4 row-major); joint indices right after the counts, weights
