@@ -98,8 +98,7 @@ def test_model_samples_pass_the_game_check():
     """The skinned figure, its edited copy and the TEV showcase are laid out as the game's
     loader needs them: gameanim.check_model finds nothing."""
     for name in ("figure_skinned.bdl", "figure_skinned-edited.bdl"):
-        problems = gameanim.check_model((MODELS / "j3d" / name).read_bytes())
-        assert [p for p in problems if "without an MDL3 chunk" not in p] == [], name  # MDL3: issue 34, in progress
+        assert gameanim.check_model((MODELS / "j3d" / name).read_bytes()) == [], name
     assert gameanim.check_model((MODELS / "j3d" / "tev_showcase.bmd").read_bytes()) == []
 
 

@@ -316,7 +316,7 @@ def skinned_j3d_file(joints):
     (gameanim.check_model, docs/model_writer.md): the chunks in
     Nintendo's order with INF1's counts, DRW1 as the joints, the envelopes
     and the envelopes again, one material instance per shape, normals as
-    s16, each joint's box around its rigid geometry.  The torso is exact:
+    s16, each joint's box around its rigid geometry, an MDL3.  The torso is exact:
     its positions are integers, its joints' inverse binds are translations
     by minus their rest positions, its weights binary fractions."""
     mm = make_models
@@ -407,10 +407,12 @@ def skinned_j3d_file(joints):
         records.append(mm.joint(j["name"], scale=j["scale"], rotation_raw=j["rot_raw"], translation=j["translation"],
                                 bound_min=lo, bound_max=hi, bound_radius=radius))
     packets = len(shapes)
-    return mm.j3d_file([mm.inf1_chunk(nodes, "basic", packet_count=packets, vertex_count=len(pos)),
+    # (a BDL: the materials' MDL3 display lists made from MAT3 and TEX1 by gameanim's encoder)
+    data = mm.j3d_file([mm.inf1_chunk(nodes, "basic", packet_count=packets, vertex_count=len(pos)),
                         mm.chunk("VTX1", mm.vtx1_body(arrays)), mm.evp1_chunk(envelopes, inverse_binds),
                         mm.drw1_chunk(draw), mm.jnt1_chunk(records), mm.chunk("SHP1", mm.shp1_body(shapes)),
                         mm.chunk("MAT3", mm.mat3_body(materials)), mm.chunk("TEX1", mm.tex1_body(textures))], "bdl")
+    return mm.with_mdl3(data)
 
 
 def edited_skinned(data):
