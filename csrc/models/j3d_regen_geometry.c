@@ -93,12 +93,29 @@ typedef struct keyed_vertex {
 
 static int cmp_vertex(const void *a, const void *b)
 {
+    /* (position index first: VTX1's order is the authoring tool's, which
+     * keeps neighbours together for the stripper and the packets) */
     const ga_dl_vertex *x = &((const keyed_vertex *)a)->key, *y = &((const keyed_vertex *)b)->key;
-    int c = x->draw != y->draw ? (x->draw < y->draw ? -1 : 1) : 0;
-    return c ? c : cmp_words(x->idx, y->idx, GA_VTX_KEYS);
+    int c = cmp_words(x->idx, y->idx, GA_VTX_KEYS);
+    return c ? c : x->draw != y->draw ? (x->draw < y->draw ? -1 : 1) : 0;
 }
 
-static int cmp_triangle(const void *a, const void *b) { return cmp_words(a, b, 3); }
+/* Triangles by their vertex set (ascending), then as written: the cells
+ * of a grid come in order, each cell's triangle through its second
+ * vertex first, from where the stripper's forward walk runs along. */
+static int cmp_triangle(const void *a, const void *b)
+{
+    const uint32_t *x = a, *y = b;
+    uint32_t sx[3] = {x[0], x[1], x[2]}, sy[3] = {y[0], y[1], y[2]};
+    for (int i = 0; i < 2; i++)
+        for (int k = 0; k < 2 - i; k++) {
+            uint32_t t;
+            if (sx[k] > sx[k + 1]) t = sx[k], sx[k] = sx[k + 1], sx[k + 1] = t;
+            if (sy[k] > sy[k + 1]) t = sy[k], sy[k] = sy[k + 1], sy[k + 1] = t;
+        }
+    int c = cmp_words(sx, sy, 3);
+    return c ? c : cmp_words(x, y, 3);
+}
 
 /* One decoded mesh as a shape input, in the canonical order. */
 static int add_shape(void *ctx, uint32_t i, uint32_t count, ga_mesh *mesh)
@@ -175,6 +192,7 @@ static int load_shapes(const ga_model *m, shapes *g, ga_error *err)
         if (rc || count == 0) return rc;
     } else {
         int rc = ga_vtx1_load(m, &g->vtx, err);
+        if (!rc) rc = check_formats(m, &g->vtx, err);
         if (rc) return rc;
     }
     return ga_model_meshes_each(m, add_shape, g, err);
