@@ -27,8 +27,10 @@
 
 enum { KEY_WORDS = 1 + GA_VTX_KEYS };
 
-/* VTX1's format list: what regenerate cannot write (NBT) is refused, an
- * attribute with no VTX1 array is a FormatError as in the decoder. */
+/* VTX1's format list: what regenerate cannot write (NBT) is refused.
+ * (Records of attributes without an array, such as PNMTXIDX, describe
+ * nothing a shape can read and are not written; a shape that names
+ * one fails to decode.) */
 static int check_formats(const ga_model *m, const ga_vtx1_edit *v, ga_error *err)
 {
     const ga_model_chunk *c = &m->chunks[v->chunk];
@@ -39,10 +41,6 @@ static int check_formats(const ga_model *m, const ga_vtx1_edit *v, ga_error *err
         if (attr == 25 || (attr == 10 && ga_get_u32be(d + at + 4) != 0))
             return ga_fail(err, GA_ERR_ENCODE, m->format, "VTX1 NBT", (long long)(c->offset + at),
                            "normals with binormals and tangents (NBT): regenerate cannot write them");
-        if (attr > 20)
-            return ga_fail(err, GA_ERR_FORMAT, m->format, "VTX1 attribute", (long long)(c->offset + at),
-                           "attribute %u has no VTX1 array (POS 9, NRM 10, CLR0 11, CLR1 12, TEX0-7 13-20, NBT 25)",
-                           attr);
     }
     return GA_OK;
 }
@@ -117,6 +115,37 @@ static int cmp_triangle(const void *a, const void *b)
     return c ? c : cmp_words(x, y, 3);
 }
 
+/* qsort by cmp_triangle, as a counting sort on the smallest vertex (the
+ * first key) with an insertion sort inside each bucket (a few triangles
+ * share a smallest vertex); -1 when out of memory. */
+static int sort_triangles(uint32_t *tris, uint32_t nt, uint32_t nv)
+{
+    uint32_t *start = calloc((size_t)nv + 2, sizeof *start), *out = malloc(((size_t)nt * 3 + 1) * sizeof *out);
+    if (!start || !out) {
+        free(start);
+        free(out);
+        return -1;
+    }
+    for (uint32_t t = 0; t < nt; t++) start[tris[3 * (size_t)t] + 2]++; /* (rotated: the first is the smallest) */
+    for (uint32_t v = 0; v < nv; v++) start[v + 2] += start[v + 1];
+    for (uint32_t t = 0; t < nt; t++) {
+        uint32_t at = start[tris[3 * (size_t)t] + 1]++;
+        memcpy(out + 3 * (size_t)at, tris + 3 * (size_t)t, 3 * sizeof *out);
+    }
+    for (uint32_t v = 0; v < nv; v++) /* each bucket: [start[v], start[v + 1]) */
+        for (uint32_t i = start[v] + 1; i < start[v + 1]; i++)
+            for (uint32_t k = i; k > start[v] && cmp_triangle(out + 3 * (size_t)(k - 1), out + 3 * (size_t)k) > 0; k--) {
+                uint32_t t[3];
+                memcpy(t, out + 3 * (size_t)k, sizeof t);
+                memcpy(out + 3 * (size_t)k, out + 3 * (size_t)(k - 1), sizeof t);
+                memcpy(out + 3 * (size_t)(k - 1), t, sizeof t);
+            }
+    memcpy(tris, out, (size_t)nt * 3 * sizeof *out);
+    free(start);
+    free(out);
+    return 0;
+}
+
 /* One decoded mesh as a shape input, in the canonical order. */
 static int add_shape(void *ctx, uint32_t i, uint32_t count, ga_mesh *mesh)
 {
@@ -168,7 +197,7 @@ static int add_shape(void *ctx, uint32_t i, uint32_t count, ga_mesh *mesh)
             int f = c[1] < c[0] && c[1] < c[2] ? 1 : c[2] < c[0] && c[2] < c[1] ? 2 : 0;
             for (int k = 0; k < 3; k++) tris[3 * (size_t)t + k] = c[(f + k) % 3];
         }
-        qsort(tris, nt, 3 * sizeof *tris, cmp_triangle);
+        rc = sort_triangles(tris, nt, nv) ? ga_nomem(g->err, m->format) : GA_OK;
         s->matrix_type = multi || mesh->matrix_type == 3 ? 3 : mesh->matrix_type;
         s->nverts = nv, s->ntris = nt;
         ga_shape_bounds(s, pos, nv);
