@@ -3,10 +3,12 @@ save, regenerate"): an unedited model is the bytes it was loaded from, in
 any wrapper it is asked for; an edited one is its new file; save is
 atomic; regenerate=True encodes INF1, EVP1, DRW1 and JNT1 afresh from the
 decoded model, byte for byte the chunks tools/make_models.py writes in
-Nintendo's layout (../shared/formats/j3d_writer.md 5.2), and MAT3 re-pooled
-(compared decoded: every Material attribute equal), or refuses with a
-FormatError naming MAT3 when the stored MAT3 does not decode; the re-read
-model equals the original.  Expected bytes come from the pure
+Nintendo's layout (../shared/formats/j3d_writer.md 5.2) but for INF1's
+packet count, MAT3 re-pooled (compared decoded: every Material attribute
+equal) and VTX1 / SHP1 re-stripped (compared decoded: the same triangles;
+more in test_model_regenerate_geometry.py), or refuses with a FormatError
+naming MAT3 when the stored MAT3 does not decode; the re-read model equals
+the original.  Expected bytes come from the pure
 Python fixture writer or from references written here from the notes."""
 import errno
 import os
