@@ -69,6 +69,21 @@ def sets_model(kind="bmd"):
                               draw=[(0, 0), (0, 1), (0, 2), (0, 3)], extra_chunks=extra, kind=kind)
 
 
+def degenerate_model():
+    """A rigid shape whose triangle list holds a degenerate triangle (two
+    corners on one vertex) through far vertices: they decode but draw
+    nothing, so regenerate writes neither them nor their place in the
+    shape's bounds (else regenerating twice would differ)."""
+    pos = [(0.0, 0.0, 0.0), (1.0, 0.0, 0.0), (0.0, 1.0, 0.0), (90.0, 90.0, 90.0), (-90.0, 0.0, 0.0)]
+    arrays = {mm.POS: mm.vertex_array(pos, "s16", 7)}
+    shp = mm.shape([(mm.POS, mm.INDEX8)], [mm.packet([0], [("triangles", [(0,), (2,), (1,), (3,), (3,), (4,)])])])
+    nodes = [(mm.JOINT, 0), (mm.OPEN, 0), (mm.MATERIAL, 0), (mm.OPEN, 0), (mm.SHAPE, 0), (mm.CLOSE, 0),
+             (mm.CLOSE, 0), (mm.END, 0)]
+    extra = [("VTX1", mm.vtx1_body(arrays)), ("SHP1", mm.shp1_body([shp])), ("MAT3", mm.mat3_body([mm.material("m")]))]
+    return mm.write_j3d_model([mm.joint("root")], [-1], nodes=nodes, envelopes=[], inverse_binds=[], draw=[(0, 0)],
+                              extra_chunks=extra)
+
+
 def many_matrices_model():
     """bench's 16-joint chain with shape 0 replaced (by our writer) by a grid
     skinned over all the joints: more than 10 matrices, several packets."""
@@ -100,6 +115,7 @@ MODELS = {
     "game": mm.game_model,
     "game_maya": lambda: mm.mesh_model(calc="maya", game=True),
     "sets": sets_model,
+    "degenerate": degenerate_model,
     "sets_bdl": lambda: sets_model("bdl"),
     "chain": lambda: mesh_model_file(4),
     "many_matrices": many_matrices_model,

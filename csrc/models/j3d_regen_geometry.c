@@ -172,21 +172,29 @@ static int add_shape(void *ctx, uint32_t i, uint32_t count, ga_mesh *mesh)
     for (uint32_t c = 0; c < mesh->ncolors; c++) s->attrs |= 1u << (2 + mesh->color_channel[c]);
     for (uint32_t t = 0; t < mesh->nuvs; t++) s->attrs |= 1u << (4 + mesh->uv_channel[t]);
     for (int k = 0; k < GA_VTX_KEYS; k++) s->index16[k] = g->vtx.a[k].count > 255;
-    uint32_t multi = 0;
+    /* only the vertices of its triangles: a degenerate triangle's own
+     * vertices decode but are not written, so they do not count */
+    uint32_t multi = 0, nu = 0;
+    if (!rc) {
+        memset(rank, 0, ((size_t)nv + 1) * sizeof *rank);
+        for (size_t c = 0; c < 3 * (size_t)nt; c++) rank[mesh->triangles[c]] = 1;
+    }
     for (uint32_t v = 0; v < nv && !rc; v++) {
-        ga_dl_vertex *k = &kv[v].key;
+        if (!rank[v]) continue;
+        ga_dl_vertex *k = &kv[nu].key;
         memset(k, 0, sizeof *k);
         k->draw = mesh->draw_index[v];
         k->idx[0] = mesh->position_index[v];
         if (mesh->normals) k->idx[1] = mesh->normal_index[v];
         for (uint32_t c = 0; c < mesh->ncolors; c++) k->idx[2 + mesh->color_channel[c]] = mesh->color_index[c][v];
         for (uint32_t t = 0; t < mesh->nuvs; t++) k->idx[4 + mesh->uv_channel[t]] = mesh->uv_index[t][v];
-        kv[v].v = v;
+        kv[nu].v = v;
         multi |= k->draw != kv[0].key.draw;
+        nu++;
     }
     if (!rc) {
-        qsort(kv, nv, sizeof *kv, cmp_vertex);
-        for (uint32_t r = 0; r < nv; r++) {
+        qsort(kv, nu, sizeof *kv, cmp_vertex);
+        for (uint32_t r = 0; r < nu; r++) {
             rank[kv[r].v] = r;
             verts[r] = kv[r].key;
             ga_vtx1_value(&g->vtx.a[0], 0, verts[r].idx[0], pos + 3 * (size_t)r);
@@ -197,10 +205,10 @@ static int add_shape(void *ctx, uint32_t i, uint32_t count, ga_mesh *mesh)
             int f = c[1] < c[0] && c[1] < c[2] ? 1 : c[2] < c[0] && c[2] < c[1] ? 2 : 0;
             for (int k = 0; k < 3; k++) tris[3 * (size_t)t + k] = c[(f + k) % 3];
         }
-        rc = sort_triangles(tris, nt, nv) ? ga_nomem(g->err, m->format) : GA_OK;
+        rc = sort_triangles(tris, nt, nu) ? ga_nomem(g->err, m->format) : GA_OK;
         s->matrix_type = multi || mesh->matrix_type == 3 ? 3 : mesh->matrix_type;
-        s->nverts = nv, s->ntris = nt;
-        ga_shape_bounds(s, pos, nv);
+        s->nverts = nu, s->ntris = nt;
+        ga_shape_bounds(s, pos, nu);
     }
     free(kv);
     free(rank);
