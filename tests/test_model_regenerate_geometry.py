@@ -336,3 +336,28 @@ def test_corrupt_geometry_bytes_never_crash():
                 except (gameanim.FormatError, gameanim.EncodeError):
                     continue
                 gameanim.load_model(out)
+
+
+def test_an_array_gap_off_the_32_byte_grid_reads_back_as_written():
+    """The loader counts an array's entries from the gap to the next one
+    (fact 3).  A stored NRM array 48 bytes after POS (7 s16 positions, 42
+    bytes, then 6 bytes) is written 32-aligned with zero entries to its
+    32-byte end, so the count read back is the count written and
+    regenerating again changes nothing (found by fuzz_model)."""
+    pos = [(i, -i, 2 * i) for i in range(7)]
+    fmt = struct.pack(">IIIB3x", mm.POS, 1, 3, 0) + struct.pack(">IIIB3x", mm.NRM, 0, 3, 14)
+    fmt += struct.pack(">IIIB3x", 0xFF, 0, 0, 0)
+    o_pos = 0x80
+    offsets = [o_pos, o_pos + 48] + [0] * 11
+    head = struct.pack(">I13I", 0x40, *offsets) + fmt
+    body = head.ljust(o_pos - 8, b"\0") + b"".join(struct.pack(">3h", *p) for p in pos) + b"\1\2\3\4\5\6"
+    body += struct.pack(">3h", 0, 0, 16384) * 4
+    data = mm.write_j3d_model([mm.joint("a")], envelopes=[], inverse_binds=[], draw=[(0, 0)], extra_chunks=[
+        ("VTX1", body), ("SHP1", mm.shp1_body([])), ("MAT3", mm.mat3_body([mm.material("m")]))])
+    out = gameanim.load_model(data).to_bytes(regenerate=True)
+    assert gameanim.load_model(out).to_bytes(regenerate=True) == out
+    vtx1 = _chunk(out, "VTX1")
+    p, n = struct.unpack_from(">2I", vtx1, 0x0C)
+    assert p % 32 == 0 and n - p == 64  # 8 entries (48 bytes), 8 zero-filled, then text to 64
+    assert vtx1[p:p + 48] == body[o_pos - 8:o_pos + 40] and vtx1[p + 48:p + 60] == bytes(12)
+    assert vtx1[p + 60:p + 64] == PADDING[:4]

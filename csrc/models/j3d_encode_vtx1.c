@@ -328,7 +328,7 @@ int ga_vtx1_reencode(ga_vtx1_edit *v)
 /* The whole chunk.  afresh: the format list written from the arrays
  * (present ones only, ascending attribute, each {attr, count, type, shift,
  * 0xFF 0xFF 0xFF}, then the end record) and only the arrays a format
- * record describes; else the stored list with each array's format
+ * record describes, each with zero entries up to its 32-byte end; else the stored list with each array's format
  * updated, and stored arrays no record describes copied as they are. */
 static int write_vtx1(const ga_vtx1_edit *v, ga_buf *b, int afresh)
 {
@@ -367,7 +367,11 @@ static int write_vtx1(const ga_vtx1_edit *v, ga_buf *b, int afresh)
         if (afresh ? key < 0 || !v->a[key].present : rel == 0 || rel >= c->size) continue;
         ga_buf_set_u32be(b, offs + 4 * (size_t)s, (uint32_t)(b->len - start));
         if (key >= 0 && v->a[key].present) {
-            ga_buf_put(b, v->a[key].data, (size_t)v->a[key].count * v->a[key].stride);
+            size_t n = (size_t)v->a[key].count * v->a[key].stride, room = (n + 31) & ~(size_t)31;
+            ga_buf_put(b, v->a[key].data, n);
+            /* afresh: zero entries to the array's 32-byte end, so that the
+             * loader's count (gap / stride) reads back as written */
+            if (afresh) ga_buf_fill(b, 0, (room - n) / v->a[key].stride * v->a[key].stride);
         } else { /* an array no format record describes: its bytes as they are */
             uint32_t next = (uint32_t)c->size;
             for (int q = 0; q < 13; q++)
