@@ -79,6 +79,7 @@ int ga_vtx1_load(const ga_model *m, ga_vtx1_edit *v, ga_error *err)
             if (v->slot_off[s] > rel && v->slot_off[s] < next) next = v->slot_off[s];
         a->count = (uint32_t)((next - rel) / a->stride);
         a->cap = a->count ? a->count : 1;
+        free(a->data); /* (an attribute listed twice: the last record wins, as in the decoder) */
         if (!(a->data = malloc(a->cap * a->stride))) return ga_nomem(err, m->format);
         memcpy(a->data, d + rel, (size_t)a->count * a->stride);
         a->present = 1;
