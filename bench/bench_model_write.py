@@ -6,7 +6,11 @@ joints, 5,000 vertices in 40 skinned shapes, F32 arrays).
   triangles, normals, UVs, joints and weights given), 5,000 vertices in
   all, one replace_mesh per shape; also the best single call;
 * one shape: shape 0 replaced by a 5,000-vertex grid skinned over all
-  40 joints (new envelopes, packets split at 10 matrices).
+  40 joints (new envelopes, packets split at 10 matrices);
+* regenerate: Model.to_bytes(regenerate=True) of the whole model (every
+  chunk with an encoder written afresh, VTX1 and SHP1 included: the
+  shapes decoded, re-stripped and re-packed), and of the model with the
+  5,000-vertex shape.
 
 Each figure is the best of --repeat rounds, each on a freshly loaded model
 (the arrays are read before the clock starts).  Target: 20 ms.
@@ -88,6 +92,15 @@ def main(argv=None):
         m.replace_mesh(0, pos, tris, normals=pos, uvs=[uvs], joints=joints, weights=weights)
         best = min(best, time.perf_counter() - t0)
     print(f"replace_mesh, one shape of {len(pos) // 3} vertices, {len(tris) // 3} triangles: {best * 1e3:.2f} ms")
+
+    for label, model in (("whole model", gameanim.load_model(data)), ("with the grid shape", m)):
+        best = float("inf")
+        for _ in range(args.repeat):
+            t0 = time.perf_counter()
+            model.to_bytes(regenerate=True)
+            best = min(best, time.perf_counter() - t0)
+        n = sum(len(s.positions) // 3 for s in model.meshes)
+        print(f"to_bytes(regenerate=True), {label}: {len(model.meshes)} shapes, {n} vertices: {best * 1e3:.2f} ms")
 
 
 if __name__ == "__main__":

@@ -40,6 +40,7 @@
 #ifdef GA_FUZZ_MODEL
 #include "model.h"
 #include "../csrc/models/gx_tev.h"
+#include "../csrc/models/j3d_mesh_write.h"
 #include "../csrc/models/j3d_regenerate.h"
 #include "../csrc/models/j3d_mat3.h"
 #include "../csrc/models/j3d_writer.h"
@@ -736,6 +737,25 @@ static int only_cmpr_differs(const ga_model *again, const ga_buf *r1, const ga_b
     return cmpr;
 }
 
+static int no_mesh(void *ctx, uint32_t i, uint32_t count, ga_mesh *mesh)
+{
+    (void)ctx, (void)i, (void)count, (void)mesh;
+    return GA_OK;
+}
+
+/* Whether regenerate can read the geometry: the shapes decode and VTX1's
+ * arrays load (j3d_regen_geometry.c). */
+static int geometry_decodes(const ga_model *m)
+{
+    ga_error err;
+    if (ga_model_meshes_each(m, no_mesh, NULL, &err) != GA_OK) return 0;
+    if (ga_j3d_find_chunk(m, "VTX1") < 0) return 1;
+    ga_vtx1_edit v;
+    int ok = ga_vtx1_load(m, &v, &err) == GA_OK;
+    ga_vtx1_free(&v);
+    return ok;
+}
+
 /* The writer on a model that loaded (Model.to_bytes, regenerate=True). */
 static void fuzz_write(const ga_model *m, const ga_wrapper *w)
 {
@@ -761,10 +781,13 @@ static void fuzz_write(const ga_model *m, const ga_wrapper *w)
     ga_buf_init(&r2);
     int rc = ga_j3d_regenerate(m, &r1, &err);
     if (rc) {
-        /* a MAT3 or TEX1 that does not decode is a FormatError (it is
-         * never copied); any other failure is a bug */
-        if (rc != GA_ERR_LIMIT && rc != GA_ERR_NOMEM &&
-            !(rc == GA_ERR_FORMAT && (!materials_decode(m) || !textures_decode(m, &err)))) {
+        /* a MAT3, TEX1, VTX1 or SHP1 that does not decode is a FormatError
+         * (it is never copied), geometry regenerate cannot write (NBT,
+         * texture matrix indices) or past the format's limits an
+         * EncodeError; any other failure is a bug */
+        if (rc != GA_ERR_LIMIT && rc != GA_ERR_NOMEM && rc != GA_ERR_ENCODE &&
+            !(rc == GA_ERR_FORMAT &&
+              (!materials_decode(m) || !textures_decode(m, &err) || !geometry_decodes(m)))) {
             fprintf(stderr, "regenerate: unexpected error %d: %s\n", rc, err.message);
             abort();
         }

@@ -48,3 +48,27 @@ def keyed_bck_tracks(gameanim, rng, njoints, key_times, ranges, slope=0.2, densi
                 slopes = [rng.uniform(-slope, slope) for _ in times]
                 tracks.append(gameanim.Track(j, ch, a, times, vals, slopes, slopes))
     return tracks
+
+
+def mesh_triangles(mesh):
+    """A decoded Mesh's triangles as a sorted list (a multiset), each the
+    tuple of its three corners rotated to start at the smallest (the
+    winding kept); a corner is (position, normal or (), colours, UVs,
+    ((joint, weight) for weights > 0, sorted by joint)), numbers as the
+    decoder gives them.  Independent of vertex order and strip layout."""
+    k = mesh.influences
+    nrm = mesh.normals
+
+    def corner(v):
+        skin = sorted((mesh.joints[v * k + i], mesh.weights[v * k + i]) for i in range(k) if mesh.weights[v * k + i] > 0)
+        return (tuple(mesh.positions[3 * v:3 * v + 3]), tuple(nrm[3 * v:3 * v + 3]) if nrm is not None else (),
+                tuple(tuple(c[4 * v:4 * v + 4]) for c in mesh.colors), tuple(tuple(u[2 * v:2 * v + 2]) for u in mesh.uvs),
+                tuple(skin))
+
+    tris = []
+    t = mesh.triangles
+    for i in range(0, len(t), 3):
+        c = [corner(t[i]), corner(t[i + 1]), corner(t[i + 2])]
+        f = c.index(min(c))
+        tris.append(tuple(c[f:] + c[:f]))
+    return sorted(tris)

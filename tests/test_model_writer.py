@@ -3,11 +3,13 @@ save, regenerate"): an unedited model is the bytes it was loaded from, in
 any wrapper it is asked for; an edited one is its new file; save is
 atomic; regenerate=True encodes INF1, EVP1, DRW1 and JNT1 afresh from the
 decoded model, byte for byte the chunks tools/make_models.py writes in
-Nintendo's layout (../shared/formats/j3d_writer.md 5.2), and MAT3 re-pooled
-(compared decoded: every Material attribute equal), or refuses with a
-FormatError naming MAT3 when the stored MAT3 does not decode, and TEX1
-(compared decoded here; tests/test_model_regenerate_textures.py); the
-re-read model equals the original.  Expected bytes come from the pure
+Nintendo's layout (../shared/formats/j3d_writer.md 5.2) but for INF1's
+packet count, MAT3 re-pooled (compared decoded: every Material attribute
+equal), VTX1 / SHP1 re-stripped (compared decoded: the same triangles;
+more in test_model_regenerate_geometry.py) and TEX1 (compared decoded
+here; tests/test_model_regenerate_textures.py), or refuses with a
+FormatError naming MAT3 when the stored MAT3 does not decode; the re-read
+model equals the original.  Expected bytes come from the pure
 Python fixture writer or from references written here from the notes."""
 import errno
 import os
@@ -17,10 +19,12 @@ import pytest
 
 import gameanim
 import gameanim._save
-from model_fixtures import make_models as mm
+from model_fixtures import make_models as mm, mesh_triangles
 
 SKELETON = ("INF1", "EVP1", "DRW1", "JNT1")
-REGENERATED = SKELETON + ("MAT3", "MDL3", "TEX1")  # the chunks regenerate re-encodes (docs/model_writer.md)
+REGENERATED = SKELETON + ("MAT3", "MDL3", "TEX1", "VTX1", "SHP1")  # the chunks regenerate re-encodes
+# compared decoded (re-pooled, re-stripped, TEX1 laid out otherwise), MDL3 in test_model_mdl3.py; the others byte for byte
+DECODED = ("MAT3", "MDL3", "TEX1", "VTX1", "SHP1")
 PADDING = b"This is padding data to alignment."  # j3d_writer.md section 2
 
 
@@ -79,16 +83,29 @@ def _record(o):
     return out
 
 
-def _same_model(a, b):
+def _same_model(a, b, restripped=False):
+    """restripped: b's shapes are a's re-stripped and re-packed (regenerate):
+    their triangles compared as multisets of corners, INF1's packet count
+    free to follow."""
     assert (a.format, a.calc) == (b.format, b.calc)
     assert [_record(x) for x in a.bones] == [_record(x) for x in b.bones]
     assert a.inverse_binds == b.inverse_binds
     ia, ib = a.info, b.info
     for k in ("inf1_flags", "inf1_packet_count", "inf1_vertex_count", "envelopes", "envelope_weights",
               "inverse_binds", "draw_matrices"):
-        assert ia[k] == ib[k], k
-    for kind in ("meshes", "materials", "textures"):
+        assert ia[k] == ib[k] or (restripped and k == "inf1_packet_count"), k
+    for kind in ("materials", "textures") + (() if restripped else ("meshes",)):
         assert _records(a, kind) == _records(b, kind), kind
+    if restripped:
+        assert _geometry(a) == _geometry(b)
+
+
+def _geometry(model):
+    """Each shape's material and triangles (a multiset of corners)."""
+    try:
+        return [(m.material, mesh_triangles(m)) for m in model.meshes]
+    except gameanim.FormatError as e:
+        return ("FormatError", str(e))
 
 
 def _records(model, kind):
@@ -110,12 +127,29 @@ def _real_mat3():
     return mm.mat3_body(mm.rich_materials(3, 5))
 
 
-def _with_real_mat3(data):
-    """data with its MAT3 chunk replaced by a real one (file size updated)."""
-    at = mm.find_chunk(data, b"MAT3")
+def _with_chunk(data, tag, body):
+    """data with its chunk `tag` replaced by one of body (file size updated)."""
+    at = mm.find_chunk(data, tag.encode())
     size = struct.unpack_from(">I", data, at + 4)[0]
-    out = data[:at] + mm.chunk("MAT3", _real_mat3()) + data[at + size:]
+    out = data[:at] + mm.chunk(tag, body) + data[at + size:]
     return out[:8] + struct.pack(">I", len(out)) + out[12:]
+
+
+def _with_real_mat3(data):
+    return _with_chunk(data, "MAT3", _real_mat3())
+
+
+def _opaque_shp1(data):
+    """Whether the model's SHP1 is write_j3d_model's opaque filler."""
+    at = 0x20
+    while at + 8 <= len(data) and data[at:at + 4] != b"SHP1":
+        at += struct.unpack_from(">I", data, at + 4)[0]
+    return data[at + 8:at + 25] == b"opaque shape data"
+
+
+def _with_real_shp1(data):
+    """data with an opaque SHP1 replaced by a real one without shapes."""
+    return _with_chunk(data, "SHP1", mm.shp1_body([])) if _opaque_shp1(data) else data
 
 
 def _same_regenerated(model, again):
@@ -128,11 +162,22 @@ def _same_regenerated(model, again):
     model equal."""
     before, after = model.chunks, again.chunks
     assert [t for t, _ in after] == [t for t, _ in before]
+    restripped = "SHP1" in dict(before)
     for (tag, old), (_, new) in zip(before, after):
-        if tag not in ("MAT3", "MDL3", "TEX1"):
+        if tag not in DECODED and not (tag == "INF1" and restripped):
             assert new == old, tag
+    if restripped:  # INF1: the same but for its packet count, SHP1's
+        inf1_old, inf1_new = dict(before)["INF1"], dict(after)["INF1"]
+        assert inf1_new[:0x0C] + inf1_new[0x10:] == inf1_old[:0x0C] + inf1_old[0x10:]
+        assert struct.unpack_from(">I", inf1_new, 0x0C)[0] == _shp1_packets(dict(after)["SHP1"])
     assert [_record(x) for x in again.materials] == [_record(x) for x in model.materials]
-    _same_model(model, again)
+    _same_model(model, again, restripped)
+
+
+def _shp1_packets(c):
+    """The packet count of an SHP1 chunk (j3d_meshes.md 3.1-3.2)."""
+    n, records = struct.unpack_from(">H", c, 8)[0], struct.unpack_from(">I", c, 0x0C)[0]
+    return sum(struct.unpack_from(">H", c, records + 0x28 * i + 2)[0] for i in range(n))
 
 
 # ---------------------------------------------------------------- to_bytes
@@ -228,7 +273,7 @@ def test_save_writes_the_file(tmp_path):
     model.save(tmp_path / "plain.bdl", compression=None)
     assert (tmp_path / "plain.bdl").read_bytes() == data
     model.save(str(tmp_path / "regen.bdl"), compression=None, regenerate=True)
-    _same_model(model, gameanim.load_model(tmp_path / "regen.bdl"))
+    _same_model(model, gameanim.load_model(tmp_path / "regen.bdl"), restripped=True)
     with pytest.raises(TypeError):
         model.save(tmp_path / "a", tmp_path / "b")
 
@@ -262,8 +307,8 @@ def test_a_failing_encode_writes_nothing(tmp_path):
 
 @pytest.mark.parametrize("name", sorted(GENERATED))
 def test_regenerate_reproduces_the_skeleton_chunks_and_the_model(name):
-    data = GENERATED[name]()
-    if _opaque_mat3(data):  # see test_regenerate_refuses_a_mat3_that_does_not_decode
+    data = _with_real_shp1(GENERATED[name]())  # see test_regenerate_refuses_a_mat3_that_does_not_decode
+    if _opaque_mat3(data):
         data = _with_real_mat3(data)
     model = gameanim.load_model(data)
     out = model.to_bytes(regenerate=True)
@@ -279,13 +324,14 @@ def test_regenerate_refuses_a_mat3_that_does_not_decode(name, tmp_path):
     """regenerate never keeps the stored bytes of a chunk it re-encodes: a
     MAT3 that does not decode is a FormatError naming MAT3, and save writes
     nothing."""
-    model = gameanim.load_model(GENERATED[name]())
+    data = _with_real_shp1(GENERATED[name]())  # (an opaque SHP1 is refused first: test_model_regenerate_geometry)
+    model = gameanim.load_model(data)
     with pytest.raises(gameanim.FormatError, match="MAT3"):
         model.to_bytes(regenerate=True)
     with pytest.raises(gameanim.FormatError, match="MAT3"):
         model.save(tmp_path / "m.bmd", regenerate=True)
     assert os.listdir(tmp_path) == []
-    assert model.to_bytes() == GENERATED[name]()  # the plain write is unaffected
+    assert model.to_bytes() == data  # the plain write is unaffected
 
 
 def test_regenerate_covers_the_skeleton_chunks_and_ignores_their_stored_bytes():
@@ -391,7 +437,7 @@ def test_regenerate_is_wrapped_as_asked():
 def test_regenerated_draw_tables_are_nintendos_and_stable(draw):
     data = mm.write_j3d_model(_joints(), envelopes=[[(0, 0.5), (1, 0.5)], [(2, 1.0)]],
                               inverse_binds=[[1.0, 0, 0, 0, 0, 1.0, 0, 0, 0, 0, 1.0, 0]] * 4, draw=draw,
-                              extra_chunks=[("SHP1", b"opaque shape data"), ("MAT3", _real_mat3())])
+                              extra_chunks=[("SHP1", mm.shp1_body([])), ("MAT3", _real_mat3())])
     # reference: the entries, then their envelope entries again, unless the
     # table already ends with that copy (j3d_writer.md fact 4)
     env = [e for e in draw if e[0] == 1]

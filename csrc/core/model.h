@@ -179,6 +179,8 @@ typedef struct ga_mesh {
     uint32_t *position_index; /* per vertex: its VTX1 position index */
     uint32_t *draw_index;     /* per vertex: its DRW1 entry */
     uint32_t *normal_index;   /* per vertex: its VTX1 normal index; NULL without NRM */
+    uint32_t *color_index[2]; /* per vertex: its VTX1 index in each colour set (as colors) */
+    uint32_t *uv_index[8];    /* per vertex: its VTX1 index in each UV set (as uvs) */
 } ga_mesh;
 
 typedef struct ga_texture {

@@ -10,6 +10,7 @@
  * and are zero-padded. */
 #include "j3d_mesh_write.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -59,6 +60,33 @@ static void put_vertex(ga_buf *b, const ga_shape_input *s, const ga_dl_vertex *v
         }
 }
 
+/* The longest run of triangles from t0 using at most 10 draw matrices:
+ * its end, and the matrices in order of first use. */
+static uint32_t cut_packet(const ga_shape_input *s, uint32_t t0, uint32_t *draws, uint32_t *nd)
+{
+    uint32_t t = t0;
+    *nd = 0;
+    for (; t < s->ntris; t++) {
+        uint32_t add[3], na = 0;
+        for (int k = 0; k < 3; k++) {
+            uint32_t d = s->verts[s->tris[3 * t + k]].draw, seen = 0;
+            for (uint32_t q = 0; q < *nd; q++) seen |= draws[q] == d;
+            for (uint32_t q = 0; q < na; q++) seen |= add[q] == d;
+            if (!seen) add[na++] = d;
+        }
+        if (*nd + na > 10) break;
+        for (uint32_t q = 0; q < na; q++) draws[(*nd)++] = add[q];
+    }
+    return t;
+}
+
+uint32_t ga_shape_packet_count(const ga_shape_input *s)
+{
+    uint32_t n = 0, draws[10], nd;
+    for (uint32_t t0 = 0; t0 < s->ntris; n++) t0 = cut_packet(s, t0, draws, &nd);
+    return n;
+}
+
 /* Cuts the shape into packets and writes their display lists to dl. */
 static int make_packets(const ga_shape_input *s, ga_buf *dl, packet_out **out, uint32_t *npackets)
 {
@@ -74,19 +102,7 @@ static int make_packets(const ga_shape_input *s, ga_buf *dl, packet_out **out, u
     for (int k = 0; k < 10; k++) slots[k] = -1;
     size_t vb = vertex_bytes(s);
     for (uint32_t t0 = 0; t0 < s->ntris && !rc;) {
-        /* the longest run of triangles using at most 10 draw matrices */
-        uint32_t draws[10], nd = 0, t = t0;
-        for (; t < s->ntris; t++) {
-            uint32_t add[3], na = 0;
-            for (int k = 0; k < 3; k++) {
-                uint32_t d = s->verts[s->tris[3 * t + k]].draw, seen = 0;
-                for (uint32_t q = 0; q < nd; q++) seen |= draws[q] == d;
-                for (uint32_t q = 0; q < na; q++) seen |= add[q] == d;
-                if (!seen) add[na++] = d;
-            }
-            if (nd + na > 10) break;
-            for (uint32_t q = 0; q < na; q++) draws[nd++] = add[q];
-        }
+        uint32_t draws[10], nd = 0, t = cut_packet(s, t0, draws, &nd);
         /* slots: keep what the previous packet left where it is */
         uint16_t table[10];
         uint32_t ntable = 0;
@@ -200,11 +216,215 @@ static int make_packets(const ga_shape_input *s, ga_buf *dl, packet_out **out, u
     return 0;
 }
 
+void ga_shape_bounds(ga_shape_input *s, const double *pos, uint32_t n)
+{
+    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, r2 = 0;
+    for (uint32_t v = 0; v < n; v++) {
+        double q = 0;
+        for (int k = 0; k < 3; k++) {
+            double x = pos[3 * (size_t)v + k];
+            if (v == 0 || x < lo[k]) lo[k] = x;
+            if (v == 0 || x > hi[k]) hi[k] = x;
+            q += x * x;
+        }
+        if (q > r2) r2 = q;
+    }
+    s->radius = (float)sqrt(r2);
+    for (int k = 0; k < 3; k++) s->min[k] = (float)lo[k], s->max[k] = (float)hi[k];
+}
+
 /* Where one descriptor list (8-byte records ended by attribute 0xFF) ends. */
 static size_t desc_len(const uint8_t *p, size_t room)
 {
     for (size_t at = 0; at + 8 <= room; at += 8)
         if (ga_get_u32be(p + at) == 0xFF) return at + 8;
+    return 0;
+}
+
+/* A shape's descriptor list: PNMTXIDX (direct) when multi-matrix, then
+ * each attribute it has at INDEX8 / INDEX16, then the end record. */
+static size_t make_desc(const ga_shape_input *s, uint8_t *desc)
+{
+    size_t dn = 0;
+    if (s->matrix_type == 3) {
+        memcpy(desc + dn, "\0\0\0\0\0\0\0\1", 8);
+        dn += 8;
+    }
+    for (int k = 0; k < GA_VTX_KEYS; k++)
+        if (s->attrs >> k & 1) {
+            uint8_t r[8] = {0, 0, 0, (uint8_t)(k + 9), 0, 0, 0, (uint8_t)(s->index16[k] ? 3 : 2)};
+            memcpy(desc + dn, r, 8);
+            dn += 8;
+        }
+    memcpy(desc + dn, "\0\0\0\xFF\0\0\0\0", 8);
+    return dn + 8;
+}
+
+/* The descriptor area from dstart to b's end: the offset of a list equal
+ * to desc, appended when there is none; -1 past 64 KiB. */
+static long find_or_add_desc(ga_buf *b, size_t dstart, const uint8_t *desc, size_t dn)
+{
+    for (size_t at = dstart; at + dn <= b->len; at += 8) {
+        size_t n = desc_len(b->data + at, b->len - at);
+        if (n == dn && memcmp(b->data + at, desc, dn) == 0) return at - dstart > 0xFFFF ? -1 : (long)(at - dstart);
+        if (n) at += n - 8;
+    }
+    ga_j3d_pad(b, dstart, 8);
+    size_t at = b->len - dstart;
+    ga_buf_put(b, desc, dn);
+    return at > 0xFFFF ? -1 : (long)at;
+}
+
+/* The per-packet tables of SHP1, built shape by shape. */
+typedef struct shp1_tables {
+    ga_buf mt, md, pl, dls;
+    uint32_t npackets, mt_n;
+} shp1_tables;
+
+static void tables_init(shp1_tables *t)
+{
+    memset(t, 0, sizeof *t);
+    ga_buf_init(&t->mt), ga_buf_init(&t->md), ga_buf_init(&t->pl), ga_buf_init(&t->dls);
+}
+
+static void tables_free(shp1_tables *t)
+{
+    ga_buf_free(&t->mt), ga_buf_free(&t->md), ga_buf_free(&t->pl), ga_buf_free(&t->dls);
+}
+
+/* A packet's matrix data before its n table entries (the caller appends
+ * them to t->mt), then its display list. */
+static void put_matrix_data(shp1_tables *t, uint16_t use, uint32_t n)
+{
+    ga_buf_u16be(&t->md, use);
+    ga_buf_u16be(&t->md, (uint16_t)n);
+    ga_buf_u32be(&t->md, t->mt_n);
+    t->mt_n += n;
+}
+
+static void put_dl(shp1_tables *t, const uint8_t *dl, size_t size)
+{
+    ga_j3d_pad_zero(&t->dls, 0, 32);
+    ga_buf_u32be(&t->pl, (uint32_t)size);
+    ga_buf_u32be(&t->pl, (uint32_t)t->dls.len);
+    ga_buf_put(&t->dls, dl, size);
+}
+
+/* A shape encoded from s: its record at rec in b (matrix type, packet
+ * count, descriptor, first packet, bounds) and its packets. */
+static int put_new_shape(const ga_model *m, shp1_tables *t, ga_buf *b, size_t rec, const ga_shape_input *s,
+                         long desc_off, ga_error *err)
+{
+    ga_buf dl;
+    ga_buf_init(&dl);
+    packet_out *pk = NULL;
+    uint32_t npk = 0;
+    if (make_packets(s, &dl, &pk, &npk) < 0 || npk > 0xFFFF) {
+        ga_buf_free(&dl);
+        free(pk);
+        return ga_nomem(err, m->format);
+    }
+    b->data[rec] = s->matrix_type;
+    ga_buf_set_u16be(b, rec + 2, (uint16_t)npk);
+    ga_buf_set_u16be(b, rec + 4, (uint16_t)desc_off);
+    ga_buf_set_u16be(b, rec + 6, (uint16_t)t->npackets);
+    ga_buf_set_u16be(b, rec + 8, (uint16_t)t->npackets);
+    float f[7] = {s->radius, s->min[0], s->min[1], s->min[2], s->max[0], s->max[1], s->max[2]};
+    for (int k = 0; k < 7; k++) {
+        uint32_t u;
+        memcpy(&u, &f[k], 4);
+        ga_buf_set_u32be(b, rec + 0x0C + 4 * (size_t)k, u);
+    }
+    for (uint32_t p = 0; p < npk; p++) {
+        put_matrix_data(t, pk[p].table[0], pk[p].ntable);
+        for (uint32_t k = 0; k < pk[p].ntable; k++) ga_buf_u16be(&t->mt, pk[p].table[k]);
+        put_dl(t, dl.data + pk[p].dl_at, pk[p].dl_size);
+    }
+    t->npackets += npk;
+    ga_buf_free(&dl);
+    free(pk);
+    return GA_OK;
+}
+
+/* The tables after the descriptors: matrix table, display lists (32-aligned,
+ * zero-padded), matrix data, packet locations; offs: the header's offset
+ * fields (shapes at offs). */
+static int finish_tables(const ga_model *m, shp1_tables *t, ga_buf *b, size_t start, size_t offs, ga_error *err)
+{
+    if (t->npackets > 0xFFFF) return ga_fail(err, GA_ERR_ENCODE, m->format, "SHP1 packets", -1, "more than 65535");
+    ga_buf_set_u32be(b, offs + 16, (uint32_t)(b->len - start));
+    ga_buf_put(b, t->mt.data, t->mt.len);
+    ga_j3d_pad(b, start, 32);
+    ga_buf_set_u32be(b, offs + 20, (uint32_t)(b->len - start));
+    ga_buf_put(b, t->dls.data, t->dls.len);
+    ga_j3d_pad_zero(b, start, 32);
+    ga_buf_set_u32be(b, offs + 24, (uint32_t)(b->len - start));
+    ga_buf_put(b, t->md.data, t->md.len);
+    ga_buf_set_u32be(b, offs + 28, (uint32_t)(b->len - start));
+    ga_buf_put(b, t->pl.data, t->pl.len);
+    if (t->mt.failed || t->dls.failed || t->md.failed || t->pl.failed || ga_j3d_chunk_end(b, start) != GA_OK)
+        return ga_nomem(err, m->format);
+    return GA_OK;
+}
+
+/* The shape record's fixed fields (0xFF, 0xFFFF); the rest is set by put_new_shape. */
+static const uint8_t FRESH_RECORD[0x28] = {0, 0xFF, [0x0A] = 0xFF, [0x0B] = 0xFF};
+
+int ga_shp1_encode_shapes(const ga_model *m, const ga_shape_input *shapes, uint32_t n, ga_buf *b, uint32_t *packets,
+                          ga_error *err)
+{
+    if (n > 0xFFFF) return ga_fail(err, GA_ERR_ENCODE, m->format, "SHP1", -1, "more than 65535 shapes");
+    size_t start = ga_j3d_chunk_begin(b, "SHP1");
+    ga_buf_u16be(b, (uint16_t)n);
+    ga_buf_u16be(b, 0xFFFF);
+    size_t offs = b->len;
+    ga_buf_fill(b, 0, 32);
+    size_t recs = b->len;
+    ga_buf_set_u32be(b, offs, (uint32_t)(recs - start));
+    for (uint32_t i = 0; i < n; i++) ga_buf_put(b, FRESH_RECORD, sizeof FRESH_RECORD);
+    ga_j3d_pad(b, start, 4);
+    ga_buf_set_u32be(b, offs + 4, (uint32_t)(b->len - start)); /* the identity remap; no names */
+    for (uint32_t i = 0; i < n; i++) ga_buf_u16be(b, (uint16_t)i);
+    ga_j3d_pad(b, start, 4);
+    size_t dstart = b->len;
+    ga_buf_set_u32be(b, offs + 12, (uint32_t)(dstart - start));
+    int rc = b->failed ? ga_nomem(err, m->format) : GA_OK;
+    long *desc = calloc((size_t)n + 1, sizeof *desc);
+    if (!desc) rc = ga_nomem(err, m->format);
+    for (uint32_t i = 0; i < n && !rc; i++) {
+        uint8_t d[8 * 22];
+        desc[i] = find_or_add_desc(b, dstart, d, make_desc(&shapes[i], d));
+        if (desc[i] < 0) rc = ga_fail(err, GA_ERR_ENCODE, m->format, "SHP1 vertex descriptor", -1, "past 64 KiB");
+        else if (b->failed) rc = ga_nomem(err, m->format);
+    }
+    ga_j3d_pad(b, start, 4);
+    shp1_tables t;
+    tables_init(&t);
+    for (uint32_t i = 0; i < n && !rc; i++) rc = put_new_shape(m, &t, b, recs + 0x28 * (size_t)i, &shapes[i], desc[i], err);
+    if (!rc) rc = finish_tables(m, &t, b, start, offs, err);
+    *packets = t.npackets;
+    tables_free(&t);
+    free(desc);
+    return rc;
+}
+
+int ga_shp1_shape_uses_texmtx(const ga_model *m, uint32_t shape, long *at)
+{
+    long ci = ga_j3d_find_chunk(m, "SHP1");
+    if (ci < 0) return 0;
+    const uint8_t *c = m->data + m->chunks[ci].offset;
+    size_t size = m->chunks[ci].size;
+    if (size < 0x2C) return 0;
+    size_t recs = ga_get_u32be(c + 0x0C), descs = ga_get_u32be(c + 0x18);
+    if (shape >= ga_get_u16be(c + 8) || recs > size || 0x28 * ((size_t)shape + 1) > size - recs) return 0;
+    for (size_t p = descs + ga_get_u16be(c + recs + 0x28 * (size_t)shape + 4); p + 8 <= size && p >= descs; p += 8) {
+        uint32_t attr = ga_get_u32be(c + p);
+        if (attr == 0xFF) break;
+        if (attr >= 1 && attr <= 8 && ga_get_u32be(c + p + 4) != 0) {
+            *at = (long)(m->chunks[ci].offset + p);
+            return (int)attr;
+        }
+    }
     return 0;
 }
 
@@ -229,47 +449,15 @@ int ga_shp1_encode(const ga_model *m, uint32_t shape, const ga_shape_input *s, c
 
     /* texture-matrix indices (TEXnMTXIDX) would need values per vertex that
      * no mesh array carries: such a shape is refused */
-    uint32_t od = adding ? 0 : ga_get_u16be(o.c + o.off[0] + 0x28 * (size_t)shape + 4);
-    for (size_t at = (size_t)o.off[3] + od; !adding && at + 8 <= o.size; at += 8) {
-        uint32_t attr = ga_get_u32be(o.c + at);
-        if (attr == 0xFF) break;
-        if (attr >= 1 && attr <= 8 && ga_get_u32be(o.c + at + 4) != 0)
-            return ga_fail(err, GA_ERR_ARG, m->format, "SHP1 vertex descriptor", (long long)(base + at),
-                           "shape %u uses texture matrix indices (attribute %u), which replace_mesh cannot write", shape,
-                           attr);
-    }
-    /* the new shape's descriptor list */
+    long tm_at = -1;
+    int tm = adding ? 0 : ga_shp1_shape_uses_texmtx(m, shape, &tm_at);
+    if (tm)
+        return ga_fail(err, GA_ERR_ARG, m->format, "SHP1 vertex descriptor", (long long)tm_at,
+                       "shape %u uses texture matrix indices (attribute %d), which replace_mesh cannot write", shape, tm);
     uint8_t desc[8 * 22];
-    size_t dn = 0;
-    if (s->matrix_type == 3) {
-        memcpy(desc + dn, "\0\0\0\0\0\0\0\1", 8);
-        dn += 8;
-    }
-    for (int k = 0; k < GA_VTX_KEYS; k++)
-        if (s->attrs >> k & 1) {
-            uint8_t r[8] = {0, 0, 0, (uint8_t)(k + 9), 0, 0, 0, (uint8_t)(s->index16[k] ? 3 : 2)};
-            memcpy(desc + dn, r, 8);
-            dn += 8;
-        }
-    memcpy(desc + dn, "\0\0\0\xFF\0\0\0\0", 8);
-    dn += 8;
+    size_t dn = make_desc(s, desc);
 
-    ga_buf dl, dls;
-    ga_buf_init(&dl);
-    ga_buf_init(&dls);
-    packet_out *pk = NULL;
-    uint32_t npk = 0;
-    if (make_packets(s, &dl, &pk, &npk) < 0 || npk > 0xFFFF) {
-        ga_buf_free(&dl);
-        free(pk);
-        return ga_nomem(err, m->format);
-    }
-
-    if (ga_buf_reserve(b, o.size + dl.len + 64 * (size_t)npk + 256) != GA_OK || ga_buf_reserve(&dls, o.size + dl.len) != GA_OK) {
-        ga_buf_free(&dl);
-        free(pk);
-        return ga_nomem(err, m->format);
-    }
+    if (ga_buf_reserve(b, o.size + 256) != GA_OK) return ga_nomem(err, m->format);
     size_t start = ga_j3d_chunk_begin(b, "SHP1");
     ga_buf_u16be(b, (uint16_t)(o.count + adding));
     ga_buf_u16be(b, 0xFFFF);
@@ -278,10 +466,7 @@ int ga_shp1_encode(const ga_model *m, uint32_t shape, const ga_shape_input *s, c
     size_t recs = b->len;
     ga_buf_set_u32be(b, offs, (uint32_t)(recs - start));
     ga_buf_put(b, o.c + o.off[0], (size_t)o.count * 0x28);
-    if (adding) {
-        static const uint8_t fresh[0x28] = {0, 0xFF, [0x0A] = 0xFF, [0x0B] = 0xFF};
-        ga_buf_put(b, fresh, sizeof fresh);
-    }
+    if (adding) ga_buf_put(b, FRESH_RECORD, sizeof FRESH_RECORD);
     ga_j3d_pad(b, start, 4);
     /* remap and names as stored */
     int rc = GA_OK;
@@ -314,38 +499,17 @@ int ga_shp1_encode(const ga_model *m, uint32_t shape, const ga_shape_input *s, c
     ga_j3d_pad(b, start, 4);
 
     /* matrix tables, display lists, matrix data, packet locations: per shape */
-    ga_buf mt, md, pl;
-    ga_buf_init(&mt), ga_buf_init(&md), ga_buf_init(&pl);
-    uint32_t npackets = 0, mt_n = 0;
+    shp1_tables t;
+    tables_init(&t);
     for (uint32_t i = 0; i < o.count + adding && !rc; i++) {
         size_t rec = recs + 0x28 * (size_t)i;
-        const uint8_t *orec = o.c + o.off[0] + 0x28 * (size_t)i;
-        ga_buf_set_u16be(b, rec + 6, (uint16_t)npackets);
-        ga_buf_set_u16be(b, rec + 8, (uint16_t)npackets);
         if (i == shape) {
-            b->data[rec] = s->matrix_type;
-            ga_buf_set_u16be(b, rec + 2, (uint16_t)npk);
-            ga_buf_set_u16be(b, rec + 4, (uint16_t)new_desc);
-            float f[7] = {s->radius, s->min[0], s->min[1], s->min[2], s->max[0], s->max[1], s->max[2]};
-            for (int k = 0; k < 7; k++) {
-                uint32_t u;
-                memcpy(&u, &f[k], 4);
-                ga_buf_set_u32be(b, rec + 0x0C + 4 * (size_t)k, u);
-            }
-            for (uint32_t p = 0; p < npk; p++) {
-                ga_buf_u16be(&md, pk[p].table[0]);
-                ga_buf_u16be(&md, (uint16_t)pk[p].ntable);
-                ga_buf_u32be(&md, mt_n);
-                for (uint32_t k = 0; k < pk[p].ntable; k++) ga_buf_u16be(&mt, pk[p].table[k]);
-                mt_n += pk[p].ntable;
-                ga_j3d_pad_zero(&dls, 0, 32);
-                ga_buf_u32be(&pl, (uint32_t)pk[p].dl_size);
-                ga_buf_u32be(&pl, (uint32_t)dls.len);
-                ga_buf_put(&dls, dl.data + pk[p].dl_at, pk[p].dl_size);
-            }
-            npackets += npk;
+            rc = put_new_shape(m, &t, b, rec, s, new_desc, err);
             continue;
         }
+        const uint8_t *orec = o.c + o.off[0] + 0x28 * (size_t)i;
+        ga_buf_set_u16be(b, rec + 6, (uint16_t)t.npackets);
+        ga_buf_set_u16be(b, rec + 8, (uint16_t)t.npackets);
         uint32_t n = ga_get_u16be(orec + 2), fm = ga_get_u16be(orec + 6), fp = ga_get_u16be(orec + 8);
         for (uint32_t p = 0; p < n && !rc; p++) {
             size_t mda = o.off[6] + 8 * (size_t)(fm + p), pla = o.off[7] + 8 * (size_t)(fp + p);
@@ -360,38 +524,17 @@ int ga_shp1_encode(const ga_model *m, uint32_t shape, const ga_shape_input *s, c
                 rc = bad(err, m, base + mda, "SHP1 packet");
                 break;
             }
-            ga_buf_u16be(&md, (uint16_t)(draw_remap && use < ndraw_old ? draw_remap[use] : use));
-            ga_buf_u16be(&md, (uint16_t)cnt);
-            ga_buf_u32be(&md, mt_n);
+            put_matrix_data(&t, (uint16_t)(draw_remap && use < ndraw_old ? draw_remap[use] : use), cnt);
             for (uint32_t k = 0; k < cnt; k++) {
                 uint32_t e = ga_get_u16be(o.c + o.off[4] + 2 * ((size_t)first + k));
-                ga_buf_u16be(&mt, (uint16_t)(draw_remap && e < ndraw_old ? draw_remap[e] : e));
+                ga_buf_u16be(&t.mt, (uint16_t)(draw_remap && e < ndraw_old ? draw_remap[e] : e));
             }
-            mt_n += cnt;
-            ga_j3d_pad_zero(&dls, 0, 32);
-            ga_buf_u32be(&pl, size);
-            ga_buf_u32be(&pl, (uint32_t)dls.len);
-            ga_buf_put(&dls, o.c + o.off[5] + dlo, size);
+            put_dl(&t, o.c + o.off[5] + dlo, size);
         }
-        npackets += n;
+        t.npackets += n;
     }
-    if (!rc && npackets > 0xFFFF) rc = ga_fail(err, GA_ERR_ENCODE, m->format, "SHP1 packets", -1, "more than 65535");
-    if (!rc) {
-        ga_buf_set_u32be(b, offs + 16, (uint32_t)(b->len - start));
-        ga_buf_put(b, mt.data, mt.len);
-        ga_j3d_pad(b, start, 32);
-        ga_buf_set_u32be(b, offs + 20, (uint32_t)(b->len - start));
-        ga_buf_put(b, dls.data, dls.len);
-        ga_j3d_pad_zero(b, start, 32);
-        ga_buf_set_u32be(b, offs + 24, (uint32_t)(b->len - start));
-        ga_buf_put(b, md.data, md.len);
-        ga_buf_set_u32be(b, offs + 28, (uint32_t)(b->len - start));
-        ga_buf_put(b, pl.data, pl.len);
-        if (mt.failed || dls.failed || md.failed || pl.failed || ga_j3d_chunk_end(b, start) != GA_OK)
-            rc = ga_nomem(err, m->format);
-    }
-    *packets = npackets;
-    ga_buf_free(&mt), ga_buf_free(&dls), ga_buf_free(&md), ga_buf_free(&pl), ga_buf_free(&dl);
-    free(pk);
+    if (!rc) rc = finish_tables(m, &t, b, start, offs, err);
+    *packets = t.npackets;
+    tables_free(&t);
     return rc;
 }

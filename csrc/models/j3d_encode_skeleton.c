@@ -35,14 +35,17 @@ int ga_j3d_put_names(ga_buf *out, const char *const *names, uint32_t n, const ch
     return out->failed ? ga_nomem(err, format) : GA_OK;
 }
 
-/* INF1: flags, 0xFFFF, packet count, vertex count, hierarchy offset 0x18,
+/* INF1: flags, 0xFFFF, packet count (SHP1's, regenerated), vertex count, hierarchy offset 0x18,
  * then the hierarchy nodes through the end node. */
 int ga_j3d_encode_inf1(const ga_model *m, ga_buf *out, ga_error *err)
 {
+    uint32_t packets; /* as the regenerated SHP1 packs its shapes */
+    int rc = ga_j3d_regen_packet_count(m, &packets, err);
+    if (rc) return rc;
     size_t start = ga_j3d_chunk_begin(out, "INF1");
     ga_buf_u16be(out, m->inf1_flags);
     ga_buf_u16be(out, 0xFFFF);
-    ga_buf_u32be(out, m->inf1_packet_count);
+    ga_buf_u32be(out, packets);
     ga_buf_u32be(out, m->inf1_vertex_count);
     ga_buf_u32be(out, 0x18);
     for (uint32_t i = 0; i < m->n_inf1_nodes; i++) {

@@ -79,6 +79,7 @@ int ga_vtx1_load(const ga_model *m, ga_vtx1_edit *v, ga_error *err)
             if (v->slot_off[s] > rel && v->slot_off[s] < next) next = v->slot_off[s];
         a->count = (uint32_t)((next - rel) / a->stride);
         a->cap = a->count ? a->count : 1;
+        free(a->data); /* (an attribute listed twice: the last record wins, as in the decoder) */
         if (!(a->data = malloc(a->cap * a->stride))) return ga_nomem(err, m->format);
         memcpy(a->data, d + rel, (size_t)a->count * a->stride);
         a->present = 1;
@@ -316,7 +317,21 @@ int ga_vtx1_add(ga_vtx1_edit *v, int key, const double *values, uint32_t n, uint
     return GA_OK;
 }
 
-int ga_vtx1_encode(const ga_vtx1_edit *v, ga_buf *b)
+int ga_vtx1_reencode(ga_vtx1_edit *v)
+{
+    for (int k = 0; k < GA_VTX_KEYS; k++) {
+        ga_vtx_array *a = &v->a[k];
+        if (a->present && reformat(a, k, a->comp_type, a->shift, a->comp_count) < 0) return GA_ERR_NOMEM;
+    }
+    return GA_OK;
+}
+
+/* The whole chunk.  afresh: the format list written from the arrays
+ * (present ones only, ascending attribute, each {attr, count, type, shift,
+ * 0xFF 0xFF 0xFF}, then the end record) and only the arrays a format
+ * record describes, each with zero entries up to its 32-byte end; else the stored list with each array's format
+ * updated, and stored arrays no record describes copied as they are. */
+static int write_vtx1(const ga_vtx1_edit *v, ga_buf *b, int afresh)
 {
     const ga_model_chunk *c = &v->m->chunks[v->chunk];
     const uint8_t *d = v->m->data + c->offset;
@@ -328,23 +343,36 @@ int ga_vtx1_encode(const ga_vtx1_edit *v, ga_buf *b)
     size_t offs = b->len;
     for (int s = 0; s < 13; s++) ga_buf_u32be(b, 0);
     size_t fmt = b->len;
-    ga_buf_put(b, d + v->fmt_at, v->fmt_len);
+    if (!afresh) ga_buf_put(b, d + v->fmt_at, v->fmt_len);
     for (int k = 0; k < GA_VTX_KEYS && !b->failed; k++) {
         const ga_vtx_array *a = &v->a[k];
         if (!a->present) continue;
+        if (afresh) {
+            ga_buf_u32be(b, (uint32_t)k + 9);
+            ga_buf_u32be(b, a->comp_count);
+            ga_buf_u32be(b, a->comp_type);
+            ga_buf_u8(b, (uint8_t)a->shift);
+            ga_buf_fill(b, 0xFF, 3);
+            continue;
+        }
         size_t at = fmt + (a->fmt_at - v->fmt_at);
         ga_buf_set_u32be(b, at + 4, a->comp_count);
         ga_buf_set_u32be(b, at + 8, a->comp_type);
         b->data[at + 12] = (uint8_t)a->shift;
     }
+    if (afresh) ga_buf_u32be(b, 0xFF), ga_buf_fill(b, 0, 8), ga_buf_u8(b, 0), ga_buf_fill(b, 0xFF, 3);
     ga_j3d_pad(b, start, 32);
     for (int s = 0; s < 13 && !b->failed; s++) {
-        uint32_t rel = v->slot_off[s];
-        if (rel == 0 || rel >= c->size) continue;
-        ga_buf_set_u32be(b, offs + 4 * (size_t)s, (uint32_t)(b->len - start));
         int key = SLOT_KEY[s];
+        uint32_t rel = v->slot_off[s];
+        if (afresh ? key < 0 || !v->a[key].present : rel == 0 || rel >= c->size) continue;
+        ga_buf_set_u32be(b, offs + 4 * (size_t)s, (uint32_t)(b->len - start));
         if (key >= 0 && v->a[key].present) {
-            ga_buf_put(b, v->a[key].data, (size_t)v->a[key].count * v->a[key].stride);
+            size_t n = (size_t)v->a[key].count * v->a[key].stride, room = (n + 31) & ~(size_t)31;
+            ga_buf_put(b, v->a[key].data, n);
+            /* afresh: zero entries to the array's 32-byte end, so that the
+             * loader's count (gap / stride) reads back as written */
+            if (afresh) ga_buf_fill(b, 0, (room - n) / v->a[key].stride * v->a[key].stride);
         } else { /* an array no format record describes: its bytes as they are */
             uint32_t next = (uint32_t)c->size;
             for (int q = 0; q < 13; q++)
@@ -355,3 +383,7 @@ int ga_vtx1_encode(const ga_vtx1_edit *v, ga_buf *b)
     }
     return ga_j3d_chunk_end(b, start);
 }
+
+int ga_vtx1_encode(const ga_vtx1_edit *v, ga_buf *b) { return write_vtx1(v, b, 0); }
+
+int ga_vtx1_encode_afresh(const ga_vtx1_edit *v, ga_buf *b) { return write_vtx1(v, b, 1); }

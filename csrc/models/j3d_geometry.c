@@ -302,8 +302,8 @@ static void mesh_free(ga_mesh *s)
 {
     free(s->positions);
     free(s->normals);
-    for (int k = 0; k < 2; k++) free(s->colors[k]);
-    for (int k = 0; k < 8; k++) free(s->uvs[k]);
+    for (int k = 0; k < 2; k++) free(s->colors[k]), free(s->color_index[k]);
+    for (int k = 0; k < 8; k++) free(s->uvs[k]), free(s->uv_index[k]);
     free(s->triangles);
     free(s->joints);
     free(s->weights);
@@ -626,11 +626,13 @@ static int fill_mesh(geo *g, const vertex_set *vs, const desc_attr *desc, int nd
     for (int c = 0; c < 2; c++)
         if (has[2 + c]) {
             s->color_channel[s->ncolors] = (uint8_t)c;
+            bad |= !(s->color_index[s->ncolors] = malloc(n1 * sizeof(uint32_t)));
             bad |= !(s->colors[s->ncolors++] = malloc(n1 * 4 * sizeof(float)));
         }
     for (int t = 0; t < 8; t++)
         if (has[4 + t]) {
             s->uv_channel[s->nuvs] = (uint8_t)t;
+            bad |= !(s->uv_index[s->nuvs] = malloc(n1 * sizeof(uint32_t)));
             bad |= !(s->uvs[s->nuvs++] = malloc(n1 * 2 * sizeof(float)));
         }
     if (bad) return ga_nomem(g->r->err, g->r->format);
@@ -656,6 +658,8 @@ static int fill_mesh(geo *g, const vertex_set *vs, const desc_attr *desc, int nd
             len = sqrt(len);
             for (int row = 0; row < 3; row++) s->normals[3 * v + row] = len > 0 ? (float)(o[row] / len) : 0.0f;
         }
+        for (uint32_t c = 0; c < s->ncolors; c++) s->color_index[c][v] = key[3 + s->color_channel[c]];
+        for (uint32_t t = 0; t < s->nuvs; t++) s->uv_index[t][v] = key[5 + s->uv_channel[t]];
         for (uint32_t c = 0; c < s->ncolors; c++)
             read_color(&g->arrays[2 + s->color_channel[c]], d, key[3 + s->color_channel[c]], s->colors[c] + 4 * v);
         for (uint32_t t = 0; t < s->nuvs; t++) {

@@ -73,8 +73,13 @@ void ga_vtx1_free(ga_vtx1_edit *v);
  * index of each in out.  May lower the shift or go F32 (re-encoding the
  * array) when the values do not fit. */
 int ga_vtx1_add(ga_vtx1_edit *v, int key, const double *values, uint32_t n, uint32_t *out, ga_error *err);
-/* A whole VTX1 chunk. */
+/* A whole VTX1 chunk (the stored format list, updated). */
 int ga_vtx1_encode(const ga_vtx1_edit *v, ga_buf *b);
+/* Regenerate (j3d_regen_geometry.c): every entry of every array decoded
+ * and encoded again in its own format (ga_vtx1_reencode), and the chunk
+ * written with a fresh format list and only the described arrays. */
+int ga_vtx1_reencode(ga_vtx1_edit *v);
+int ga_vtx1_encode_afresh(const ga_vtx1_edit *v, ga_buf *b);
 /* The stored value of entry i (positions and UVs scaled by the shift,
  * normals by the GX's fixed 6 / 14 fraction bits, colours 0..1). */
 void ga_vtx1_value(const ga_vtx_array *a, int key, uint32_t i, double *out);
@@ -132,6 +137,19 @@ typedef struct ga_shape_input {
     float radius, min[3], max[3];
 } ga_shape_input;
 
+/* The shape's bounds (radius from the origin, box) over pos (3 per vertex:
+ * the stored, untransformed positions). */
+void ga_shape_bounds(ga_shape_input *s, const double *pos, uint32_t n);
+/* The packets ga_shp1_encode / ga_shp1_encode_shapes cut s into. */
+uint32_t ga_shape_packet_count(const ga_shape_input *s);
+/* Whether stored shape `shape` uses a texture-matrix index (TEXnMTXIDX,
+ * which no mesh array carries): the attribute (1..8) and its file offset
+ * in *at, else 0. */
+int ga_shp1_shape_uses_texmtx(const ga_model *m, uint32_t shape, long *at);
+/* A whole SHP1 of n shapes, each encoded from its input (regenerate): the
+ * identity remap, no names, shared descriptor lists. */
+int ga_shp1_encode_shapes(const ga_model *m, const ga_shape_input *shapes, uint32_t n, ga_buf *b, uint32_t *packets,
+                          ga_error *err);
 /* SHP1 with shape `shape` replaced; draw_remap (NULL: identity) renumbers
  * the other shapes' matrix tables.  *packets: the model's packet count. */
 int ga_shp1_encode(const ga_model *m, uint32_t shape, const ga_shape_input *s, const uint32_t *draw_remap,

@@ -11,9 +11,11 @@
  * stored bytes until their encoders land (docs/model_writer.md). */
 const ga_j3d_chunk_codec ga_j3d_regenerators[] = {
     {"INF1", ga_j3d_encode_inf1},
+    {"VTX1", ga_j3d_encode_vtx1},
     {"EVP1", ga_j3d_encode_evp1},
     {"DRW1", ga_j3d_encode_drw1},
     {"JNT1", ga_j3d_encode_jnt1},
+    {"SHP1", ga_j3d_encode_shp1},
     {"MAT3", ga_j3d_encode_mat3},
     {"MDL3", ga_j3d_encode_mdl3},
     {"TEX1", ga_j3d_encode_tex1},

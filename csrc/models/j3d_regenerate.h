@@ -41,4 +41,18 @@ int ga_j3d_encode_evp1(const ga_model *m, ga_buf *out, ga_error *err);
 int ga_j3d_encode_drw1(const ga_model *m, ga_buf *out, ga_error *err);
 int ga_j3d_encode_jnt1(const ga_model *m, ga_buf *out, ga_error *err);
 
+/* ------------------------------------------------------------------ */
+/* The geometry chunks (j3d_regen_geometry.c)                           */
+
+/* VTX1: every array's entries in their stored order and count, each
+ * re-encoded from its decoded value in the stored type, count and shift;
+ * a fresh format list; arrays in the loader's order.  NBT: GA_ERR_ENCODE. */
+int ga_j3d_encode_vtx1(const ga_model *m, ga_buf *out, ga_error *err);
+/* SHP1 from the decoded meshes, re-stripped and re-packed (the writer
+ * replace_mesh uses); vertex indices as VTX1 keeps them. */
+int ga_j3d_encode_shp1(const ga_model *m, ga_buf *out, ga_error *err);
+/* The packet count that SHP1 gets (INF1 stores it); the stored count when
+ * the model has no SHP1. */
+int ga_j3d_regen_packet_count(const ga_model *m, uint32_t *packets, ga_error *err);
+
 #endif

@@ -454,19 +454,7 @@ static int run(job *j, uint32_t shape, ga_error *err)
         nt++;
     }
     s.nverts = nv, s.ntris = nt, s.verts = j->verts, s.tris = j->tris;
-    double lo[3] = {0, 0, 0}, hi[3] = {0, 0, 0}, r2 = 0;
-    for (uint32_t v = 0; v < nv; v++) {
-        double q = 0;
-        for (int k = 0; k < 3; k++) {
-            double x = j->stored[3 * v + k];
-            if (v == 0 || x < lo[k]) lo[k] = x;
-            if (v == 0 || x > hi[k]) hi[k] = x;
-            q += x * x;
-        }
-        if (q > r2) r2 = q;
-    }
-    s.radius = (float)sqrt(r2);
-    for (int k = 0; k < 3; k++) s.min[k] = (float)lo[k], s.max[k] = (float)hi[k];
+    ga_shape_bounds(&s, j->stored, nv);
 
     /* the chunks, in file order */
     uint32_t packets = 0;
