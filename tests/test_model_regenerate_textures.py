@@ -347,7 +347,11 @@ def test_every_generated_model_regenerates_its_textures(name):
     check_same_textures(data, out)
     assert regenerate(out) == out
     if name.startswith("mesh") or name == "rich_materials":
-        assert gameanim.check_model(out) == gameanim.check_model(data)
+        # the TEX1 regenerate adds no texture problem (the geometry's are re-laid out by its own
+        # regenerate: tests/test_model_regenerate_geometry.py)
+        def tex1_problems(d):
+            return [p.split(" (offset")[0] for p in gameanim.check_model(d) if p.startswith("TEX1")]
+        assert tex1_problems(out) == tex1_problems(data)
 
 
 # ---------------------------------------------------------------- bad input
