@@ -756,6 +756,14 @@ static int geometry_decodes(const ga_model *m)
     return ok;
 }
 
+/* Whether the MDL3 encoder refused what a BDL's loader could not draw
+ * either (j3d_encode_mdl3.c): a material's texture slot naming a texture
+ * TEX1 does not hold, or a TEX1 header field outside what the GX takes. */
+static int mdl3_refuses(const ga_error *failed)
+{
+    return strcmp(failed->field, "MAT3 texture slot") == 0 || strcmp(failed->field, "TEX1 texture header") == 0;
+}
+
 /* The writer on a model that loaded (Model.to_bytes, regenerate=True). */
 static void fuzz_write(const ga_model *m, const ga_wrapper *w)
 {
@@ -782,12 +790,13 @@ static void fuzz_write(const ga_model *m, const ga_wrapper *w)
     int rc = ga_j3d_regenerate(m, &r1, &err);
     if (rc) {
         /* a MAT3, TEX1, VTX1 or SHP1 that does not decode is a FormatError
-         * (it is never copied), geometry regenerate cannot write (NBT,
+         * (it is never copied), as is what MDL3 cannot encode (mdl3_refuses);
+         * what geometry regenerate cannot write (NBT,
          * texture matrix indices) or past the format's limits an
          * EncodeError; any other failure is a bug */
         if (rc != GA_ERR_LIMIT && rc != GA_ERR_NOMEM && rc != GA_ERR_ENCODE &&
             !(rc == GA_ERR_FORMAT &&
-              (!materials_decode(m) || !textures_decode(m, &err) || !geometry_decodes(m)))) {
+              (!materials_decode(m) || !textures_decode(m, &err) || !geometry_decodes(m) || mdl3_refuses(&err)))) {
             fprintf(stderr, "regenerate: unexpected error %d: %s\n", rc, err.message);
             abort();
         }

@@ -310,6 +310,7 @@ static void read_vtx1(chk *x)
                 next = off[s];
                 break;
             }
+        if (next > c->size) next = (uint32_t)c->size; /* (a next offset past the chunk is reported below) */
         a->base = c->offset + rel;
         a->length = next > rel ? (next - rel) / (uint32_t)a->stride : 0;
         a->present = 1;

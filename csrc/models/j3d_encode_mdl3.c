@@ -89,13 +89,14 @@ static int read_textures(const ga_model *m, tex_info **out, uint32_t *n, ga_erro
         x->lod_bias = (int16_t)ga_get_u16be(h + 0x1A);
         if (x->width == 0 || x->height == 0 || x->width > 1024 || x->height > 1024 || x->wrap_s > 2 ||
             x->wrap_t > 2 || x->min_filter > 5 || x->mag_filter > 5 || x->palette_format > 2 || x->aniso > 2) {
-            free(t);
-            return ga_fail(err, GA_ERR_FORMAT, fmt, "TEX1 texture header",
-                           (long long)(c->offset + at + (size_t)TEX1_HEADER * i),
-                           "texture %u: size %ux%u, wrap %u/%u, filters %u/%u, palette format %u or anisotropy %u "
-                           "is outside what GX takes",
-                           i, x->width, x->height, x->wrap_s, x->wrap_t, x->min_filter, x->mag_filter,
-                           x->palette_format, x->aniso);
+            int rc = ga_fail(err, GA_ERR_FORMAT, fmt, "TEX1 texture header",
+                             (long long)(c->offset + at + (size_t)TEX1_HEADER * i),
+                             "texture %u: size %ux%u, wrap %u/%u, filters %u/%u, palette format %u or anisotropy "
+                             "%u is outside what GX takes",
+                             i, x->width, x->height, x->wrap_s, x->wrap_t, x->min_filter, x->mag_filter,
+                             x->palette_format, x->aniso);
+            free(t); /* (after the message: x points into t) */
+            return rc;
         }
     }
     *out = t;
@@ -323,7 +324,8 @@ static void fog_block(enc *e, const ga_material *mt)
     }
     double ascaled = shift >= 0 ? a / (double)(1u << (shift > 31 ? 31 : shift)) : a * (double)(1u << (-shift > 31 ? 31 : -shift));
     bp(e, 0xEE, fog_float((float)ascaled));
-    bp(e, 0xEF, (uint32_t)(mag * 8388638.0) & 0xFFFFFF);
+    double mant = mag * 8388638.0; /* (NaN or out of range from a file's fog floats: 0 or the largest) */
+    bp(e, 0xEF, !(mant > 0) ? 0 : mant >= 16777215.0 ? 0xFFFFFF : (uint32_t)mant);
     bp(e, 0xF0, (uint32_t)shift & 0x1F);
     bp(e, 0xF1, fog_float((float)c) | proj << 20 | (f->type & 7u) << 21);
     bp(e, 0xF2, (uint32_t)f->color[2] | (uint32_t)f->color[1] << 8 | (uint32_t)f->color[0] << 16);
