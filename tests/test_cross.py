@@ -534,7 +534,9 @@ def test_the_test_suites_pass_with_the_windows_build(windows_package, work):
                   "-q", "-p", "no:cacheprovider", "--tb=short"], cwd=work,
                  extra_env={"GAMEANIM_JOBS": "1", "GAMEANIM_UNDER_WINE": "1"})
     out = r.stdout.decode(errors="replace").replace("\r\n", "\n")
-    assert r.returncode == 0, out[-6000:] + r.stderr.decode(errors="replace")[-2000:]
+    # (the failures first: the warnings summary after them can fill the tail)
+    failures = out[out.find("= FAILURES ="):][:8000] if "= FAILURES =" in out else ""
+    assert r.returncode == 0, failures + out[-6000:] + r.stderr.decode(errors="replace")[-2000:]
     last = out.strip().splitlines()[-1]
     assert " passed" in last and "failed" not in last and "error" not in last, last
     assert int(last.split(" passed")[0].split()[-1]) > 750, last
