@@ -199,9 +199,14 @@ def test_export_into_the_archive_member(api, ga, tmp_path):
     assert ga.load_model(a.read(member)).meshes[1].positions != ga.load_model(data).meshes[1].positions
 
 
-def test_new_skinned_mesh_becomes_a_new_shape(api, ga, tmp_path):
-    src = ga.load_model(mm.game_model())
-    path, arm = _import(api, tmp_path, mm.game_model())
+@pytest.mark.parametrize("kind", ["bmd", "bdl"])
+def test_new_skinned_mesh_becomes_a_new_shape(api, ga, tmp_path, kind):
+    """(On a BDL the new material instance also gets its MDL3 display
+    list: check_model replays the lists.)"""
+    data = mm.mesh_model(kind=kind, game=True)
+    src = ga.load_model(data)
+    assert ("MDL3" in dict(src.chunks)) == (kind == "bdl")
+    path, arm = _import(api, tmp_path, data, f"game.{kind}")
     head = _shape(1)
     new = head.copy()
     new.data = head.data.copy()
@@ -210,16 +215,19 @@ def test_new_skinned_mesh_becomes_a_new_shape(api, ga, tmp_path):
     for v in new.data.vertices:
         v.co.x += 5.0
     head.users_collection[0].objects.link(new)
-    result = _export(api, arm, tmp_path / "out.bmd")
+    out = tmp_path / f"out.{kind}"
+    result = _export(api, arm, out)
     assert any(c.startswith("new shape 2") for c in result.changed), result.text()
-    m = ga.load_model(str(tmp_path / "out.bmd"))
+    m = ga.load_model(str(out))
     assert len(m.meshes) == 3
     assert m.materials[m.meshes[2].material].name == src.materials[src.meshes[1].material].name
     xs = [m.meshes[2].positions[i] for i in range(0, len(m.meshes[2].positions), 3)]
     want = [src.meshes[1].positions[i] + 5.0 for i in range(0, len(src.meshes[1].positions), 3)]
     assert sorted(xs) == pytest.approx(sorted(want), abs=POS_QUANTUM)
     assert [_mesh_state(x) for x in m.meshes[:2]] == [_mesh_state(x) for x in src.meshes]
-    assert ga.check_model((tmp_path / "out.bmd").read_bytes()) == []
+    assert ga.check_model(out.read_bytes()) == []
+    if kind == "bdl":
+        assert len(m.materials) == len(src.materials) + 1
 
 
 def test_the_menu_operator_writes_the_model(api, ga, tmp_path):
