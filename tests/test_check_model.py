@@ -92,6 +92,17 @@ def test_every_generated_model_checks_without_crashing():
         assert any(needle in p for p in problems), (needle, problems)
 
 
+def test_a_model_without_shapes_has_no_shape_problems():
+    """An SHP1 of no shapes, its empty tables at the chunk's end (offsets
+    equal to its size, as make_models writes them): nothing is drawn, so
+    nothing is wrong with it."""
+    body = mm.shp1_body([])
+    assert struct.unpack_from(">I", body, 0x20 - 8)[0] == len(body) + 8  # the display-list table at the end
+    data = mm.write_j3d_model([mm.joint("root")], [-1],
+                              extra_chunks=[("SHP1", body), ("MAT3", mm.mat3_body([]))])
+    assert [p for p in gameanim.check_model(data) if p.startswith("SHP1")] == []
+
+
 def test_not_a_j3d_model_is_a_format_error():
     with pytest.raises(gameanim.FormatError):
         gameanim.check_model(mm.seed_models()["sm64ds.bmd"])

@@ -256,6 +256,9 @@ void chk_shp1(chk *x)
         chk_add(x, "SHP1: the chunk is too short for its header (offset 0x%zx)", c->offset);
         return;
     }
+    /* no shapes: nothing to draw, and the empty tables may sit at the
+     * chunk's end (their offsets equal to its size) */
+    if (ga_get_u16be(x->d + c->offset + 8) == 0) return;
     size_t tab[6];
     static const uint8_t FIELDS[6] = {0x0C, 0x18, 0x1C, 0x20, 0x24, 0x28};
     static const char *const NAMES[6] = {"shape table", "vertex descriptor", "matrix table", "display list",
