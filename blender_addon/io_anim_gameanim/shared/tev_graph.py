@@ -705,8 +705,13 @@ def _input_order(name):
     return (0, int(base[3:]), base[:3] != "TEX", alpha)
 
 
+@lru_cache(maxsize=1024)
 def plan(key):
-    """The node group for a configuration (config())."""
+    """The node group for a configuration (config()).  Cached like the
+    sub-group plans: a plan is never changed after it is made, and a
+    folder of one game's models repeats a few hundred configurations at
+    most, so a bulk import (or the next import of a session) plans each
+    once."""
     stages, test = key
     g = _Graph()
     src = _Sources(g)
