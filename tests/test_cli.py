@@ -441,14 +441,20 @@ def test_info_and_validate_go_into_archives(tmp_path):
     assert f"{path}:btk/water.btk: OK (btk, yaz0)" in out
     assert f"{path}:bck/broken.bck: FAIL decode" in out
     assert f"{path}:notes.txt: skipped" in out
-    # models are validated too, with gameanim.check_model: the sample is no game model (no MDL3)
-    assert f"{path}:obj.bdl: FAIL game check" in out and "without an MDL3 chunk" in out
-    # without the damaged member, and with a model laid out for the game, the archive validates
+    # models are validated too, with gameanim.check_model: the sample is laid out for the game
+    assert f"{path}:obj.bdl: OK (bdl)" in out
+    # ... and a BDL without its MDL3 is not
     import make_models
 
     arc = gameanim.open_archive(path)
+    arc.replace("obj.bdl", make_models.mesh_model(kind="bdl", game=True, mdl3=False))
+    arc.save(tmp_path / "no_mdl3.szs")
+    code, out, err = run("validate", tmp_path / "no_mdl3.szs")
+    assert code == 1
+    assert f"{tmp_path / 'no_mdl3.szs'}:obj.bdl: FAIL game check" in out and "without an MDL3 chunk" in out
+    # without the damaged member, the archive validates
+    arc = gameanim.open_archive(path)
     arc.replace("bck/broken.bck", bck)
-    arc.replace("obj.bdl", make_models.game_model())
     arc.save(tmp_path / "good.szs")
     code, out, err = run("validate", tmp_path / "good.szs")
     assert code == 0, out

@@ -95,11 +95,27 @@ def test_skinned_sample_is_dressed_on_its_joints():
 
 
 def test_model_samples_pass_the_game_check():
-    """The skinned figure, its edited copy and the TEV showcase are laid out as the game's
-    loader needs them: gameanim.check_model finds nothing."""
-    for name in ("figure_skinned.bdl", "figure_skinned-edited.bdl"):
-        assert gameanim.check_model((MODELS / "j3d" / name).read_bytes()) == [], name
-    assert gameanim.check_model((MODELS / "j3d" / "tev_showcase.bmd").read_bytes()) == []
+    """Every J3D model sample (all of samples/models/j3d, so that a new one is
+    checked too: the skeleton-only figures, the skinned figure, its edited
+    copy and the TEV showcase) is laid out as the game's loader needs it:
+    gameanim.check_model finds nothing."""
+    paths = sorted(p for p in (MODELS / "j3d").iterdir() if p.suffix in (".bmd", ".bdl"))
+    assert {"figure_maya.bmd", "figure_basic.bdl", "figure_skinned.bdl", "figure_skinned-edited.bdl",
+            "tev_showcase.bmd"} <= {p.name for p in paths}
+    problems = {p.name: gameanim.check_model(p.read_bytes()) for p in paths}
+    assert {name: found for name, found in problems.items() if found} == {}
+
+
+@pytest.mark.parametrize("name", ["figure_maya.bmd", "figure_basic.bdl"])
+def test_skeleton_samples_have_every_chunk_and_no_geometry(name):
+    """The Maya and Basic figures are skeletons without a mesh, written with
+    every chunk of a Nintendo file in the loader's order (j3d_writer.md 5.4:
+    INF1, VTX1, EVP1, DRW1, JNT1, SHP1, MAT3, MDL3 on a BDL, TEX1), the
+    geometry chunks empty."""
+    model = gameanim.load_model(MODELS / "j3d" / name)
+    order = ["INF1", "VTX1", "EVP1", "DRW1", "JNT1", "SHP1", "MAT3"] + (["MDL3"] if name.endswith(".bdl") else [])
+    assert [tag for tag, _ in model.chunks] == order + ["TEX1"]
+    assert (len(model.meshes), len(model.materials), len(model.textures)) == (0, 0, 0)
 
 
 @pytest.mark.parametrize("model_rel, fmt, calc, anims", CASES, ids=[c[0] for c in CASES])

@@ -746,6 +746,29 @@ def game_model():
     return mesh_model(game=True)
 
 
+def game_skeleton(joints, parents, *, calc="basic", kind="bmd"):
+    """A skeleton-only J3D model laid out as the game's loader needs it
+    (gameanim.check_model finds nothing): joints and hierarchy, no geometry.
+
+    Why no mesh: the loader reads whichever chunks a file has
+    (j3d_models.md 5.3: a skeleton needs only INF1 and JNT1) and nothing in
+    j3d_writer.md 5.4 asks for a shape or a material.  Nintendo's files still
+    carry every chunk (8 in a BMD, 9 in a BDL, j3d_writer.md section 1), so
+    the geometry chunks are here and empty, in Nintendo's order:
+    VTX1 with only its end record, EVP1 with no envelopes and zero offsets
+    (a rigid-only model, section 1 "EVP1/DRW1"), SHP1, MAT3 and TEX1 of
+    none, and on a BDL the MDL3 of no materials (with_mdl3; the game builds
+    BDL materials from MDL3, section 0 fact 9).  DRW1 keeps one rigid entry
+    per joint (the J joint entries of fact 4, as the skinned figure has
+    them), so that the game never sizes its draw matrices at zero.  INF1
+    counts no packets and no vertices."""
+    nodes = hierarchy_from_parents(parents)
+    data = j3d_file([inf1_chunk(nodes, calc), chunk("VTX1", vtx1_body({})), evp1_chunk([], []),
+                     drw1_chunk([(0, j) for j in range(len(joints))]), jnt1_chunk(joints),
+                     chunk("SHP1", shp1_body([])), chunk("MAT3", mat3_body([])), chunk("TEX1", tex1_body([]))], kind)
+    return with_mdl3(data) if kind == "bdl" else data
+
+
 def rich_materials(count=4, seed=31):
     """Materials that use every MAT3 table with seeded random TEV states
     (a fuzz seed: the evaluator runs on whatever decodes)."""

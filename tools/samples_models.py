@@ -8,6 +8,9 @@ gameanim's encoders for the animations).
   figure_maya_wave.bck.
 * models/j3d/figure_basic.bdl: the same figure under the Basic rule with
   rest rotations on the shoulders and hips; figure_basic_walk.bck.
+  These two are skeletons without a mesh, laid out as the game loads them
+  (make_models.game_skeleton: every chunk in Nintendo's order, the
+  geometry chunks empty, an MDL3 on the BDL), so check_model finds nothing.
 * models/j3d/figure_skinned.bdl: the plain figure (Basic rule) with a
   textured, skinned mesh: a torso skinned by envelopes over hips, spine
   and chest (stored in bind space), a box on each limb joint and the head
@@ -243,10 +246,13 @@ def bk_anim(keys, length, bone_ids):
 
 
 def j3d_file(joints, calc, kind):
-    return make_models.write_j3d_model(
+    """The figure as a skeleton-only model the game loads (no mesh: see
+    make_models.game_skeleton for why none is needed): the joints' names,
+    hierarchy, rest pose and Maya scale-compensation bytes, under calc."""
+    return make_models.game_skeleton(
         [make_models.joint(j["name"], scale=j["scale"], rotation_raw=j["rot_raw"], translation=j["translation"],
                            scale_compensate=1 if j["scale_compensate"] else 0xFF) for j in joints],
-        parents=[j["parent"] for j in joints], calc=calc, kind=kind)
+        [j["parent"] for j in joints], calc=calc, kind=kind)
 
 
 def _checker_cmpr(side, c0, c1):
