@@ -413,6 +413,59 @@ def material(name="mat", *, mode=1, cull=2, color=(255, 255, 255, 255), ambient=
                 blend=blend, z_mode=z_mode, **more)
 
 
+MAT2_GONE = (0x18, 0x2C, 0x30)  # MAT3 header fields of the indirect, ambient colour and light tables
+
+
+def mat2_field(field):
+    """The MAT2 header field holding MAT3 header field `field`'s table
+    (notes j3d_materials.md 1.5, J3DMaterialBlock_v21), None for the three
+    tables MAT2 lacks."""
+    if field in MAT2_GONE:
+        return None
+    return field if field < 0x18 else field - 4 if field < 0x2C else field - 0x0C
+
+
+def mat2_body(mat3):
+    """The MAT2 of a "J3D2bmd2" file (J3DMaterialBlock_v21) holding what a
+    MAT3 body (mat3_body's result: the chunk from its count on) holds: the
+    same tables in the same order without the indirect, ambient colour and
+    light tables, a 0x78-byte header, and each 0x14C-byte init record
+    without its ambient colour and light indices (0x14-0x27): 0x138 bytes,
+    texgen indices at 0x14, texture slots at 0x70, fog at 0x130."""
+    count = struct.unpack_from(">H", mat3, 0)[0]
+    size = 8 + len(mat3)
+    offs = {f: struct.unpack_from(">I", mat3, f - 8)[0] for f in range(0x0C, 0x84, 4)}
+    starts = sorted({o for o in offs.values() if o})
+    remap = struct.unpack_from(">%dH" % count, mat3, offs[0x10] - 8) if count else ()
+    records = max(remap) + 1 if remap else 0
+    head = bytearray(0x78 - 8)
+    head[0:4] = mat3[0:4]  # count, pad
+    body = b""
+    for i, start in enumerate(starts):
+        end = starts[i + 1] if i + 1 < len(starts) else size
+        fields = [f for f, o in offs.items() if o == start]
+        kept = [f for f in fields if f not in MAT2_GONE]
+        if not kept:
+            continue
+        blob = mat3[start - 8:end - 8]
+        if 0x0C in fields:
+            recs = [blob[k * 0x14C:(k + 1) * 0x14C] for k in range(records)]
+            blob = b"".join(r[:0x14] + r[0x28:] for r in recs) + blob[records * 0x14C:]
+        for f in kept:
+            struct.pack_into(">I", head, mat2_field(f) - 8, 0x78 + len(body))
+        body += blob
+    return bytes(head) + body
+
+
+def as_mat2(data):
+    """A J3D2bmd3 model file as the J3D2bmd2 file of the same model: its
+    MAT3 chunk rewritten as MAT2 (mat2_body), every other chunk as it is."""
+    at = find_chunk(data, b"MAT3")
+    size = struct.unpack_from(">I", data, at + 4)[0]
+    out = data[:at] + chunk("MAT2", mat2_body(data[at + 8:at + size])) + data[at + size:]
+    return out[:4] + b"bmd2" + struct.pack(">I", len(out)) + out[12:]
+
+
 def _tex_matrix_record(m):
     proj, info, centre, scale, rot, trans, effect = m
     return (struct.pack(">BBH3f2fhH2f", proj, info, 0xFFFF, *centre, *scale, rot, 0xFFFF, *trans) +
@@ -836,6 +889,7 @@ def seed_models():
         "j3d_materials.bmd": write_j3d_model(joints, parents, extra_chunks=[("MAT3", mat3_body(rich_materials()))]),
         "j3d_mesh_unordered.bmd": mesh_model(unordered=True),
         "j3d_game.bmd": game_model(),
+        "j3d_mat2.bmd": as_mat2(write_j3d_model(joints, parents, extra_chunks=[("MAT3", mat3_body(rich_materials()))])),
         "j3d_textures.bdl": write_j3d_model(joints, parents, kind="bdl", extra_chunks=[
             ("MAT3", mat3_body(rich_materials())), ("MDL3", bytes(24)), ("TEX1", tex1_body(seed_textures()))]),
         "sm64ds.bmd": write_sm64ds_bmd([sm64ds_bone("r"), sm64ds_bone("body", 0, rotation_raw=(1024, 0, 0)),

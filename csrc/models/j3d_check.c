@@ -95,7 +95,7 @@ static void check_layout(chk *x)
          * lists inside are used in place (fact 1) */
         if (c->size % 32)
             chk_add(x, "%s: chunk size %zu is not a multiple of 32 (offset 0x%zx)", c->tag, c->size, c->offset + 4);
-        int rank = -1;
+        int rank = memcmp(c->tag, "MAT2", 4) == 0 ? 6 : -1; /* (a J3D2bmd2's MAT3: notes 1.5) */
         for (int k = 0; k < 9; k++)
             if (memcmp(c->tag, CHUNK_ORDER[k], 4) == 0) rank = k;
         if (rank < 0) continue;

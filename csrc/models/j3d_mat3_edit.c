@@ -157,6 +157,9 @@ static int open_model(const ga_model *m, ga_mat3 *x, ga_error *err)
     long c = m->family == GA_RIG_J3D ? ga_j3d_find_chunk(m, "MAT3") : -1;
     if (c < 0) {
         memset(x, 0, sizeof *x);
+        if (m->family == GA_RIG_J3D && ga_j3d_find_chunk(m, "MAT2") >= 0)
+            return ga_fail(err, GA_ERR_ARG, m->format ? m->format : "bmd", "MAT2", -1,
+                           "the model's materials are a MAT2 (a J3D2bmd2 file): they are read, not edited");
         return ga_fail(err, GA_ERR_ARG, m->format ? m->format : "bmd", "MAT3", -1, "the model has no MAT3 chunk");
     }
     const ga_model_chunk *ch = &m->chunks[c];

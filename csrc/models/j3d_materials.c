@@ -2,14 +2,33 @@
  * of each material, with the game's defaults for absent entries.  Layout
  * and defaults: ../shared/formats/j3d_materials.md section 1; the API and
  * each default: docs/materials.md.  TEX1 is j3d_textures.c; the TEV
- * arithmetic gx_tev.c. */
+ * arithmetic gx_tev.c.
+ *
+ * MAT2 (J3DMaterialBlock_v21, the material chunk of "J3D2bmd2" files, which
+ * the game loads with J3DModelLoader_v21; notes 1.5) is read by the same
+ * code: it is MAT3 without the indirect, ambient colour and light tables,
+ * so its header offsets after the name table, and its 0x138-byte init
+ * records from the texgen indices on, sit at MAT3's minus the missing ones
+ * (hdr and rec map MAT3's offsets).  The v21 factory's defaults for absent
+ * entries are MAT3's; its ambient colours are the colour block's default,
+ * which is MAT3's default for an absent one. */
 #include "model.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#define MAT3_ENTRY 0x14C
 #define MAT3_INDIRECT 0x138
+
+/* The material chunk's layout: MAT3, or MAT2 (v21). */
+typedef struct mat_layout {
+    const char *tag;
+    size_t header; /* bytes of the chunk header (its table offsets included) */
+    size_t record; /* bytes of an init record */
+    int v21;
+} mat_layout;
+
+static const mat_layout MAT3_LAYOUT = {"MAT3", 0x84, 0x14C, 0};
+static const mat_layout MAT2_LAYOUT = {"MAT2", 0x78, 0x138, 1};
 
 void ga_materials_free(ga_material *mats, uint32_t n)
 {
@@ -23,7 +42,27 @@ typedef struct mat3_ctx {
     const ga_model_chunk *c;
     size_t e;           /* the init record's file offset */
     const uint8_t *d;   /* the file */
+    const mat_layout *L;
 } mat3_ctx;
+
+#define ABSENT ((size_t)-1)
+
+/* MAT3 header field `f` in the chunk's layout; ABSENT for the indirect,
+ * ambient and light tables of a MAT2. */
+static size_t hdr(const mat3_ctx *x, size_t f)
+{
+    if (!x->L->v21 || f < 0x18) return f;
+    if (f == 0x18 || f == 0x2C || f == 0x30) return ABSENT;
+    return f < 0x2C ? f - 4 : f - 0x0C;
+}
+
+/* MAT3 init-record offset `o` in the chunk's layout; ABSENT for the
+ * ambient colour and light indices (0x14-0x27) of a MAT2. */
+static size_t rec(const mat3_ctx *x, size_t o)
+{
+    if (!x->L->v21 || o < 0x14) return o;
+    return o < 0x28 ? ABSENT : o - 0x14;
+}
 
 /* Item `index` (of `item` bytes) of the MAT3 table whose offset is stored at
  * header field `table`: *at = its file offset, 0 when index is the unused
@@ -33,7 +72,8 @@ static int mat3_item(const mat3_ctx *x, uint32_t index, uint32_t unused, size_t 
                      size_t from, size_t *at)
 {
     *at = 0;
-    if (index == unused) return GA_OK;
+    table = table == ABSENT ? ABSENT : hdr(x, table);
+    if (index == unused || table == ABSENT) return GA_OK;
     const ga_reader *r = x->r;
     uint32_t rel;
     int rc = ga_rd_u32be(r, x->c->offset + table, field, &rel);
@@ -48,14 +88,19 @@ static int mat3_item(const mat3_ctx *x, uint32_t index, uint32_t unused, size_t 
     return GA_OK;
 }
 
-/* The record a u16 index at init-record offset `off` selects. */
+/* The record a u16 index at (MAT3) init-record offset `off` selects; none
+ * (*at 0) when the layout has no such index. */
 static int item16(const mat3_ctx *x, size_t off, size_t table, size_t item, const char *field, size_t *at)
 {
+    *at = 0;
+    if ((off = rec(x, off)) == ABSENT) return GA_OK;
     return mat3_item(x, ga_get_u16be(x->d + x->e + off), 0xFFFF, table, item, field, x->e + off, at);
 }
 
 static int item8(const mat3_ctx *x, size_t off, size_t table, size_t item, const char *field, size_t *at)
 {
+    *at = 0;
+    if ((off = rec(x, off)) == ABSENT) return GA_OK;
     return mat3_item(x, x->d[x->e + off], 0xFF, table, item, field, x->e + off, at);
 }
 
@@ -236,11 +281,12 @@ static int mat3_stages(const mat3_ctx *x, ga_material *mt)
             sg->color = default_half[0];
             sg->alpha = default_half[1];
         }
-        uint8_t kc = d[e + 0x9C + s], ka = d[e + 0xAC + s];
+        size_t kco = e + rec(x, 0x9C) + s, kao = e + rec(x, 0xAC) + s;
+        uint8_t kc = d[kco], ka = d[kao];
         sg->konst_color = kc == 0xFF ? 0x0C : kc;
         sg->konst_alpha = ka == 0xFF ? 0x1C : ka;
-        CHECK(sg->konst_color <= 31, "MAT3 konst colour select", e + 0x9C + s, kc, "a konst select (0-31)");
-        CHECK(sg->konst_alpha <= 31, "MAT3 konst alpha select", e + 0xAC + s, ka, "a konst select (0-31)");
+        CHECK(sg->konst_color <= 31, "MAT3 konst colour select", kco, kc, "a konst select (0-31)");
+        CHECK(sg->konst_alpha <= 31, "MAT3 konst alpha select", kao, ka, "a konst select (0-31)");
         if ((rc = item16(x, 0x104 + 2 * s, 0x60, 4, "MAT3 swap mode index", &at))) return rc;
         sg->ras_swap = at ? d[at] : 0;
         sg->tex_swap = at ? d[at + 1] : 0;
@@ -257,7 +303,7 @@ static int mat3_pixel(const mat3_ctx *x, ga_material *mt)
     size_t at;
     int rc;
     if ((rc = item16(x, 0x146, 0x6C, 8, "MAT3 alpha compare index", &at))) return rc;
-    if (!at) return absent(x, "MAT3 alpha compare index", x->e + 0x146);
+    if (!at) return absent(x, "MAT3 alpha compare index", x->e + rec(x, 0x146));
     mt->has_alpha_compare = 1;
     memcpy(mt->alpha_compare, d + at, 5);
     CHECK(d[at] <= 7 && d[at + 3] <= 7, "MAT3 alpha compare", at, d[at] > 7 ? d[at] : d[at + 3], "a compare (0-7)");
@@ -307,6 +353,7 @@ static int mat3_indirect(const mat3_ctx *x, uint32_t i, ga_material *mt)
 {
     const uint8_t *d = x->d;
     size_t base = x->c->offset;
+    if (x->L->v21) return GA_OK; /* (no indirect table) */
     uint32_t ind = ga_get_u32be(d + base + 0x18), names = ga_get_u32be(d + base + 0x14);
     if (ind == 0 || ind <= names + 4) return GA_OK;
     size_t at;
@@ -358,16 +405,24 @@ static int mat3_entry(const mat3_ctx *x, uint32_t i, ga_material *mt)
     return GA_OK;
 }
 
-int ga_model_materials(const ga_model *m, ga_material **out, uint32_t *n, ga_error *err)
+/* An error raised while reading a MAT2 names its fields as MAT2's (the
+ * code names them after MAT3's). */
+static void name_mat2(ga_error *err)
 {
-    *out = NULL;
-    *n = 0;
+    char *p;
+    if (!err) return;
+    for (p = err->field; (p = strstr(p, "MAT3")) != NULL; p += 4) p[3] = '2';
+    for (p = err->message; (p = strstr(p, "MAT3")) != NULL; p += 4) p[3] = '2';
+}
+
+static int read_materials(const ga_model *m, const mat_layout *L, ga_material **out, uint32_t *n, ga_error *err)
+{
     const ga_model_chunk *c;
     ga_reader r;
     uint16_t count;
-    int rc = ga_j3d_chunk_count(m, "MAT3", "MAT3 material count", &r, err, &c, &count);
+    int rc = ga_j3d_chunk_count(m, L->tag, "MAT3 material count", &r, err, &c, &count);
     if (rc || count == 0) return rc;
-    if ((rc = ga_need(&r, c->offset, 0x84, "MAT3 header"))) return rc;
+    if ((rc = ga_need(&r, c->offset, L->header, "MAT3 header"))) return rc;
     size_t entries, remap, names;
     if ((rc = ga_j3d_table_at(&r, c, 0x0C, "MAT3 entry table offset", &entries))) return rc;
     if ((rc = ga_j3d_table_at(&r, c, 0x10, "MAT3 remap table offset", &remap))) return rc;
@@ -375,12 +430,12 @@ int ga_model_materials(const ga_model *m, ga_material **out, uint32_t *n, ga_err
     if ((rc = ga_need(&r, remap, (size_t)count * 2, "MAT3 remap table"))) return rc;
     ga_material *mats = calloc(count, sizeof *mats);
     if (!mats) return ga_nomem(err, m->format);
-    mat3_ctx x = {&r, c, 0, r.data};
+    mat3_ctx x = {&r, c, 0, r.data, L};
     for (uint32_t i = 0; i < count && !rc; i++) {
         ga_material *mt = &mats[i];
         mt->entry = ga_get_u16be(r.data + remap + 2 * (size_t)i);
-        x.e = entries + (size_t)mt->entry * MAT3_ENTRY;
-        if (x.e + MAT3_ENTRY > c->offset + c->size) {
+        x.e = entries + (size_t)mt->entry * L->record;
+        if (x.e + L->record > c->offset + c->size) {
             rc = ga_fail(err, GA_ERR_FORMAT, m->format, "MAT3 remap table", (long long)(remap + 2 * (size_t)i),
                          "material %u uses entry %u, past the MAT3 chunk's end", i, mt->entry);
             break;
@@ -395,4 +450,14 @@ int ga_model_materials(const ga_model *m, ga_material **out, uint32_t *n, ga_err
     *out = mats;
     *n = count;
     return GA_OK;
+}
+
+int ga_model_materials(const ga_model *m, ga_material **out, uint32_t *n, ga_error *err)
+{
+    *out = NULL;
+    *n = 0;
+    int mat2 = m->family == GA_RIG_J3D && ga_j3d_find_chunk(m, "MAT3") < 0 && ga_j3d_find_chunk(m, "MAT2") >= 0;
+    int rc = read_materials(m, mat2 ? &MAT2_LAYOUT : &MAT3_LAYOUT, out, n, err);
+    if (rc && mat2) name_mat2(err);
+    return rc;
 }

@@ -601,6 +601,9 @@ int ga_j3d_add_mesh(ga_model *m, uint32_t material, const ga_mesh_input *in, ga_
     if (!in->positions || !in->triangles) return ga_fail(err, GA_ERR_ARG, fmt, "positions", -1, "positions and triangles are required");
     if (!in->joints != !in->weights) return ga_fail(err, GA_ERR_ARG, fmt, "joints", -1, "joints and weights go together");
     long shp1 = ga_j3d_find_chunk(m, "SHP1"), mat3 = ga_j3d_find_chunk(m, "MAT3");
+    if (mat3 < 0 && ga_j3d_find_chunk(m, "MAT2") >= 0)
+        return ga_fail(err, GA_ERR_ARG, fmt, "MAT2", -1,
+                       "the model's materials are a MAT2 (a J3D2bmd2 file): a new shape needs a MAT3 instance");
     if (shp1 < 0 || mat3 < 0 || m->chunks[shp1].size < 0x0C || m->chunks[mat3].size < 0x0C)
         return ga_fail(err, GA_ERR_ARG, fmt, "SHP1", -1, "the model has no SHP1 / MAT3 chunk to add a shape to");
     uint32_t nmat = ga_get_u16be(m->data + m->chunks[mat3].offset + 8);

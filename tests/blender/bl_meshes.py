@@ -362,3 +362,31 @@ def test_skin_bones_are_made_in_the_armatures_own_edit_pass(ga, tmp_path):
     objects, _ = model_mesh.build_model_meshes(model, built, bpy.context, skin=skin)
     assert objects and len(arm.data.bones) == nbones
     assert model_mesh.prepare_skin(ga, model, type("O", (), {"mesh_objects": "NONE"})()) is None
+
+
+def test_a_j3d2bmd2_models_materials_are_built_as_its_mat3_twins(api, ga, tmp_path):
+    """A "J3D2bmd2" file keeps its materials in MAT2 (J3DMaterialBlock_v21):
+    the import builds each on the same TEV group as the same model's MAT3
+    twin, with the same images and the same group input values."""
+    data = mm.mesh_model()
+    api.import_files([write(tmp_path, "twin.bmd", data)])
+    before = {m.name: m for m in bpy.data.materials}
+    res = api.import_files([write(tmp_path, "old.bmd", mm.as_mat2(data))])
+    assert all(f.ok for f in res.report.files), res.report.text()
+    made = [m for m in bpy.data.materials if m.name not in before]
+    assert sorted(m.name.rsplit(".", 1)[0] for m in made) == sorted(m.name for m in ga.load_model(data).materials)
+    for bm in made:
+        twin = before[bm.name.rsplit(".", 1)[0]]
+        group, twin_group = bm.node_tree.nodes["gameanim TEV"], twin.node_tree.nodes["gameanim TEV"]
+        assert group.node_tree == twin_group.node_tree
+        def value(socket):
+            v = socket.default_value
+            return tuple(v) if hasattr(v, "__len__") else v
+
+        for a, b in zip(group.inputs, twin_group.inputs):
+            assert a.is_linked == b.is_linked, a.name
+            if not a.is_linked and hasattr(a, "default_value"):
+                assert value(a) == value(b), a.name
+        images = sorted(n.image["gameanim_texture"] for n in bm.node_tree.nodes if n.type == "TEX_IMAGE")
+        assert images == sorted(n.image["gameanim_texture"] for n in twin.node_tree.nodes if n.type == "TEX_IMAGE")
+        assert images  # (textured: not the grey of a model without materials)
