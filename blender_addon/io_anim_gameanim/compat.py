@@ -427,6 +427,20 @@ def set_loop_totals(mesh, count, size=3):
         mesh.polygons.foreach_set("loop_total", array("i", [size]) * count)
 
 
+def corner_normals(mesh):
+    """The mesh's normal at each face corner, flat xyz (array 'f'), custom
+    normals included: corner_normals from 4.1; before, loops' normals after
+    calc_normals_split."""
+    if hasattr(mesh, "corner_normals"):
+        flat = array("f", bytes(12 * len(mesh.corner_normals)))
+        mesh.corner_normals.foreach_get("vector", flat)
+    else:
+        mesh.calc_normals_split()
+        flat = array("f", bytes(12 * len(mesh.loops)))
+        mesh.loops.foreach_get("normal", flat)
+    return flat
+
+
 def set_custom_normals(mesh, normals):
     """Per-vertex custom normals (flat xyz): 3.x-4.0 need auto smooth on;
     4.1+ have custom normals without it."""

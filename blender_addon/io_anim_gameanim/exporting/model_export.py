@@ -15,7 +15,7 @@ import json
 import os
 from array import array
 
-from .. import native
+from .. import compat, native
 from ..shared import archive_members, kind_mapping
 from ..shared import model_edit_plan as plan
 from ..shared.model_rig import (HELPER_PROP, INDEX_PROP, MESH_MATERIAL_PROP, OWNER_MODEL_PROP, SKIN_PROP,
@@ -167,13 +167,7 @@ def _vec(co, i):
 
 def _corner_normals(me, tri_loops):
     try:
-        if hasattr(me, "corner_normals"):  # 4.1+
-            flat = array("f", bytes(12 * len(me.corner_normals)))
-            me.corner_normals.foreach_get("vector", flat)
-        else:
-            me.calc_normals_split()
-            flat = array("f", bytes(12 * len(me.loops)))
-            me.loops.foreach_get("normal", flat)
+        flat = compat.corner_normals(me)
     except (AttributeError, RuntimeError):
         return None
     return array("f", [x for c in tri_loops for x in flat[3 * c:3 * c + 3]])
