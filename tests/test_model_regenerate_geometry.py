@@ -296,6 +296,26 @@ def test_regenerate_refuses_what_it_cannot_write():
         gameanim.load_model(tex_matrix_model()).to_bytes(regenerate=True)
 
 
+def test_shapes_without_packets_regenerate_to_a_fixed_point():
+    """Shapes of no packets (the u16 at shape record + 2 set to 0) draw
+    nothing; regenerate writes their empty per-packet tables (SHP1 0x1C
+    matrix table, 0x20 display lists, 0x24 matrix data, 0x28 packet
+    locations) at the chunk's end, and that loads again and regenerates to
+    the same bytes (a fuzz find)."""
+    data = mm.mesh_model()
+    shp1 = _chunk(data, "SHP1")
+    count, records = struct.unpack_from(">H", shp1, 8)[0], struct.unpack_from(">I", shp1, 0x0C)[0]
+    for i in range(count):
+        data = _patched(data, "SHP1", records + 0x28 * i + 2, struct.pack(">H", 0))
+    assert [len(m.positions) for m in gameanim.load_model(data).meshes] == [0] * count
+    out = gameanim.load_model(data).to_bytes(regenerate=True)
+    shp1 = _chunk(out, "SHP1")
+    assert struct.unpack_from(">I", shp1, 0x20)[0] == len(shp1)  # the empty display-list table at the end
+    again = gameanim.load_model(out)
+    assert [len(m.positions) for m in again.meshes] == [0] * count
+    assert again.to_bytes(regenerate=True) == out
+
+
 def _bad_cases():
     data = mm.mesh_model()
     shp1, vtx1 = mm.find_chunk(data, b"SHP1"), mm.find_chunk(data, b"VTX1")
