@@ -43,6 +43,7 @@
 #include "../csrc/models/j3d_mesh_write.h"
 #include "../csrc/models/j3d_regenerate.h"
 #include "../csrc/models/j3d_mat3.h"
+#include "../csrc/models/j3d_mdl3.h"
 #include "../csrc/models/j3d_writer.h"
 #include "../csrc/models/j3d_check.h"
 #include "../csrc/models/j3d_tex1_writer.h"
@@ -869,6 +870,31 @@ static void fuzz_mat3_edit(ga_model *m)
     ga_buf_free(&b);
 }
 
+/* The MDL3 writer that keeps stored lists (add_mesh's new instance;
+ * replace_texture's users) reads the stored chunk (j3d_mdl3_read.c): a
+ * chunk whose every list lies inside it, or a clean error. */
+static void fuzz_mdl3_keep(const ga_model *m)
+{
+    if (m->family != GA_RIG_J3D || ga_j3d_find_chunk(m, "MDL3") < 0) return;
+    ga_buf b;
+    ga_error err;
+    ga_buf_init(&b);
+    int rc = ga_j3d_mdl3_add_copy(m, 0, &b, &err);
+    if (rc == GA_OK) {
+        ga_mdl3_view v;
+        ga_mdl3_list l;
+        unsigned tables = 1u << GA_MDL3_T_LISTS | 1u << GA_MDL3_T_PATCHES | 1u << GA_MDL3_T_MATRICES;
+        if (b.len % 32 || memcmp(b.data, "MDL3", 4) || !ga_mdl3_open(b.data, b.len, 0, &v) ||
+            !ga_mdl3_tables_hold(&v, tables, v.count))
+            abort();
+        for (uint32_t i = 0; i < v.count; i++)
+            if (!ga_mdl3_list_at(&v, i, &l) || l.at % 32 || l.len % 32) abort();
+    } else if (rc != GA_ERR_FORMAT && rc != GA_ERR_ARG && rc != GA_ERR_LIMIT && rc != GA_ERR_NOMEM) {
+        abort();
+    }
+    ga_buf_free(&b);
+}
+
 /* The lint reads every chunk itself: whatever the bytes, a list of
  * problems (or out of memory), never a memory error. */
 static void fuzz_check(const ga_model *m)
@@ -961,6 +987,7 @@ static void fuzz_model(const uint8_t *data, size_t size)
     fuzz_geometry(&m);
     fuzz_write(&m, w);
     fuzz_mat3_edit(&m);
+    fuzz_mdl3_keep(&m);
     fuzz_check(&m);
     fuzz_tex1_write(&m);
     ga_model_free(&m);

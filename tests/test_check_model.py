@@ -137,6 +137,27 @@ def test_game_bdl_with_its_mdl3_passes():
     assert gameanim.check_model(gameanim.load_model(mm.mesh_model(kind="bdl", game=True))) == []
 
 
+def test_bdl_mdl3_header_and_tables():
+    """MDL3's header (count at 0x08, list table offset at 0x0C, patch table
+    at 0x10; lists {offset from the entry, size}): a count that is not
+    MAT3's is reported and the tables still read; a table past the chunk
+    stops the MDL3 rules; a list past the chunk is reported by material."""
+    data = mm.mesh_model(kind="bdl", game=True)
+    mdl3 = at(data, "MDL3")
+    n = struct.unpack_from(">H", data, mdl3 + 8)[0]
+    assert n == len(gameanim.load_model(data).materials) >= 1
+    problems = gameanim.check_model(patch(patch(data, mdl3 + 8, ">H", n + 1), mdl3 + 0x10, ">I", 0xFFFFFF00))
+    assert len(problems) == 2, problems
+    assert "MDL3: %d display lists for %d MAT3 materials" % (n + 1, n) in problems[0]
+    assert "patch (0xffffff00) table overruns the chunk" in problems[1]
+    lists = u32(data, mdl3 + 0x0C)
+    only(patch(data, mdl3 + lists + 4, ">I", 0x7FFFFFE0), "MDL3: material 0's display list", "overruns the chunk")
+    size = u32(data, mdl3 + 4)
+    cut = data[:mdl3 + 4] + struct.pack(">I", 32) + data[mdl3 + 8:mdl3 + 32] + data[mdl3 + size:]
+    cut = cut[:8] + struct.pack(">I", len(cut)) + cut[12:]
+    only(cut, "MDL3: the chunk is 32 bytes, too short for its header (offset 0x%x)" % mdl3)
+
+
 def test_name_table_key(game):
     names = at(game, "JNT1", u32(game, at(game, "JNT1", 0x14)))
     key = struct.unpack_from(">H", game, names + 4 + 4)[0]

@@ -444,6 +444,29 @@ def test_bdl_bad_mdl3_is_a_format_error():
         model.set_material_colors(0, colors=[(1, 2, 3, 4)])
 
 
+def test_bdl_bad_mdl3_errors_name_the_field_and_offset():
+    """The colour patch reads MDL3's header (count at 0x08, the list table
+    offset at 0x0C) and material 0's list entry {offset from the entry,
+    size}; each failure names its field and file offset (the chunk's
+    place + the field's)."""
+    data = _bdl()
+    at = mm.find_chunk(data, b"MDL3")
+    chunk = _chunk(data, "MDL3")
+    dl_tab = struct.unpack_from(">I", chunk, 0x0C)[0]
+    cases = [
+        (0x08, ">H", 0, "MDL3 material count", at + 8),
+        (0x0C, ">I", 0xFFFFFF00, "MDL3 table offset", at + 0x0C),
+        (dl_tab + 4, ">I", 0x7FFFFFFF, "MDL3 display list", at + dl_tab),  # material 0's list size
+    ]
+    for where, fmt, value, field, offset in cases:
+        body = bytearray(chunk[8:])
+        struct.pack_into(fmt, body, where - 8, value)
+        model = gameanim.load_model(_replace_body(data, "MDL3", bytes(body)))
+        with pytest.raises(gameanim.FormatError) as e:
+            model.set_material_colors(0, colors=[(1, 2, 3, 4)])
+        assert (e.value.field, e.value.offset) == (field, offset), str(e.value)
+
+
 # ---------------------------------------------------------------- material copies (add_mesh)
 
 

@@ -296,6 +296,60 @@ def test_regenerate_refuses_what_it_cannot_write():
         gameanim.load_model(tex_matrix_model()).to_bytes(regenerate=True)
 
 
+def test_shapes_without_packets_regenerate_to_a_fixed_point():
+    """Shapes of no packets (the u16 at shape record + 2 set to 0) draw
+    nothing; regenerate writes their empty per-packet tables (SHP1 0x1C
+    matrix table, 0x20 display lists, 0x24 matrix data, 0x28 packet
+    locations) at the chunk's end, and that loads again and regenerates to
+    the same bytes (a fuzz find)."""
+    data = mm.mesh_model()
+    shp1 = _chunk(data, "SHP1")
+    count, records = struct.unpack_from(">H", shp1, 8)[0], struct.unpack_from(">I", shp1, 0x0C)[0]
+    for i in range(count):
+        data = _patched(data, "SHP1", records + 0x28 * i + 2, struct.pack(">H", 0))
+    assert [len(m.positions) for m in gameanim.load_model(data).meshes] == [0] * count
+    out = gameanim.load_model(data).to_bytes(regenerate=True)
+    shp1 = _chunk(out, "SHP1")
+    assert struct.unpack_from(">I", shp1, 0x20)[0] == len(shp1)  # the empty display-list table at the end
+    again = gameanim.load_model(out)
+    assert [len(m.positions) for m in again.meshes] == [0] * count
+    assert again.to_bytes(regenerate=True) == out
+
+
+def test_a_vertex_attribute_of_no_entries_regenerates_to_a_fixed_point():
+    """A VTX1 attribute of no entries (a CLR1 format record, attribute 12,
+    RGBA8, whose array, at offset 0x1C, starts 2 bytes before TEX0's: no
+    whole entry) has nothing to write: regenerate leaves it out (no record,
+    offset 0), the shapes keep their vertices, and regenerating again gives
+    the same bytes (a fuzz find: an empty array written at the next array's
+    offset, or at the chunk's end, did not read back as written)."""
+    data = mm.mesh_model()
+    v = _chunk(data, "VTX1")
+    fmt_at = struct.unpack_from(">I", v, 8)[0]
+    offs = list(struct.unpack_from(">13I", v, 0x0C))
+    assert offs[4] == 0 and offs[5]  # no CLR1 array; a TEX0 one
+    records, at = [], fmt_at
+    while struct.unpack_from(">I", v, at)[0] != 0xFF:
+        records.append(v[at:at + 16])
+        at += 16
+    records += [struct.pack(">III4B", 12, 1, 5, 0, 0xFF, 0xFF, 0xFF), v[at:at + 16]]
+    first = min(o for o in offs if o)
+    new_first = -(-(fmt_at + 16 * len(records)) // 32) * 32
+    offs = [o + new_first - first if o else 0 for o in offs]
+    offs[4] = offs[5] - 2  # CLR1's array (4-byte entries): 2 bytes before TEX0's, so no entry
+    head = v[:4] + struct.pack(">II13I", new_first + len(v) - first, fmt_at, *offs)
+    body = head + bytes(fmt_at - len(head)) + b"".join(records)
+    data = _replace(data, "VTX1", body + bytes(new_first - len(body)) + v[first:])
+    before = [len(m.positions) for m in gameanim.load_model(mm.mesh_model()).meshes]
+    out = gameanim.load_model(data).to_bytes(regenerate=True)
+    vtx1 = _chunk(out, "VTX1")
+    assert struct.unpack_from(">I", vtx1, 0x1C)[0] == 0
+    assert 12 not in struct.unpack_from(">%dI" % (len(records) * 4), vtx1, 0x40)[::4]
+    again = gameanim.load_model(out)
+    assert [len(m.positions) for m in again.meshes] == before
+    assert again.to_bytes(regenerate=True) == out
+
+
 def _bad_cases():
     data = mm.mesh_model()
     shp1, vtx1 = mm.find_chunk(data, b"SHP1"), mm.find_chunk(data, b"VTX1")

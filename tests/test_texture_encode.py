@@ -527,6 +527,35 @@ def test_a_bdl_whose_mdl3_lacks_the_lists_refuses_header_changes():
     assert bmd.textures[0].width == 8
 
 
+def test_a_bdl_whose_stored_mdl3_is_broken_names_the_field_and_offset():
+    """Keeping material 1's stored list (texture 2 is material 0's alone)
+    reads MDL3's header (0x24 bytes: count at 0x08, table offsets from
+    0x0C: lists {offset, size}, patches 16 bytes, matrix words 8 bytes)
+    and material 0's and 1's entries; each failure names its field and
+    the file offset (the chunk's place + the field's)."""
+    base = mm.mesh_model(kind="bdl", game=True, mdl3=False)
+    at = mm.find_chunk(base, b"TEX1")  # MDL3 goes where TEX1 was
+
+    def body(count, lists=0x28, patches=0x38, entry0=(0, 0)):
+        b = struct.pack(">HH6I", count, 0xFFFF, lists, patches, lists, 0, 0, 0)
+        b += bytes(0x28 - 8 - len(b)) + struct.pack(">4I", *entry0, 0, 0)
+        return b + bytes(96 - 8 - len(b))  # a 96-byte chunk: no padding text
+
+    cases = [
+        (bytes(24), "MDL3 header", at),  # a 32-byte chunk
+        (body(1), "MDL3 material count", at + 8),
+        (body(2, patches=0x50), "MDL3 table offset", at + 0x0C),  # one 16-byte entry left
+        (body(2, entry0=(0, 0x1000)), "MDL3 display list", at + 0x28),
+    ]
+    for chunk_body, field, offset in cases:
+        data = base[:at] + mm.chunk("MDL3", chunk_body) + base[at:]
+        data = data[:8] + struct.pack(">II", len(data), struct.unpack_from(">I", data, 12)[0] + 1) + data[16:]
+        bdl = gameanim.load_model(data)
+        with pytest.raises(gameanim.FormatError) as e:
+            bdl.replace_texture(2, bytes(16 * 16 * 4), 16, 16)
+        assert (e.value.field, e.value.offset) == (field, offset), str(e.value)
+
+
 def _mdl3_list(chunk, i):
     """Material i's display list (MDL3 list table at 0x0C: {offset from the
     entry, size}) as BP writes {register: value} (opcode 0x61, u32 whose top

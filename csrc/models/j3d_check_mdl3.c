@@ -8,6 +8,7 @@
  * list holds such a load. */
 #include "j3d_check_ctx.h"
 #include "j3d_mdl3.h"
+#include "j3d_textures.h"
 
 #include "model.h"
 
@@ -96,11 +97,12 @@ static void check_patch(chk *x, uint32_t i, const cmd *c, uint32_t n, uint32_t a
 static int tex_palette(chk *x, uint32_t t)
 {
     const ga_model_chunk *c = x->tex1;
-    if (!c || c->size < 0x10) return 0;
-    const uint8_t *d = x->d + c->offset;
-    uint32_t at = ga_get_u32be(d + 0x0C);
-    if (at > c->size || (c->size - at) / 0x20 <= t) return 0;
-    return d[at + 0x20 * (size_t)t + 8] == 1;
+    if (!c) return 0;
+    const uint8_t *h = ga_j3d_tex1_header_at(x->d + c->offset, c->size, t);
+    if (!h) return 0;
+    ga_texture f;
+    ga_j3d_tex1_fields(h, &f);
+    return f.has_palette == 1;
 }
 
 static void check_tex_no(chk *x, uint32_t i, const uint8_t *d, uint32_t size, uint32_t at)
@@ -137,17 +139,17 @@ static void check_tex_no(chk *x, uint32_t i, const uint8_t *d, uint32_t size, ui
 void chk_mdl3(chk *x)
 {
     const ga_model_chunk *c = x->mdl3;
-    const uint8_t *d = x->d + c->offset;
-    size_t size = c->size;
-    if (size < 0x24) {
-        chk_add(x, "MDL3: the chunk is %zu bytes, too short for its header (offset 0x%zx)", size, c->offset);
+    ga_mdl3_view v;
+    if (!ga_mdl3_open(x->d + c->offset, c->size, c->offset, &v)) {
+        chk_add(x, "MDL3: the chunk is %zu bytes, too short for its header (offset 0x%zx)", v.size, c->offset);
         return;
     }
-    uint32_t n = ga_get_u16be(d + 8), lists = ga_get_u32be(d + 0x0C), patches = ga_get_u32be(d + 0x10);
+    uint32_t n = v.count;
     if (x->mat3 && n != x->nmaterials)
         chk_add(x, "MDL3: %u display lists for %u MAT3 materials", n, x->nmaterials);
-    if (lists > size || (size - lists) / 8 < n || patches > size || (size - patches) / 16 < n) {
-        chk_add(x, "MDL3: the display-list (0x%x) or patch (0x%x) table overruns the chunk", lists, patches);
+    if (!ga_mdl3_tables_hold(&v, 1u << GA_MDL3_T_LISTS | 1u << GA_MDL3_T_PATCHES, n)) {
+        chk_add(x, "MDL3: the display-list (0x%x) or patch (0x%x) table overruns the chunk", v.table[GA_MDL3_T_LISTS],
+                v.table[GA_MDL3_T_PATCHES]);
         return;
     }
     cmd *cmds = malloc(MAX_CMDS * sizeof *cmds);
@@ -156,23 +158,22 @@ void chk_mdl3(chk *x)
         return;
     }
     for (uint32_t i = 0; i < n && !x->nomem; i++) {
-        size_t e = lists + 8 * (size_t)i;
-        uint64_t start = (uint64_t)e + ga_get_u32be(d + e), len = ga_get_u32be(d + e + 4);
-        if (start + len > size) {
+        ga_mdl3_list dl;
+        if (!ga_mdl3_list_at(&v, i, &dl)) {
             chk_add(x, "MDL3: material %u's display list (0x%llx + 0x%llx) overruns the chunk", i,
-                    (unsigned long long)start, (unsigned long long)len);
+                    (unsigned long long)dl.at, (unsigned long long)dl.len);
             continue;
         }
+        uint64_t start = dl.at, len = dl.len;
         if ((c->offset + start) % 32 || len % 32)
             chk_add(x, "MDL3: material %u's display list (file offset 0x%llx, 0x%llx bytes) is not 32-aligned and "
                        "padded to 32",
                     i, (unsigned long long)(c->offset + start), (unsigned long long)len);
-        const uint8_t *l = d + start;
+        const uint8_t *l = v.d + start;
         uint32_t ncmd;
         if (!parse_list(x, i, l, (uint32_t)len, cmds, &ncmd)) continue;
-        const uint8_t *pi = d + patches + 16 * (size_t)i;
-        uint32_t off[GA_MDL3_PATCHES];
-        for (int k = 0; k < GA_MDL3_PATCHES; k++) off[k] = ga_get_u16be(pi + 2 * k);
+        uint16_t off[GA_MDL3_PATCHES];
+        ga_mdl3_patch_offsets(&v, i, off);
         check_tex_no(x, i, l, (uint32_t)len, off[GA_MDL3_TEX_NO]);
         check_patch(x, i, cmds, ncmd, off[GA_MDL3_MAT_COLOR], "matColor", 1, 0x100C, 0x100D, "material colour (XF 0x100C)");
         check_patch(x, i, cmds, ncmd, off[GA_MDL3_COLOR_CHAN], "colorChan", 1, 0x100E, 0x1011,

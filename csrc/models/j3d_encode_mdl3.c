@@ -6,6 +6,7 @@
  * files.  Choices where the references leave a point open are listed in
  * docs/model_writer.md "MDL3". */
 #include "j3d_mdl3.h"
+#include "j3d_textures.h"
 #include "j3d_writer.h"
 #include "jut_names.h"
 
@@ -13,19 +14,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define TEX1_HEADER 0x20
-
-typedef struct tex_info {
-    uint8_t format, wrap_s, wrap_t, has_palette, palette_format, edge_lod, bias_clamp, aniso, min_filter, mag_filter;
-    int8_t min_lod, max_lod;
-    int16_t lod_bias;
-    uint16_t width, height, palette_count;
-} tex_info;
-
 typedef struct enc {
     ga_buf *b;
     size_t dl;        /* the current list's start */
-    const tex_info *tex;
+    const ga_texture *tex;
     uint32_t ntex;
 } enc;
 
@@ -60,7 +52,7 @@ static uint16_t here(const enc *e)
 /* ------------------------------------------------------------------ */
 /* TEX1 headers                                                        */
 
-static int read_textures(const ga_model *m, tex_info **out, uint32_t *n, ga_error *err)
+static int read_textures(const ga_model *m, ga_texture **out, uint32_t *n, ga_error *err)
 {
     const char *fmt = m->format ? m->format : "bdl";
     *out = NULL;
@@ -69,32 +61,28 @@ static int read_textures(const ga_model *m, tex_info **out, uint32_t *n, ga_erro
     if (ci < 0) return GA_OK;
     const ga_model_chunk *c = &m->chunks[ci];
     const uint8_t *d = m->data + c->offset;
-    if (c->size < 0x10)
+    uint32_t count, at;
+    size_t fit;
+    if (!ga_j3d_tex1_table(d, c->size, &count, &at, &fit))
         return ga_fail(err, GA_ERR_FORMAT, fmt, "TEX1 header", (long long)c->offset, "the chunk is %zu bytes",
                        (size_t)c->size);
-    uint32_t count = ga_get_u16be(d + 8), at = ga_get_u32be(d + 0x0C);
-    if (at > c->size || (c->size - at) / TEX1_HEADER < count)
+    if (fit < count)
         return ga_fail(err, GA_ERR_FORMAT, fmt, "TEX1 header table", (long long)(c->offset + 0x0C),
                        "%u texture headers at 0x%x overrun the chunk", count, at);
-    tex_info *t = calloc(count ? count : 1, sizeof *t);
+    ga_texture *t = calloc(count ? count : 1, sizeof *t);
     if (!t) return ga_nomem(err, fmt);
     for (uint32_t i = 0; i < count; i++) {
-        const uint8_t *h = d + at + (size_t)TEX1_HEADER * i;
-        tex_info *x = &t[i];
+        ga_texture *x = &t[i];
         /* the sampler fields J3D's loadTexNo passes to the GX, besides the size */
-        x->format = h[0] & 0x0F, x->wrap_s = h[6], x->wrap_t = h[7], x->has_palette = h[8], x->palette_format = h[9];
-        x->edge_lod = h[0x11], x->bias_clamp = h[0x12], x->aniso = h[0x13];
-        x->min_filter = h[0x14], x->mag_filter = h[0x15], x->min_lod = (int8_t)h[0x16], x->max_lod = (int8_t)h[0x17];
-        x->width = ga_get_u16be(h + 2), x->height = ga_get_u16be(h + 4), x->palette_count = ga_get_u16be(h + 0x0A);
-        x->lod_bias = (int16_t)ga_get_u16be(h + 0x1A);
+        ga_j3d_tex1_fields(d + at + (size_t)GA_TEX1_HEADER * i, x);
         if (x->width == 0 || x->height == 0 || x->width > 1024 || x->height > 1024 || x->wrap_s > 2 ||
-            x->wrap_t > 2 || x->min_filter > 5 || x->mag_filter > 5 || x->palette_format > 2 || x->aniso > 2) {
+            x->wrap_t > 2 || x->min_filter > 5 || x->mag_filter > 5 || x->palette_format > 2 || x->max_aniso > 2) {
             int rc = ga_fail(err, GA_ERR_FORMAT, fmt, "TEX1 texture header",
-                             (long long)(c->offset + at + (size_t)TEX1_HEADER * i),
+                             (long long)(c->offset + at + (size_t)GA_TEX1_HEADER * i),
                              "texture %u: size %ux%u, wrap %u/%u, filters %u/%u, palette format %u or anisotropy "
                              "%u is outside what GX takes",
                              i, x->width, x->height, x->wrap_s, x->wrap_t, x->min_filter, x->mag_filter,
-                             x->palette_format, x->aniso);
+                             x->palette_format, x->max_aniso);
             free(t); /* (after the message: x points into t) */
             return rc;
         }
@@ -118,17 +106,17 @@ static uint32_t lod_byte(double lod)
 
 /* The texture groups of the texNo walk (fact 9): image pointer (the TEX1
  * index), image attributes, lookup mode and LOD, and the TLUT loads. */
-static void texture_group(enc *e, uint32_t map, uint32_t index, const tex_info *t)
+static void texture_group(enc *e, uint32_t map, uint32_t index, const ga_texture *t)
 {
     uint32_t r = map < 4 ? map : map - 4 + 0x20; /* maps 4-7 sit 0x20 higher */
     bp(e, 0x94 + r, index);
-    bp(e, 0x88 + r, (uint32_t)(t->width - 1) | (uint32_t)(t->height - 1) << 10 | (uint32_t)t->format << 20);
+    bp(e, 0x88 + r, (uint32_t)(t->width - 1) | (uint32_t)(t->height - 1) << 10 | (uint32_t)(t->format & 0x0F) << 20);
     double bias = t->lod_bias / 100.0;
     if (bias < -4.0) bias = -4.0;
     if (bias > 3.99) bias = 3.99;
     uint32_t mode0 = t->wrap_s | t->wrap_t << 2 | (t->mag_filter ? 1u : 0u) << 4 |
                      (uint32_t)min_filter_hw[t->min_filter] << 5 | (t->edge_lod ? 0u : 1u) << 8 |
-                     ((uint32_t)(int32_t)lround(bias * 32.0) & 0xFF) << 9 | (uint32_t)t->aniso << 19 |
+                     ((uint32_t)(int32_t)lround(bias * 32.0) & 0xFF) << 9 | (uint32_t)t->max_aniso << 19 |
                      (t->bias_clamp ? 1u : 0u) << 21;
     bp(e, 0x80 + r, mode0);
     bp(e, 0x84 + r, lod_byte(t->min_lod / 8.0) | lod_byte(t->max_lod / 8.0) << 8);
@@ -164,13 +152,13 @@ static uint32_t tref_half(const ga_material *mt, uint32_t s)
            ras_channel(mt->stage_channel[s]) << 7;
 }
 
-static const tex_info *map_texture(const enc *e, const ga_material *mt, uint32_t map)
+static const ga_texture *map_texture(const enc *e, const ga_material *mt, uint32_t map)
 {
     if (map >= 8 || mt->textures[map] < 0 || (uint32_t)mt->textures[map] >= e->ntex) return NULL;
     return &e->tex[mt->textures[map]];
 }
 
-static void coord_scale(enc *e, uint32_t coord, const tex_info *t)
+static void coord_scale(enc *e, uint32_t coord, const ga_texture *t)
 {
     bp_mask(e, 0x03FFFF);
     bp(e, 0x30 + 2 * coord, t ? t->width - 1u : 0u);
@@ -236,7 +224,7 @@ static void indirect_block(enc *e, const ga_material *mt)
     uint32_t iref = 0xFFFFFF, imask = 0;
     for (uint32_t i = 0; i < ns; i++) {
         uint8_t coord = n->order[i][0], map = n->order[i][1];
-        const tex_info *t = map_texture(e, mt, map);
+        const ga_texture *t = map_texture(e, mt, map);
         coord_scale(e, coord & 7u, t);
         iref &= ~(0x3Fu << (6 * i));
         iref |= ((map & 7u) | (coord & 7u) << 3) << (6 * i);
@@ -466,40 +454,29 @@ static int check_material(const ga_model *m, const ga_material *mt, uint32_t i, 
     return GA_OK;
 }
 
-/* The stored MDL3 of m, for the lists rebuild keeps: its bytes and the
- * table offsets, checked to hold `need` materials' entries. */
-typedef struct stored {
-    const uint8_t *d;
-    size_t size, base;
-    uint32_t count, lists, patches, mtx;
-} stored;
-
-static int open_stored(const ga_model *m, uint32_t need, stored *s, ga_error *err)
+/* The stored MDL3 of m, for the lists rebuild keeps: its header and
+ * tables, checked to hold `need` materials' entries and lists. */
+static int open_stored(const ga_model *m, uint32_t need, ga_mdl3_view *s, ga_error *err)
 {
     const char *fmt = m->format ? m->format : "bdl";
     long ci = ga_j3d_find_chunk(m, "MDL3");
     if (ci < 0) return ga_fail(err, GA_ERR_ARG, fmt, "MDL3", -1, "the model has no MDL3 chunk to keep lists of");
     const ga_model_chunk *c = &m->chunks[ci];
-    s->d = m->data + c->offset, s->size = c->size, s->base = c->offset;
-    if (s->size < 0x24)
+    if (!ga_mdl3_open(m->data + c->offset, c->size, c->offset, s))
         return ga_fail(err, GA_ERR_FORMAT, fmt, "MDL3 header", (long long)s->base, "the chunk is %zu bytes", s->size);
-    s->count = ga_get_u16be(s->d + 8), s->lists = ga_get_u32be(s->d + 0x0C), s->patches = ga_get_u32be(s->d + 0x10);
-    s->mtx = ga_get_u32be(s->d + 0x14);
     if (s->count < need)
         return ga_fail(err, GA_ERR_FORMAT, fmt, "MDL3 material count", (long long)(s->base + 8),
                        "MDL3 holds %u display lists; MAT3 has %u materials before the edit", s->count, need);
-    if (s->lists > s->size || (s->size - s->lists) / 8 < need || s->patches > s->size ||
-        (s->size - s->patches) / 16 < need || s->mtx > s->size || (s->size - s->mtx) / 8 < need)
+    if (!ga_mdl3_tables_hold(s, 1u << GA_MDL3_T_LISTS | 1u << GA_MDL3_T_PATCHES | 1u << GA_MDL3_T_MATRICES, need))
         return ga_fail(err, GA_ERR_FORMAT, fmt, "MDL3 table offset", (long long)(s->base + 0x0C),
                        "the list (0x%x), patch (0x%x) or matrix (0x%x) table of %u materials overruns the chunk",
-                       s->lists, s->patches, s->mtx, need);
+                       s->table[GA_MDL3_T_LISTS], s->table[GA_MDL3_T_PATCHES], s->table[GA_MDL3_T_MATRICES], need);
     for (uint32_t i = 0; i < need; i++) {
-        size_t e = s->lists + 8 * (size_t)i;
-        uint64_t from = (uint64_t)e + ga_get_u32be(s->d + e), len = ga_get_u32be(s->d + e + 4);
-        if (from + len > s->size || len > 0xFFFF)
-            return ga_fail(err, GA_ERR_FORMAT, fmt, "MDL3 display list", (long long)(s->base + e),
+        ga_mdl3_list l;
+        if (!ga_mdl3_list_at(s, i, &l) || l.len > 0xFFFF)
+            return ga_fail(err, GA_ERR_FORMAT, fmt, "MDL3 display list", (long long)(s->base + l.entry),
                            "material %u's list (0x%llx + 0x%llx bytes) overruns the chunk", i,
-                           (unsigned long long)from, (unsigned long long)len);
+                           (unsigned long long)l.at, (unsigned long long)l.len);
     }
     return GA_OK;
 }
@@ -511,8 +488,8 @@ static int build(const ga_model *m, const uint8_t *keep, uint32_t nkeep, uint32_
     const char *fmt = m->format ? m->format : "bdl";
     ga_material *mats = NULL;
     uint32_t n = 0, ntex = 0, kept = 0;
-    tex_info *tex = NULL;
-    stored st;
+    ga_texture *tex = NULL;
+    ga_mdl3_view st;
     memset(&st, 0, sizeof st);
     for (uint32_t i = 0; keep && i < nkeep; i++)
         if (keep[i]) kept = i + 1;
@@ -551,13 +528,13 @@ static int build(const ga_model *m, const uint8_t *keep, uint32_t nkeep, uint32_
         e.dl = out->len;
         dl_at[i] = out->len - start;
         if (i < kept && keep[i]) { /* the stored list, patch offsets and matrix words */
-            size_t en = st.lists + 8 * (size_t)i;
-            ga_buf_put(out, st.d + en + ga_get_u32be(st.d + en), ga_get_u32be(st.d + en + 4));
+            ga_mdl3_list l;
+            ga_mdl3_list_at(&st, i, &l);
+            ga_buf_put(out, st.d + l.at, l.len);
             ga_j3d_pad_zero(out, e.dl, 32);
             dl_size[i] = out->len - e.dl;
-            for (int k = 0; k < GA_MDL3_PATCHES; k++) patch[i][k] = ga_get_u16be(st.d + st.patches + 16 * (size_t)i + 2 * k);
-            words[i][0] = ga_get_u32be(st.d + st.mtx + 8 * (size_t)i);
-            words[i][1] = ga_get_u32be(st.d + st.mtx + 8 * (size_t)i + 4);
+            ga_mdl3_patch_offsets(&st, i, patch[i]);
+            ga_mdl3_matrix_words(&st, i, words[i]);
             continue;
         }
         patch[i][GA_MDL3_TEX_NO] = 0;
@@ -649,11 +626,8 @@ int ga_j3d_mdl3_texture_changed(ga_model *m, uint32_t index, const uint8_t old_h
     long ci = ga_j3d_find_chunk(m, "MDL3"), ti = ga_j3d_find_chunk(m, "TEX1");
     if (ci < 0 || ti < 0) return GA_OK;
     const ga_model_chunk *t = &m->chunks[ti];
-    const uint8_t *d = m->data + t->offset;
-    uint32_t at = t->size >= 0x10 ? ga_get_u32be(d + 0x0C) : 0;
-    if (t->size < 0x10 || at > t->size || (t->size - at) / TEX1_HEADER <= index)
-        return ga_fail(err, GA_ERR_FORMAT, fmt, "TEX1 header table", (long long)t->offset, "no texture %u", index);
-    const uint8_t *h = d + at + (size_t)TEX1_HEADER * index;
+    const uint8_t *h = ga_j3d_tex1_header_at(m->data + t->offset, t->size, index);
+    if (!h) return ga_fail(err, GA_ERR_FORMAT, fmt, "TEX1 header table", (long long)t->offset, "no texture %u", index);
     /* the fields the lists hold: all but the palette and image offsets */
     if (memcmp(h, old_header, 0x0C) == 0 && memcmp(h + 0x10, old_header + 0x10, 0x0C) == 0) return GA_OK;
     ga_material *mats;

@@ -346,7 +346,10 @@ static int write_vtx1(const ga_vtx1_edit *v, ga_buf *b, int afresh)
     if (!afresh) ga_buf_put(b, d + v->fmt_at, v->fmt_len);
     for (int k = 0; k < GA_VTX_KEYS && !b->failed; k++) {
         const ga_vtx_array *a = &v->a[k];
-        if (!a->present) continue;
+        /* afresh, an attribute of no entries is left out: its empty array
+         * would share the next one's offset (or sit at the chunk's end),
+         * which the loader does not read back as empty */
+        if (!a->present || (afresh && a->count == 0)) continue;
         if (afresh) {
             ga_buf_u32be(b, (uint32_t)k + 9);
             ga_buf_u32be(b, a->comp_count);
@@ -365,7 +368,7 @@ static int write_vtx1(const ga_vtx1_edit *v, ga_buf *b, int afresh)
     for (int s = 0; s < 13 && !b->failed; s++) {
         int key = SLOT_KEY[s];
         uint32_t rel = v->slot_off[s];
-        if (afresh ? key < 0 || !v->a[key].present : rel == 0 || rel >= c->size) continue;
+        if (afresh ? key < 0 || !v->a[key].present || !v->a[key].count : rel == 0 || rel >= c->size) continue;
         ga_buf_set_u32be(b, offs + 4 * (size_t)s, (uint32_t)(b->len - start));
         if (key >= 0 && v->a[key].present) {
             size_t n = (size_t)v->a[key].count * v->a[key].stride, room = (n + 31) & ~(size_t)31;

@@ -768,6 +768,21 @@ static void shape_materials(const ga_model *m, int32_t *materials, uint32_t n)
     }
 }
 
+/* A per-packet SHP1 table (matrix table, display lists, matrix data,
+ * packet locations): as ga_j3d_table_at, but an offset of exactly the
+ * chunk's size is an empty table at its end, as regenerate writes the
+ * tables of shapes without packets; every read of these tables is checked
+ * against the chunk's end (read_shape). */
+static int packet_table_at(const ga_reader *r, const ga_model_chunk *c, size_t field_at, const char *field,
+                           size_t *out)
+{
+    uint32_t rel;
+    int rc = ga_rd_u32be(r, c->offset + field_at, field, &rel);
+    if (rc || rel != c->size) return rc ? rc : ga_j3d_table_at(r, c, field_at, field, out);
+    *out = c->offset + rel;
+    return GA_OK;
+}
+
 /* Shapes first..last-1 (clamped to the count) through fn. */
 static int meshes_range(const ga_model *m, uint32_t first, uint32_t last, ga_mesh_fn fn, void *ctx, ga_error *err)
 {
@@ -789,10 +804,10 @@ static int meshes_range(const ga_model *m, uint32_t first, uint32_t last, ga_mes
     if ((rc = read_vtx1(&r, &m->chunks[vtx1], g.arrays))) return rc;
     if ((rc = ga_j3d_table_at(&r, c, 0x0C, "SHP1 shape table offset", &shapes))) return rc;
     if ((rc = ga_j3d_table_at(&r, c, 0x18, "SHP1 vertex descriptor offset", &g.descs))) return rc;
-    if ((rc = ga_j3d_table_at(&r, c, 0x1C, "SHP1 matrix table offset", &g.mtable))) return rc;
-    if ((rc = ga_j3d_table_at(&r, c, 0x20, "SHP1 display list offset", &g.dl))) return rc;
-    if ((rc = ga_j3d_table_at(&r, c, 0x24, "SHP1 matrix data offset", &g.mdata))) return rc;
-    if ((rc = ga_j3d_table_at(&r, c, 0x28, "SHP1 packet location offset", &g.ploc))) return rc;
+    if ((rc = packet_table_at(&r, c, 0x1C, "SHP1 matrix table offset", &g.mtable))) return rc;
+    if ((rc = packet_table_at(&r, c, 0x20, "SHP1 display list offset", &g.dl))) return rc;
+    if ((rc = packet_table_at(&r, c, 0x24, "SHP1 matrix data offset", &g.mdata))) return rc;
+    if ((rc = packet_table_at(&r, c, 0x28, "SHP1 packet location offset", &g.ploc))) return rc;
     if ((uint64_t)count * 0x28 > c->offset + c->size - shapes)
         return ga_fail(err, GA_ERR_FORMAT, m->format, "SHP1 shape count", (long long)c->offset + 8,
                        "%u shape records do not fit in the SHP1 chunk", count);

@@ -36,6 +36,64 @@ enum {
     GA_MDL3_PATCHES
 };
 
+/* ------------------------------------------------------------------ */
+/* Reading a stored chunk (j3d_mdl3_read.c): the one place that knows the
+ * header and table layout above.  The reader reports what it finds and
+ * leaves the wording to its callers (the writer and the colour patch fail
+ * with a FormatError, the lint goes on to its next problem), so it has
+ * no ga_error: each step returns whether the bytes hold, and every view
+ * it returns lies inside the chunk. */
+
+/* The tables, in the order of their offsets at 0x0C ... 0x20. */
+enum {
+    GA_MDL3_T_LISTS = 0, /* display-list entries, 8 bytes */
+    GA_MDL3_T_PATCHES,   /* patch offsets, 16 bytes */
+    GA_MDL3_T_MATRICES,  /* matrix-index words, 8 bytes */
+    GA_MDL3_T_MODES,     /* material modes, 1 byte */
+    GA_MDL3_T_INDEX,     /* material index, 2 bytes */
+    GA_MDL3_T_NAMES,     /* JUTNameTab (no fixed entry size) */
+    GA_MDL3_TABLES
+};
+#define GA_MDL3_HEADER 0x24
+
+typedef struct ga_mdl3_view {
+    const uint8_t *d; /* the chunk, from its tag */
+    size_t size;      /* its bytes */
+    size_t base;      /* its offset in the file (for error offsets) */
+    uint32_t count;   /* display lists: the u16 at 0x08 */
+    uint32_t table[GA_MDL3_TABLES]; /* offsets from the chunk's start */
+} ga_mdl3_view;
+
+/* One material's display-list entry. */
+typedef struct ga_mdl3_list {
+    size_t entry;      /* the entry, from the chunk's start */
+    uint32_t rel, len; /* its stored words: offset from the entry, bytes */
+    uint64_t at, end;  /* the list, from the chunk's start: entry + rel, at + len */
+} ga_mdl3_list;
+
+/* Opens the chunk d[0..size) found at file offset base: 1 when it holds
+ * the 0x24-byte header (count and table offsets read into v), 0 when it
+ * is shorter (v holds d, size and base only). */
+int ga_mdl3_open(const uint8_t *d, size_t size, size_t base, ga_mdl3_view *v);
+
+/* Whether each table whose bit (1u << GA_MDL3_T_*) is in `tables` holds n
+ * entries inside the chunk.  The name table has no fixed size and is not
+ * checked. */
+int ga_mdl3_tables_hold(const ga_mdl3_view *v, unsigned tables, uint32_t n);
+
+/* Material i's list entry into l (the list table must hold i + 1
+ * entries: ga_mdl3_tables_hold); 1 when the list [at, end) lies inside
+ * the chunk, 0 when it overruns (l still filled, for the message). */
+int ga_mdl3_list_at(const ga_mdl3_view *v, uint32_t i, ga_mdl3_list *l);
+
+/* Material i's patch offsets (the patch table must hold i + 1 entries),
+ * in the order of the GA_MDL3_* patch enum, from the list's start. */
+void ga_mdl3_patch_offsets(const ga_mdl3_view *v, uint32_t i, uint16_t off[GA_MDL3_PATCHES]);
+
+/* Material i's two matrix-index words, CP 0x30 and 0x40 (the matrix
+ * table must hold i + 1 entries). */
+void ga_mdl3_matrix_words(const ga_mdl3_view *v, uint32_t i, uint32_t words[2]);
+
 /* Writes a whole MDL3 chunk (tag, size, body padded to 32) for m, one
  * display list per MAT3 material instance, made from the decoded
  * materials (ga_model_materials) and the TEX1 headers the materials use.

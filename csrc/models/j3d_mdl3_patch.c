@@ -9,18 +9,16 @@
  * J3DMatBlock.cpp loadMatColors / loadAmbColors / patchTevReg, J3DGD.cpp
  * J3DGDSetTevColorS10 / J3DGDSetTevKColor.) */
 #include "j3d_mat3.h"
+#include "j3d_mdl3.h"
 
 #include <string.h>
 
-#define GX_LOAD_XF 0x10
-#define GX_LOAD_BP 0x61
-
-typedef struct mdl3_list {
+typedef struct dl_span {
     uint8_t *d;
     size_t at, end;      /* the list's bytes in the chunk */
     const char *format;
     size_t base;
-} mdl3_list;
+} dl_span;
 
 /* One BP register pair value: x in bits 0-10, y in 12-22; the register
  * byte, bit 11 and the konst bit 23 stay as stored. */
@@ -33,10 +31,10 @@ static void put_pair(uint8_t *p, int x, int y)
 
 /* The XF loads from the matColor offset: material colours 0x100C/D and
  * ambient 0x100A/B.  found: bits 0-1 material, 2-3 ambient. */
-static unsigned patch_xf(const mdl3_list *l, size_t pos, const ga_mat3_colors *c)
+static unsigned patch_xf(const dl_span *l, size_t pos, const ga_mat3_colors *c)
 {
     unsigned found = 0;
-    while (pos + 5 <= l->end && l->d[pos] == GX_LOAD_XF) {
+    while (pos + 5 <= l->end && l->d[pos] == GA_GX_LOAD_XF) {
         uint32_t n = (uint32_t)ga_get_u16be(l->d + pos + 1) + 1, addr = ga_get_u16be(l->d + pos + 3);
         if (pos + 5 + 4 * (size_t)n > l->end) break;
         for (uint32_t q = 0; q < n; q++) {
@@ -59,10 +57,10 @@ static unsigned patch_xf(const mdl3_list *l, size_t pos, const ga_mat3_colors *c
 
 /* The BP writes from the tevReg offset.  found: bits 0-2 TEV colour slots
  * 0-2, 4-7 konst 0-3. */
-static unsigned patch_bp(const mdl3_list *l, size_t pos, const ga_mat3_colors *c)
+static unsigned patch_bp(const dl_span *l, size_t pos, const ga_mat3_colors *c)
 {
     unsigned found = 0;
-    for (; pos + 5 <= l->end && l->d[pos] == GX_LOAD_BP; pos += 5) {
+    for (; pos + 5 <= l->end && l->d[pos] == GA_GX_LOAD_BP; pos += 5) {
         uint8_t *p = l->d + pos + 1;
         if (p[0] < 0xE0 || p[0] > 0xE7) continue;
         int pair = (p[0] - 0xE0) / 2, bg = p[0] & 1;
@@ -84,7 +82,7 @@ static unsigned patch_bp(const mdl3_list *l, size_t pos, const ga_mat3_colors *c
     return found;
 }
 
-static int missing(const mdl3_list *l, uint32_t i, const char *what, uint32_t k, size_t at, ga_error *err)
+static int missing(const dl_span *l, uint32_t i, const char *what, uint32_t k, size_t at, ga_error *err)
 {
     return ga_fail(err, GA_ERR_ARG, l->format, "MDL3 display list", (long long)(l->base + at),
                    "material %u's display list has no %s %u load at its patch offset, so the game would not see "
@@ -95,35 +93,36 @@ static int missing(const mdl3_list *l, uint32_t i, const char *what, uint32_t k,
 int ga_j3d_mdl3_patch_colors(uint8_t *d, size_t size, size_t base, uint32_t i, const ga_mat3_colors *c,
                              const char *format, ga_error *err)
 {
-    if (size < 0x24)
+    ga_mdl3_view v;
+    if (!ga_mdl3_open(d, size, base, &v))
         return ga_fail(err, GA_ERR_FORMAT, format, "MDL3 header", (long long)base, "the chunk is %zu bytes", size);
-    uint32_t count = ga_get_u16be(d + 8), lists = ga_get_u32be(d + 0x0C), patches = ga_get_u32be(d + 0x10);
+    uint32_t count = v.count;
     if (i >= count)
         return ga_fail(err, GA_ERR_FORMAT, format, "MDL3 material count", (long long)(base + 8),
                        "MDL3 holds %u display lists; material %u has none", count, i);
-    if (lists > size || (size - lists) / 8 < count || patches > size || (size - patches) / 16 < count)
+    if (!ga_mdl3_tables_hold(&v, 1u << GA_MDL3_T_LISTS | 1u << GA_MDL3_T_PATCHES, count))
         return ga_fail(err, GA_ERR_FORMAT, format, "MDL3 table offset", (long long)(base + 0x0C),
-                       "the display-list (0x%x) or patch (0x%x) table of %u materials overruns the chunk", lists,
-                       patches, count);
-    size_t e = lists + 8 * (size_t)i;
-    uint64_t start = (uint64_t)e + ga_get_u32be(d + e), stop = start + ga_get_u32be(d + e + 4);
-    if (stop > size)
-        return ga_fail(err, GA_ERR_FORMAT, format, "MDL3 display list", (long long)(base + e),
-                       "material %u's list (0x%x + 0x%x bytes from its entry) overruns the chunk", i,
-                       ga_get_u32be(d + e), ga_get_u32be(d + e + 4));
-    size_t mine_at = (size_t)start, mine_end = (size_t)stop;
+                       "the display-list (0x%x) or patch (0x%x) table of %u materials overruns the chunk",
+                       v.table[GA_MDL3_T_LISTS], v.table[GA_MDL3_T_PATCHES], count);
+    ga_mdl3_list mine;
+    if (!ga_mdl3_list_at(&v, i, &mine))
+        return ga_fail(err, GA_ERR_FORMAT, format, "MDL3 display list", (long long)(base + mine.entry),
+                       "material %u's list (0x%x + 0x%x bytes from its entry) overruns the chunk", i, mine.rel,
+                       mine.len);
+    size_t mine_at = (size_t)mine.at, mine_end = (size_t)mine.end;
     for (uint32_t j = 0; j < count; j++) {
-        size_t ej = lists + 8 * (size_t)j;
-        uint64_t from = (uint64_t)ej + ga_get_u32be(d + ej), to = from + ga_get_u32be(d + ej + 4);
-        if (j == i || from >= to) continue;
-        if (from < mine_end && mine_at < to)
-            return ga_fail(err, GA_ERR_ARG, format, "MDL3 display list", (long long)(base + ej),
+        ga_mdl3_list other;
+        ga_mdl3_list_at(&v, j, &other);
+        if (j == i || other.at >= other.end) continue;
+        if (other.at < mine_end && mine_at < other.end)
+            return ga_fail(err, GA_ERR_ARG, format, "MDL3 display list", (long long)(base + other.entry),
                            "material %u shares its display list with material %u; the patch would change both", i,
                            j);
     }
-    mdl3_list l = {d, mine_at, mine_end, format, base};
-    const uint8_t *pi = d + patches + 16 * (size_t)i;
-    size_t mat = mine_at + ga_get_u16be(pi), tev = mine_at + ga_get_u16be(pi + 8);
+    dl_span l = {d, mine_at, mine_end, format, base};
+    uint16_t off[GA_MDL3_PATCHES];
+    ga_mdl3_patch_offsets(&v, i, off);
+    size_t mat = mine_at + off[GA_MDL3_MAT_COLOR], tev = mine_at + off[GA_MDL3_TEV_REG];
     unsigned fx = patch_xf(&l, mat, c), fb = patch_bp(&l, tev, c);
     int rc = GA_OK;
     for (uint32_t k = 0; k < c->ncolor && !rc; k++)

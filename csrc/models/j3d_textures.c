@@ -1,13 +1,12 @@
 /* J3D TEX1 (textures, decoded to RGBA8 through gx_texture.c) of a loaded
  * ga_model (model.h), and the name tables J3D chunks share.  Layouts:
  * ../shared/formats/j3d_meshes.md section 7; the API: docs/meshes.md. */
+#include "j3d_textures.h"
+
 #include "gx_texture.h"
-#include "model.h"
 
 #include <stdlib.h>
 #include <string.h>
-
-#define TEX1_HEADER 0x20
 
 /* Name i of a JUTNameTab at `at` (NULL name when the table has fewer). */
 int ga_j3d_name_at(const ga_reader *r, size_t at, uint32_t i, const char *field, char **name)
@@ -44,14 +43,26 @@ void ga_textures_free(ga_texture *t, uint32_t n)
     free(t);
 }
 
-/* Reads header i into t and checks its image (and palette) lie inside the
- * chunk; *image and *palette get their file offsets. */
-static int tex1_header(const ga_reader *r, const ga_model_chunk *c, size_t h, ga_texture *t, size_t *image,
-                       size_t *palette)
+int ga_j3d_tex1_table(const uint8_t *d, size_t size, uint32_t *count, uint32_t *at, size_t *fit)
 {
-    int rc = ga_need(r, h, TEX1_HEADER, "TEX1 texture header");
-    if (rc) return rc;
-    const uint8_t *p = r->data + h;
+    *count = 0, *at = 0, *fit = 0;
+    if (size < 0x10) return 0;
+    *count = ga_get_u16be(d + 8);
+    *at = ga_get_u32be(d + 0x0C);
+    *fit = *at > size ? 0 : (size - *at) / GA_TEX1_HEADER;
+    return 1;
+}
+
+const uint8_t *ga_j3d_tex1_header_at(const uint8_t *d, size_t size, uint32_t i)
+{
+    uint32_t count, at;
+    size_t fit;
+    ga_j3d_tex1_table(d, size, &count, &at, &fit);
+    return i < fit ? d + at + (size_t)GA_TEX1_HEADER * i : NULL;
+}
+
+void ga_j3d_tex1_fields(const uint8_t *p, ga_texture *t)
+{
     t->format = p[0];
     t->alpha = p[1];
     t->width = ga_get_u16be(p + 2);
@@ -72,6 +83,17 @@ static int tex1_header(const ga_reader *r, const ga_model_chunk *c, size_t h, ga
     t->bias_clamp = p[0x12];
     t->max_aniso = p[0x13];
     t->byte_19 = p[0x19];
+}
+
+/* Reads header i into t and checks its image (and palette) lie inside the
+ * chunk; *image and *palette get their file offsets. */
+static int tex1_header(const ga_reader *r, const ga_model_chunk *c, size_t h, ga_texture *t, size_t *image,
+                       size_t *palette)
+{
+    int rc = ga_need(r, h, GA_TEX1_HEADER, "TEX1 texture header");
+    if (rc) return rc;
+    const uint8_t *p = r->data + h;
+    ga_j3d_tex1_fields(p, t);
     if (!ga_gx_format_name(t->format))
         return ga_fail(r->err, GA_ERR_FORMAT, r->format, "TEX1 format", (long long)h,
                        "texture format %u is not a GX texture format (I4 0, I8 1, IA4 2, IA8 3, RGB565 4, RGB5A3 5, "
@@ -118,8 +140,8 @@ int ga_model_textures(const ga_model *m, ga_texture **out, uint32_t *n, ga_error
     size_t headers, names;
     if ((rc = ga_j3d_table_at(&r, c, 0x0C, "TEX1 header offset", &headers))) return rc;
     if ((rc = ga_j3d_names_table(&r, c, 0x10, "TEX1 name table offset", &names))) return rc;
-    if ((rc = ga_need(&r, headers, (size_t)count * TEX1_HEADER, "TEX1 texture headers"))) return rc;
-    if ((size_t)count * TEX1_HEADER > c->offset + c->size - headers)
+    if ((rc = ga_need(&r, headers, (size_t)count * GA_TEX1_HEADER, "TEX1 texture headers"))) return rc;
+    if ((size_t)count * GA_TEX1_HEADER > c->offset + c->size - headers)
         return ga_fail(err, GA_ERR_FORMAT, m->format, "TEX1 texture headers", (long long)headers,
                        "%u texture headers (0x20 bytes each) run past the TEX1 chunk's end", count);
     ga_texture *t = calloc(count, sizeof *t);
@@ -131,7 +153,7 @@ int ga_model_textures(const ga_model *m, ga_texture **out, uint32_t *n, ga_error
     }
     uint64_t texels = 0;
     for (uint32_t i = 0; i < count && !rc; i++) {
-        rc = tex1_header(&r, c, headers + (size_t)i * TEX1_HEADER, &t[i], &image[2 * i], &image[2 * i + 1]);
+        rc = tex1_header(&r, c, headers + (size_t)i * GA_TEX1_HEADER, &t[i], &image[2 * i], &image[2 * i + 1]);
         texels += (uint64_t)t[i].width * t[i].height;
     }
     /* every header decodes its own copy (several may share one image) */
