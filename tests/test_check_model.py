@@ -103,6 +103,24 @@ def test_a_model_without_shapes_has_no_shape_problems():
     assert [p for p in gameanim.check_model(data) if p.startswith("SHP1")] == []
 
 
+def test_a_model_without_materials_or_textures_has_no_table_problems():
+    """A MAT3 of no materials and a TEX1 of no textures: the loader reads
+    none of their tables, so neither an entry-table offset of 0 (what
+    regenerate writes for no materials) nor a TEX1 header offset anywhere
+    is a problem; and a skeleton BDL whose TEX1 header offset is wild
+    regenerates (the MDL3 encoder reads no header; a fuzz find) to a model
+    the check passes."""
+    data = bytearray(mm.game_skeleton([mm.joint("a"), mm.joint("b")], [-1, 0], kind="bdl"))
+    tex1 = mm.find_chunk(bytes(data), b"TEX1")
+    struct.pack_into(">I", data, tex1 + 0x0C, 0x5A373710)
+    assert gameanim.check_model(bytes(data)) == []
+    again = gameanim.load_model(bytes(data)).to_bytes(regenerate=True)
+    mat3 = mm.find_chunk(again, b"MAT3")
+    assert struct.unpack_from(">HxxI", again, mat3 + 8) == (0, 0)  # (no materials: no entry table)
+    assert gameanim.check_model(again) == []
+    assert gameanim.load_model(again).to_bytes(regenerate=True) == again
+
+
 def test_not_a_j3d_model_is_a_format_error():
     with pytest.raises(gameanim.FormatError):
         gameanim.check_model(mm.seed_models()["sm64ds.bmd"])

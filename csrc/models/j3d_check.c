@@ -478,6 +478,9 @@ static void check_mat3(chk *x)
         chk_add(x, "MAT3: the chunk is too short for its header (offset 0x%zx)", c->offset);
         return;
     }
+    /* no materials: the loader reads no table (their offsets may be 0, or
+     * sit at the chunk's end) */
+    if (x->nmaterials == 0) return;
     size_t entries = table_at(x, c, 0x0C, "entry table offset", 0), remap = table_at(x, c, 0x10, "remap table offset", 0);
     if (!entries || !remap) return;
     /* a pool runs to the next table in the chunk */
@@ -542,6 +545,7 @@ static int pow2(uint32_t v) { return v && !(v & (v - 1)); }
 static void check_tex1(chk *x)
 {
     const ga_model_chunk *c = x->tex1;
+    if (x->ntextures == 0) return; /* (no header is read: the offset may be anything) */
     size_t headers = table_at(x, c, 0x0C, "header table offset", 0);
     if (!headers) return;
     size_t end = c->offset + c->size;
