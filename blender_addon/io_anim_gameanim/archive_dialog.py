@@ -21,7 +21,7 @@ import bpy
 from bpy.props import BoolProperty, CollectionProperty, IntProperty, PointerProperty, StringProperty
 from bpy.types import Operator, OperatorFileListElement, PropertyGroup
 
-from . import native
+from . import native, window_progress
 from .importing import archive_import
 from .shared import archive_members, options
 
@@ -245,8 +245,6 @@ class IMPORT_ANIM_OT_gameanim_archive(Operator):
             nav.operator(GAMEANIM_OT_archive_page.bl_idname, text="", icon="TRIA_RIGHT").step = 1
 
     def execute(self, context):
-        from .operators import run_import  # (operators imports this module)
-
         if self.from_dialog:
             selection = ticked(state(context).rows)
             if not selection:
@@ -258,7 +256,7 @@ class IMPORT_ANIM_OT_gameanim_archive(Operator):
         count = sum(len(m) or 1 for _p, m in selection)
         opts = options.ImportOptions.from_operator(self)
         # (the rows stay until the next dialog: Adjust Last Operation runs this again)
-        return run_import(self, context, count, lambda progress: archive_import.import_archives(
+        return window_progress.run_import(self, context, count, lambda progress: archive_import.import_archives(
             selection, options=opts, context=context, progress=progress))
 
 

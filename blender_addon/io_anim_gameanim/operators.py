@@ -89,7 +89,7 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
         paths = [p for p in paths if p not in archives]
         status = {"FINISHED"}
         if paths:
-            status = run_import(self, context, len(paths), lambda progress: importer.import_files(
+            status = window_progress.run_import(self, context, len(paths), lambda progress: importer.import_files(
                 paths, options=opts, context=context, progress=progress))
         if archives:  # (after the files: the dialog shows once this operator is done)
             bpy.ops.import_anim.gameanim_archive("INVOKE_DEFAULT", filepath=archives[0],
@@ -101,24 +101,6 @@ class IMPORT_ANIM_OT_gameanim(Operator, ImportHelper, _OptionsMixin):
                 # import, one step)
                 return {"CANCELLED"}
         return status
-
-
-def run_import(op, context, count, call):
-    """Runs call(progress) with the progress cursor and status text
-    (window_progress.py: repaints throttled by time, never one per file),
-    then reports its ImportResult on op.  count: the files the caller
-    picked (the cursor follows the importer's own counts, which see an
-    archive's members)."""
-    progress = window_progress.WindowProgress(context)
-    try:
-        result = call(progress)
-    except (TypeError, ValueError) as e:
-        op.report({"ERROR"}, str(e))
-        return {"CANCELLED"}
-    finally:
-        progress.end()
-    result.report.emit(op)
-    return {"FINISHED"} if result.report.succeeded else {"CANCELLED"}
 
 
 # the menu names the formats (the filter takes each one's extensions, the

@@ -85,3 +85,21 @@ class WindowProgress:
     def end(self):
         self.wm.progress_end()
         compat.status_text(self.context, None)
+
+
+def run_import(op, context, count, call):
+    """Runs call(progress) with the progress cursor and status text
+    (repaints throttled by time, never one per file: RedrawThrottle),
+    then reports its ImportResult on op.  count: the files the caller
+    picked (the cursor follows the importer's own counts, which see an
+    archive's members)."""
+    progress = WindowProgress(context)
+    try:
+        result = call(progress)
+    except (TypeError, ValueError) as e:
+        op.report({"ERROR"}, str(e))
+        return {"CANCELLED"}
+    finally:
+        progress.end()
+    result.report.emit(op)
+    return {"FINISHED"} if result.report.succeeded else {"CANCELLED"}

@@ -1,6 +1,6 @@
 /* What the J3D lint (j3d_check.c: layout, INF1, VTX1, EVP1/DRW1, MAT3,
  * MDL3, TEX1; j3d_check_shapes.c: SHP1 and the joint boxes) shares while
- * it runs.  Private to those two files. */
+ * it runs.  Private to the lint's files (chk_add: j3d_check_list.c). */
 #ifndef GAMEANIM_J3D_CHECK_CTX_H
 #define GAMEANIM_J3D_CHECK_CTX_H
 

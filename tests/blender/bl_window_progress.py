@@ -60,7 +60,7 @@ class Context:
 
 
 def recording_progress(monkeypatch, clock, cost):
-    """Makes run_import use a WindowProgress on the fake clock whose repaint
+    """Makes window_progress.run_import use a WindowProgress on the fake clock whose repaint
     takes `cost` fake seconds; returns (repaints [(began, ended)], wm)."""
     from io_anim_gameanim import operators, window_progress as wp
 
