@@ -72,7 +72,7 @@ static int mat3_item(const mat3_ctx *x, uint32_t index, uint32_t unused, size_t 
                      size_t from, size_t *at)
 {
     *at = 0;
-    table = table == ABSENT ? ABSENT : hdr(x, table);
+    table = hdr(x, table);
     if (index == unused || table == ABSENT) return GA_OK;
     const ga_reader *r = x->r;
     uint32_t rel;
